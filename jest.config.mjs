@@ -1,0 +1,24 @@
+// One jest run over every workspace. ESM throughout (see docs/adr/0002-esm-and-jest.md):
+// test files are TypeScript compiled by swc to ES modules; workspace packages are
+// imported from their built dist/ (turbo builds them before the tests run).
+const swc = [
+  '@swc/jest',
+  {
+    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+    module: { type: 'es6' },
+    sourceMaps: 'inline',
+  },
+];
+
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testMatch: ['<rootDir>/{packages,services,test}/**/test/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  testTimeout: 60000,
+  // The suite is I/O bound (PostgreSQL, NATS, HTTPS); three workers keep 2 cores busy.
+  maxWorkers: process.env.JEST_MAX_WORKERS ?? 3,
+  forceExit: false,
+};

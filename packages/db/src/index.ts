@@ -1,0 +1,4 @@
+export * from './types.js';
+export * from './pg.js';
+export * from './pglite.js';
+export * from './migrate.js';

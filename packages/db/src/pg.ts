@@ -1,0 +1,66 @@
+import pg from 'pg';
+import type { Database, Queryable } from './types.js';
+
+// Return timestamps as ISO strings and bigint counts as numbers, the same as PGlite's adapter.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (v) => new Date(v).toISOString());
+pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
+
+export interface PgOptions {
+  url: string;
+  /** The service's own schema; set as search_path on every connection. */
+  schema: string;
+  max?: number;
+  applicationName?: string;
+}
+
+export function createPgDatabase(opts: PgOptions): Database {
+  if (!/^[a-z_][a-z0-9_]*$/.test(opts.schema)) throw new Error(`invalid schema name ${opts.schema}`);
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.max ?? 10,
+    application_name: opts.applicationName ?? opts.schema,
+    options: `-c search_path=${opts.schema},public`,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its connection (database restart) must not crash the process;
+  // the pool drops it and the next query reconnects.
+  pool.on('error', () => undefined);
+
+  const run: Queryable['query'] = async (sql, params) => {
+    const r = await pool.query(sql, params as unknown[]);
+    return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+  };
+
+  return {
+    kind: 'pg',
+    query: run,
+    async exec(sql) {
+      await pool.query(sql);
+    },
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const tx: Queryable = {
+          query: async (sql, params) => {
+            const r = await client.query(sql, params as unknown[]);
+            return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+          },
+        };
+        const result = await fn(tx);
+        await client.query('COMMIT');
+        return result;
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw e;
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

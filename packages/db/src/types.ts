@@ -1,0 +1,23 @@
+/** The part of a database connection that runs statements; a transaction is one too. */
+export interface Queryable {
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number }>;
+}
+
+/**
+ * A service's database: PostgreSQL through `pg` in distributed mode, PGlite in the embedded
+ * default. The service code sees only this interface, so both run the same SQL.
+ */
+export interface Database extends Queryable {
+  /** Runs `fn` in one transaction; commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs several statements separated by semicolons (migrations). */
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+  readonly kind: 'pg' | 'pglite';
+}
+
+export interface Migration {
+  /** Sortable, unique within the service, e.g. "001_projects". */
+  id: string;
+  sql: string;
+}

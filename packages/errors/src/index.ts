@@ -1,0 +1,3 @@
+export * from './types.js';
+export * from './domain-error.js';
+export { catalogue, errorCodes } from './catalogue.js';

@@ -1,0 +1,93 @@
+import { catalogue, errorCodes, DomainError } from '@mp/errors';
+import type { ErrorCategory } from '@mp/errors';
+
+const range = (prefix: string, from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => `${prefix}${String(from + i).padStart(3, '0')}`);
+
+/** Every code of spec §7 plus the documented extras 409006 and 502001. */
+const expectedCodes: string[] = [
+  ...range('400', 1, 5),
+  ...range('401', 1, 7),
+  ...range('403', 1, 4),
+  ...range('404', 1, 8),
+  ...range('409', 1, 6),
+  ...range('422', 101, 105),
+  ...range('422', 201, 205),
+  ...range('422', 301, 304),
+  ...range('429', 1, 5),
+  ...range('500', 1, 5),
+  '502001',
+  ...range('503', 1, 3),
+];
+
+const categoryByStatus: Record<string, ErrorCategory> = {
+  '400': 'invalid_request',
+  '401': 'authentication',
+  '403': 'permission',
+  '404': 'not_found',
+  '409': 'conflict',
+  '422': 'business_rule',
+  '429': 'rate_limit',
+  '500': 'internal',
+  '502': 'gateway',
+  '503': 'unavailable',
+};
+const allowedStatuses = Object.keys(categoryByStatus);
+
+describe('error catalogue', () => {
+  it('contains every code of spec §7 and the documented extras', () => {
+    expect(expectedCodes).toHaveLength(64);
+    for (const code of expectedCodes) {
+      expect(catalogue[code]).toBeDefined();
+    }
+  });
+
+  it('lists exactly the catalogue keys in errorCodes, in ascending order', () => {
+    expect(errorCodes).toEqual(Object.keys(catalogue));
+    expect([...errorCodes].sort()).toEqual(errorCodes);
+    expect(new Set(errorCodes).size).toBe(errorCodes.length);
+  });
+
+  it.each(Object.entries(catalogue))('entry %s is well formed', (key, entry) => {
+    expect(entry.code).toBe(key);
+    expect(key).toMatch(/^\d{6}$/);
+    const status = key.slice(0, 3);
+    expect(allowedStatuses).toContain(status);
+    expect(entry.category).toBe(categoryByStatus[status]);
+
+    expect(entry.message.trim()).not.toBe('');
+    expect(entry.suggestion.trim()).not.toBe('');
+
+    expect(entry.commonCauses.length).toBeGreaterThanOrEqual(1);
+    expect(entry.solutions.length).toBeGreaterThanOrEqual(1);
+    for (const text of [...entry.commonCauses, ...entry.solutions]) {
+      expect(text.trim()).not.toBe('');
+    }
+
+    expect(typeof entry.example.request).toBe('object');
+    expect(typeof entry.example.correct).toBe('object');
+  });
+
+  it('uses the spec meanings as messages', () => {
+    expect(catalogue['400001']!.message).toBe('invalid request parameters');
+    expect(catalogue['401001']!.message).toBe('API key invalid');
+    expect(catalogue['404001']!.message).toBe('project does not exist');
+    expect(catalogue['409006']!.message).toBe('idempotency key reused with a different request');
+    expect(catalogue['502001']!.message).toBe('upstream service error');
+  });
+});
+
+describe('DomainError with catalogue codes', () => {
+  it('maps 404001 to HTTP 404 with the field and the catalogue suggestion', () => {
+    const err = new DomainError('404001', { field: 'project_id' });
+    expect(err.httpStatus).toBe(404);
+    expect(err.field).toBe('project_id');
+    expect(err.suggestion).toBe(catalogue['404001']!.suggestion);
+    expect(err.message).toBe('project does not exist');
+    expect(err.entry).toBe(catalogue['404001']);
+  });
+
+  it('refuses codes that are not in the catalogue', () => {
+    expect(() => new DomainError('404999')).toThrow(/not in the catalogue/);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * The event catalogue (spec §6.2): every event type, its group, and the subject it travels on.
+ * Producers and consumers both read this table, so an unknown type cannot be published or
+ * subscribed to by accident.
+ */
+export const EVENT_TYPES = [
+  'data.created',
+  'data.updated',
+  'data.abnormal',
+  'data.batch_completed',
+  'task.created',
+  'task.assigned',
+  'task.status_changed',
+  'task.completed',
+  'task.overdue',
+  'project.created',
+  'project.status_changed',
+  'project.completed',
+  'report.generated',
+  'report.approved',
+  'report.rejected',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The test event of POST /webhooks/{id}/test; it is sent to one webhook only, never published. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+export function eventGroup(type: EventType): 'data' | 'task' | 'project' | 'report' {
+  return type.split('.')[0] as 'data' | 'task' | 'project' | 'report';
+}
+
+/**
+ * A domain event as it travels from the outbox through the transport to the webhooks service.
+ * The webhook envelope (spec §2.5) is built from it per subscriber.
+ */
+export interface DomainEvent<D = Record<string, unknown>> {
+  event_id: string;
+  event_type: EventType;
+  tenant_id: string;
+  environment: 'live' | 'sandbox';
+  /** ISO 8601 UTC time the change was committed. */
+  occurred_at: string;
+  data: D;
+  /** W3C traceparent of the request that caused the event, when there was one. */
+  traceparent?: string;
+}
+
+/** Subject of an event type under a prefix, e.g. `mp.events.project.created`. */
+export function subjectFor(prefix: string, type: EventType): string {
+  return `${prefix}.${type}`;
+}

@@ -1,0 +1,6 @@
+export * from './catalogue.js';
+export * from './transport.js';
+export * from './outbox.js';
+export * from './relay.js';
+export * from './nats-transport.js';
+export * from './memory-transport.js';

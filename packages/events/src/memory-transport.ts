@@ -1,0 +1,37 @@
+import type { DomainEvent } from './catalogue.js';
+import type { EventTransport, Subscription } from './transport.js';
+
+/**
+ * The embedded default's transport: events go straight to the in-process consumers. `publish`
+ * resolves only after every subscribed handler has taken the event (the webhooks service commits
+ * it to its own tables), so the outbox row stays pending until the event is durable elsewhere;
+ * a handler that throws makes `publish` throw, and the relay retries. Before any consumer has
+ * subscribed, publish fails, so nothing is marked dispatched into the void.
+ */
+export class MemoryTransport implements EventTransport {
+  private readonly handlers = new Map<string, (event: DomainEvent) => Promise<void>>();
+  private readonly seen = new Map<string, number>();
+  private readonly dedupeWindowMs = 2 * 60_000;
+
+  async publish(event: DomainEvent): Promise<void> {
+    if (this.handlers.size === 0) throw new Error('no event consumer is subscribed yet');
+    const now = Date.now();
+    const at = this.seen.get(event.event_id);
+    if (at !== undefined && now - at < this.dedupeWindowMs) return;
+    // Deliver a structured copy so a consumer cannot mutate the producer's object.
+    await Promise.all([...this.handlers.values()].map((h) => h(structuredClone(event))));
+    this.seen.set(event.event_id, now);
+    if (this.seen.size > 100_000) {
+      for (const [id, t] of this.seen) if (now - t >= this.dedupeWindowMs) this.seen.delete(id);
+    }
+  }
+
+  async subscribe(durableName: string, handler: (event: DomainEvent) => Promise<void>): Promise<Subscription> {
+    this.handlers.set(durableName, handler);
+    return { stop: async () => void this.handlers.delete(durableName) };
+  }
+
+  async close(): Promise<void> {
+    this.handlers.clear();
+  }
+}

@@ -1,0 +1,136 @@
+import { AckPolicy, DeliverPolicy, connect, headers, JSONCodec, type ConsumerMessages, type NatsConnection } from 'nats';
+import type { Logger } from '@mp/kit';
+import { EVENT_TYPES, subjectFor, type DomainEvent } from './catalogue.js';
+import type { EventTransport, Subscription } from './transport.js';
+
+export interface NatsTransportOptions {
+  url: string;
+  /** JetStream stream that holds the domain events. */
+  stream: string;
+  /** Subject prefix, e.g. `mp.events`; the stream captures `<prefix>.>`. */
+  subjectPrefix: string;
+  logger: Logger;
+  /** How long a consumer has to ack before JetStream redelivers. */
+  ackWaitMs?: number;
+  /** Wait before an event whose handler threw is offered again. */
+  retryDelayMs?: number;
+}
+
+const codec = JSONCodec<DomainEvent>();
+
+/**
+ * NATS JetStream transport. Publishing sets `Nats-Msg-Id` to the event_id so a relay that
+ * publishes the same row twice (crash between publish and mark) stores it once. Consumers are
+ * durable pull consumers with explicit acks.
+ */
+export class NatsTransport implements EventTransport {
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly opts: NatsTransportOptions,
+  ) {}
+
+  static async connect(opts: NatsTransportOptions): Promise<NatsTransport> {
+    const nc = await connect({ servers: opts.url, name: `mp-${opts.stream}`, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    const transport = new NatsTransport(nc, opts);
+    await transport.ensureStream();
+    return transport;
+  }
+
+  private async ensureStream(): Promise<void> {
+    const jsm = await this.nc.jetstreamManager();
+    const subjects = [`${this.opts.subjectPrefix}.>`];
+    try {
+      await jsm.streams.info(this.opts.stream);
+    } catch {
+      try {
+        await jsm.streams.add({ name: this.opts.stream, subjects, duplicate_window: 2 * 60 * 1_000_000_000 });
+      } catch (err) {
+        // Another replica may have created it between our info and add.
+        await jsm.streams.info(this.opts.stream).catch(() => {
+          throw err;
+        });
+      }
+    }
+  }
+
+  async publish(event: DomainEvent): Promise<void> {
+    const h = headers();
+    if (event.traceparent) h.set('traceparent', event.traceparent);
+    await this.nc.jetstream().publish(subjectFor(this.opts.subjectPrefix, event.event_type), codec.encode(event), {
+      msgID: event.event_id,
+      headers: h,
+      expect: { streamName: this.opts.stream },
+    });
+  }
+
+  async subscribe(durableName: string, handler: (event: DomainEvent) => Promise<void>): Promise<Subscription> {
+    const jsm = await this.nc.jetstreamManager();
+    const ackWaitNs = (this.opts.ackWaitMs ?? 30_000) * 1_000_000;
+    try {
+      await jsm.consumers.info(this.opts.stream, durableName);
+    } catch {
+      await jsm.consumers.add(this.opts.stream, {
+        durable_name: durableName,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: ackWaitNs,
+        max_ack_pending: 10_000,
+        filter_subject: `${this.opts.subjectPrefix}.>`,
+      });
+    }
+    const consumer = await this.nc.jetstream().consumers.get(this.opts.stream, durableName);
+    const retryDelayMs = this.opts.retryDelayMs ?? 1000;
+    let messages: ConsumerMessages | null = null;
+    let stopped = false;
+
+    const loop = async () => {
+      while (!stopped) {
+        try {
+          messages = await consumer.consume({ max_messages: 500 });
+          for await (const m of messages) {
+            let event: DomainEvent;
+            try {
+              event = codec.decode(m.data);
+            } catch (err) {
+              // A message that is not an event can never be handled; keep it out of the way.
+              this.opts.logger.error({ err, subject: m.subject }, 'undecodable event terminated');
+              m.term();
+              continue;
+            }
+            try {
+              await handler(event);
+              m.ack();
+            } catch (err) {
+              this.opts.logger.warn({ err, event_id: event.event_id }, 'event handler failed; redelivering later');
+              m.nak(retryDelayMs);
+            }
+          }
+        } catch (err) {
+          if (stopped) break;
+          this.opts.logger.warn({ err }, 'event consumer interrupted; resuming');
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
+    };
+    const running = loop();
+    return {
+      stop: async () => {
+        stopped = true;
+        messages?.stop();
+        await running;
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.nc.drain().catch(() => this.nc.close());
+  }
+
+  /** For tests and tools: how many events the stream holds. */
+  async streamMessageCount(): Promise<number> {
+    const jsm = await this.nc.jetstreamManager();
+    return (await jsm.streams.info(this.opts.stream)).state.messages;
+  }
+}
+
+export { EVENT_TYPES };

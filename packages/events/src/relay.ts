@@ -1,0 +1,132 @@
+import type { Database } from '@mp/db';
+import type { Logger } from '@mp/kit';
+import type { DomainEvent, EventType } from './catalogue.js';
+import type { EventTransport } from './transport.js';
+
+export interface RelayOptions {
+  db: Database;
+  transport: EventTransport;
+  logger: Logger;
+  /** How often to look for rows nobody kicked the relay for (after a crash, or another replica's). */
+  pollIntervalMs?: number;
+  batchSize?: number;
+}
+
+interface OutboxRow {
+  seq: number;
+  event_id: string;
+  event_type: EventType;
+  tenant_id: string;
+  environment: 'live' | 'sandbox';
+  occurred_at: string;
+  data: Record<string, unknown>;
+  traceparent: string | null;
+}
+
+/**
+ * Publishes outbox rows to the event transport and marks them dispatched. Rows are claimed with
+ * FOR UPDATE SKIP LOCKED, so replicas share the work; a row is marked only after the transport
+ * acknowledged it, so a crash in between publishes it again (the transport de-duplicates on
+ * event_id). Transport failures back off and retry; nothing is dropped.
+ */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+  private failures = 0;
+  private readonly pollIntervalMs: number;
+  private readonly batchSize: number;
+
+  constructor(private readonly opts: RelayOptions) {
+    this.pollIntervalMs = opts.pollIntervalMs ?? 500;
+    this.batchSize = opts.batchSize ?? 200;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Called after a commit that wrote events, so they go out at once rather than at the next poll. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Publishes everything pending now; resolves with the number of events dispatched. */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.dispatchBatch();
+      total += n;
+      if (n < this.batchSize) return total;
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.tick().finally(() => {
+        this.running = null;
+      });
+    }, delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    let delay = this.pollIntervalMs;
+    try {
+      do {
+        this.again = false;
+        while ((await this.dispatchBatch()) === this.batchSize && !this.stopped);
+      } while (this.again && !this.stopped);
+      this.failures = 0;
+    } catch (err) {
+      this.failures++;
+      delay = Math.min(this.pollIntervalMs * 2 ** this.failures, 10_000);
+      this.opts.logger.warn({ err, retryInMs: delay }, 'outbox relay could not publish; will retry');
+    }
+    this.schedule(delay);
+  }
+
+  private async dispatchBatch(): Promise<number> {
+    const { db, transport } = this.opts;
+    return db.transaction(async (tx) => {
+      const { rows } = await tx.query<OutboxRow>(
+        `SELECT seq, event_id, event_type, tenant_id, environment, occurred_at, data, traceparent
+           FROM outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.batchSize],
+      );
+      if (rows.length === 0) return 0;
+      // Publish in order; JetStream acks each. Concurrency within a batch keeps throughput up.
+      await Promise.all(rows.map((row) => transport.publish(toEvent(row))));
+      await tx.query(`UPDATE outbox SET dispatched_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)]);
+      return rows.length;
+    });
+  }
+}
+
+function toEvent(row: OutboxRow): DomainEvent {
+  return {
+    event_id: row.event_id,
+    event_type: row.event_type,
+    tenant_id: row.tenant_id,
+    environment: row.environment,
+    occurred_at: row.occurred_at,
+    data: row.data,
+    ...(row.traceparent ? { traceparent: row.traceparent } : {}),
+  };
+}

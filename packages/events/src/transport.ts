@@ -1,0 +1,21 @@
+import type { DomainEvent } from './catalogue.js';
+
+/** What a consumer's handler says about an event it was given. */
+export type HandleResult = void;
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+/**
+ * Moves domain events from producers' outbox relays to consumers. NATS JetStream in
+ * distributed mode; an in-process transport in the embedded default. Both promise the same
+ * thing: `publish` resolves only once the event is durably taken (JetStream ack, or the
+ * consumer's own commit), publishing the same event_id twice delivers it once per window,
+ * and a handler that throws gets the event again later.
+ */
+export interface EventTransport {
+  publish(event: DomainEvent): Promise<void>;
+  subscribe(durableName: string, handler: (event: DomainEvent) => Promise<HandleResult>): Promise<Subscription>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,57 @@
+import { webcrypto } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as x509 from '@peculiar/x509';
+
+export interface TlsMaterial {
+  cert: string;
+  key: string;
+}
+
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+
+/**
+ * A self-signed certificate for local runs and tests: ECDSA P-256, valid for localhost,
+ * 127.0.0.1 and ::1, marked as a CA so clients can trust it directly (NODE_EXTRA_CA_CERTS).
+ */
+export async function createSelfSignedCertificate(commonName = 'localhost', days = 825): Promise<TlsMaterial> {
+  const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+  const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const notBefore = new Date(Date.now() - 60_000);
+  const notAfter = new Date(notBefore.getTime() + days * 86_400_000);
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(8))).toString('hex'),
+    name: `CN=${commonName}`,
+    notBefore,
+    notAfter,
+    signingAlgorithm: alg,
+    keys: keys as never,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyCertSign, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      new x509.SubjectAlternativeNameExtension([
+        { type: 'dns', value: 'localhost' },
+        { type: 'ip', value: '127.0.0.1' },
+        { type: 'ip', value: '::1' },
+      ]),
+    ],
+  });
+  const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey as never);
+  const b64 = Buffer.from(pkcs8).toString('base64').replace(/(.{64})/g, '$1\n');
+  return { cert: cert.toString('pem'), key: `-----BEGIN PRIVATE KEY-----\n${b64}\n-----END PRIVATE KEY-----\n` };
+}
+
+/** Reads `tls.crt`/`tls.key` from `dir`, creating them on first use. */
+export async function loadOrCreateCertificate(dir: string): Promise<TlsMaterial & { created: boolean; certPath: string }> {
+  const certPath = join(dir, 'tls.crt');
+  const keyPath = join(dir, 'tls.key');
+  if (existsSync(certPath) && existsSync(keyPath)) {
+    return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), created: false, certPath };
+  }
+  mkdirSync(dir, { recursive: true });
+  const material = await createSelfSignedCertificate();
+  writeFileSync(keyPath, material.key, { mode: 0o600 });
+  writeFileSync(certPath, material.cert);
+  return { ...material, created: true, certPath };
+}

@@ -1,0 +1,134 @@
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createSelfSignedCertificate, type TlsMaterial } from '@mp/kit';
+
+let shared: Promise<TlsMaterial> | null = null;
+/** One self-signed certificate per test process, for receivers and the gateway alike. */
+export function testCertificate(): Promise<TlsMaterial> {
+  shared ??= createSelfSignedCertificate();
+  return shared;
+}
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  rawBody: string;
+  json: any;
+  receivedAt: number;
+}
+
+export type ReceiverReply = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number; hang?: boolean };
+
+export interface HttpsReceiver {
+  url: string;
+  port: number;
+  requests: ReceivedRequest[];
+  /** Replies used in order, one per request; when they run out, `fallback` answers. */
+  replies: ReceiverReply[];
+  fallback: ReceiverReply | ((req: ReceivedRequest) => ReceiverReply);
+  /** Resolves once `n` requests have arrived (or rejects after timeoutMs). */
+  waitFor(n: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  close(): Promise<void>;
+}
+
+/** An HTTPS webhook receiver on 127.0.0.1 that records every request and answers as scripted. */
+export async function startHttpsReceiver(opts: { replies?: ReceiverReply[]; fallback?: HttpsReceiver['fallback'] } = {}): Promise<HttpsReceiver> {
+  const tls = await testCertificate();
+  const requests: ReceivedRequest[] = [];
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const receiver = {} as HttpsReceiver;
+  const server = https.createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const rawBody = Buffer.concat(chunks).toString('utf8');
+      let json: unknown = null;
+      try {
+        json = JSON.parse(rawBody);
+      } catch {
+        json = null;
+      }
+      const rec: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, rawBody, json, receivedAt: Date.now() };
+      requests.push(rec);
+      for (const w of waiters.filter((w) => requests.length >= w.n)) w.resolve();
+      const reply = receiver.replies.shift() ?? (typeof receiver.fallback === 'function' ? receiver.fallback(rec) : receiver.fallback);
+      if (reply.hang) return;
+      setTimeout(() => {
+        res.writeHead(reply.status, reply.headers ?? { 'content-type': 'text/plain' });
+        res.end(reply.body ?? '');
+      }, reply.delayMs ?? 0);
+    });
+  });
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('secureConnection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  Object.assign(receiver, {
+    url: `https://127.0.0.1:${port}/hook`,
+    port,
+    requests,
+    replies: opts.replies ?? [],
+    fallback: opts.fallback ?? { status: 200 },
+    waitFor(n: number, timeoutMs = 20_000) {
+      if (requests.length >= n) return Promise.resolve(requests.slice());
+      return new Promise<ReceivedRequest[]>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`receiver got ${requests.length} of ${n} requests in ${timeoutMs} ms`)), timeoutMs);
+        waiters.push({
+          n,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve(requests.slice());
+          },
+        });
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  });
+  return receiver;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+  text: string;
+}
+
+/** A small HTTPS client for calling the gateway in tests (trusts the test certificate). */
+export async function httpsRequest(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string | Buffer; ca?: string } = {},
+): Promise<ApiResponse> {
+  const ca = opts.ca ?? (await testCertificate()).cert;
+  const payload = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
+  return new Promise<ApiResponse>((resolve, reject) => {
+    const req = https.request(url, { method: opts.method ?? 'GET', headers, ca, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = null;
+        try {
+          body = text ? JSON.parse(text) : null;
+        } catch {
+          body = null;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text });
+      });
+    });
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}

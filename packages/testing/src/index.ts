@@ -1,0 +1,4 @@
+export * from './database.js';
+export * from './nats.js';
+export * from './https.js';
+export * from './wait.js';
