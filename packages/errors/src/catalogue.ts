@@ -416,6 +416,20 @@ export const catalogue: Record<string, ErrorEntry> = {
   },
 
   // ---------------------------------------------------------------- 403 permission
+  // Not in the specification's table: wrong username or password needs a code of its own in the
+  // 401 family (spec §5 rule 5); see docs/adr/0004-error-code-extensions.md.
+  '401008': {
+    code: '401008',
+    message: 'username or password incorrect',
+    category: 'authentication',
+    suggestion: 'Check the username and password and try again; repeated failures lock the account for 30 minutes.',
+    commonCauses: ['A mistyped or outdated password', 'A username that does not exist', 'grant_type or field names sent wrongly'],
+    solutions: ['Re-enter the credentials carefully', 'Ask an administrator to reset the password', 'Use an API key for scripts instead of a user password'],
+    example: {
+      request: { method: 'POST', path: '/v3/auth/login', body: { username: 'site.surveyor', password: 'wrong', grant_type: 'password' } },
+      correct: { method: 'POST', path: '/v3/auth/login', body: { username: 'site.surveyor', password: '<PASSWORD>', grant_type: 'password' } },
+    },
+  },
   '403001': {
     code: '403001',
     message: 'no access to project',
@@ -720,6 +734,68 @@ export const catalogue: Record<string, ErrorEntry> = {
   },
 
   // ---------------------------------------------------------------- 409 conflict
+  // Not in the specification's table: resources the specification names no 404 code for
+  // (see docs/adr/0004-error-code-extensions.md).
+  '404009': {
+    code: '404009',
+    message: 'webhook does not exist',
+    category: 'not_found',
+    suggestion: 'Check the webhook id (whk_…); list the existing ones to find the right id.',
+    commonCauses: ['The webhook was deleted', 'The id belongs to the other environment (live or sandbox) or another tenant', 'A typo in the id'],
+    solutions: ['List the webhooks you can see and use an id from that list', 'Call the base URL of the environment the webhook was created in'],
+    example: {
+      request: { method: 'GET', path: '/v3/webhooks/whk_0000000000000000000x' },
+      correct: { method: 'GET', path: '/v3/webhooks/whk_4n2k8q1m7p3x9c5v6b0z' },
+    },
+  },
+  '404010': {
+    code: '404010',
+    message: 'API key does not exist',
+    category: 'not_found',
+    suggestion: 'Check the API key id (key_…); list the existing ones to find the right id.',
+    commonCauses: ['The API key was deleted', 'The id belongs to the other environment (live or sandbox) or another tenant', 'A typo in the id'],
+    solutions: ['List the API keys you can see and use an id from that list', 'Call the base URL of the environment the API key was created in'],
+    example: {
+      request: { method: 'GET', path: '/v3/api-keys/key_0000000000000000000x' },
+      correct: { method: 'GET', path: '/v3/api-keys/key_4n2k8q1m7p3x9c5v6b0z' },
+    },
+  },
+  '404011': {
+    code: '404011',
+    message: 'delivery does not exist',
+    category: 'not_found',
+    suggestion: 'Check the delivery id (del_…); list the existing ones to find the right id.',
+    commonCauses: ['The delivery was deleted', 'The id belongs to the other environment (live or sandbox) or another tenant', 'A typo in the id'],
+    solutions: ['List the deliverys you can see and use an id from that list', 'Call the base URL of the environment the delivery was created in'],
+    example: {
+      request: { method: 'GET', path: '/v3/webhooks/whk_4n2k8q1m7p3x9c5v6b0z/deliveries/del_0000000000000000000x/resend' },
+      correct: { method: 'GET', path: '/v3/webhooks/whk_4n2k8q1m7p3x9c5v6b0z/deliveries/del_4n2k8q1m7p3x9c5v6b0z/resend' },
+    },
+  },
+  '404012': {
+    code: '404012',
+    message: 'OAuth client does not exist',
+    category: 'not_found',
+    suggestion: 'Check the OAuth client id (cli_…); list the existing ones to find the right id.',
+    commonCauses: ['The OAuth client was deleted', 'The id belongs to the other environment (live or sandbox) or another tenant', 'A typo in the id'],
+    solutions: ['List the OAuth clients you can see and use an id from that list', 'Call the base URL of the environment the OAuth client was created in'],
+    example: {
+      request: { method: 'GET', path: '/v3/oauth/clients/cli_0000000000000000000x' },
+      correct: { method: 'GET', path: '/v3/oauth/clients/cli_4n2k8q1m7p3x9c5v6b0z' },
+    },
+  },
+  '404013': {
+    code: '404013',
+    message: 'batch does not exist',
+    category: 'not_found',
+    suggestion: 'Check the data batch id (bat_…); list the existing ones to find the right id.',
+    commonCauses: ['The data batch was deleted', 'The id belongs to the other environment (live or sandbox) or another tenant', 'A typo in the id'],
+    solutions: ['List the data batchs you can see and use an id from that list', 'Call the base URL of the environment the data batch was created in'],
+    example: {
+      request: { method: 'GET', path: '/v3/data/batches/bat_0000000000000000000x' },
+      correct: { method: 'GET', path: '/v3/data/batches/bat_4n2k8q1m7p3x9c5v6b0z' },
+    },
+  },
   '409001': {
     code: '409001',
     message: 'duplicate project number',

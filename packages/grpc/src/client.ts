@@ -5,7 +5,8 @@ import { fromGrpcError } from './errors.js';
 
 /** Promise-returning client derived from the same server interface the handlers implement. */
 export type PromiseClient<S> = {
-  [K in keyof S]: S[K] extends handleUnaryCall<infer Req, infer Res> ? (req: Req, ctx: CallerContext) => Promise<Res> : never;
+  // The generated interfaces extend grpc-js's index signature; keep only the named methods.
+  [K in keyof S as string extends K ? never : K]: S[K] extends handleUnaryCall<infer Req, infer Res> ? (req: Req, ctx: CallerContext) => Promise<Res> : never;
 } & { close(): void };
 
 type GeneratedClientCtor = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object) => Client;

@@ -11,7 +11,8 @@ import { toGrpcError } from './errors.js';
  * so every handler is typed by the contract.
  */
 export type Handlers<S> = {
-  [K in keyof S]: S[K] extends handleUnaryCall<infer Req, infer Res> ? (req: Req, ctx: CallerContext) => Promise<Res> : never;
+  // The generated interfaces extend grpc-js's index signature; keep only the named methods.
+  [K in keyof S as string extends K ? never : K]: S[K] extends handleUnaryCall<infer Req, infer Res> ? (req: Req, ctx: CallerContext) => Promise<Res> : never;
 };
 
 export interface ServiceBinding<S> {

@@ -1,0 +1,97 @@
+import type { Database } from '@mp/db';
+import type { EventTransport } from '@mp/events';
+import { parseGatewayConfig, startGateway, type RunningGateway } from '@mp/gateway';
+import { IDENTITY_SCHEMA, identityMigrations, parseIdentityConfig, startIdentityService } from '@mp/identity';
+import { createLogger, type Logger } from '@mp/kit';
+import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
+import { loadSecretsKey, openServiceDatabase, openTransport } from '@mp/runtime';
+import { WEBHOOKS_SCHEMA, parseWebhooksConfig, readExtraCa, startWebhooksService, webhooksMigrations } from '@mp/webhooks';
+
+export interface PlatformOptions {
+  /** Settings as environment variables (process.env by default). */
+  env?: Record<string, string | undefined>;
+  logger?: Logger;
+  /** TLS pair to serve with instead of MP_TLS_* files or the self-signed one in MP_DATA_DIR. */
+  tls?: { cert: string; key: string };
+}
+
+export interface RunningPlatform {
+  gateway: RunningGateway;
+  mode: 'embedded' | 'distributed';
+  /** Set only when the first administrator was created with a generated password. */
+  admin: { created: boolean; username: string; password?: string };
+  ports: { identity: number; projects: number; webhooks: number };
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the whole platform in one process: every service on its own gRPC port on loopback (the
+ * same code path as separate pods) and the gateway in front. With MP_DATABASE_URL/MP_NATS_URL set
+ * the services use real PostgreSQL and NATS JetStream; without them, the embedded adapters.
+ */
+export async function startPlatform(opts: PlatformOptions = {}): Promise<RunningPlatform> {
+  const env = { ...(opts.env ?? process.env) };
+  const logger = opts.logger ?? createLogger('platform');
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((err) => logger.warn({ err }, 'error while stopping'));
+  };
+  try {
+    const idConfig = parseIdentityConfig(env);
+    const prConfig = parseProjectsConfig(env);
+    const whConfig = parseWebhooksConfig(env);
+    const secretsKey = loadSecretsKey(idConfig);
+
+    const open = async (config: typeof idConfig, schema: string, migrations: Parameters<typeof openServiceDatabase>[2]) => {
+      const db: Database = await openServiceDatabase(config, schema, migrations);
+      stops.push(() => db.close());
+      return db;
+    };
+    const transport: EventTransport = await openTransport(idConfig, logger);
+    stops.push(() => transport.close());
+
+    // The consumer subscribes first, so that the first events find it (embedded transport).
+    const whDb = await open(whConfig, WEBHOOKS_SCHEMA, webhooksMigrations);
+    const webhooks = await startWebhooksService({
+      db: whDb,
+      transport,
+      logger: logger.child({ service: 'webhooks' }),
+      secretsKey,
+      host: whConfig.MP_GRPC_HOST,
+      port: whConfig.MP_WEBHOOKS_GRPC_PORT,
+      allowPrivateTargets: whConfig.MP_WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      timeoutMs: whConfig.MP_WEBHOOK_TIMEOUT_MS,
+      concurrency: whConfig.MP_WEBHOOK_CONCURRENCY,
+      extraCa: readExtraCa(whConfig.NODE_EXTRA_CA_CERTS),
+    });
+    stops.push(() => webhooks.stop());
+
+    const idDb = await open(idConfig, IDENTITY_SCHEMA, identityMigrations);
+    const identity = await startIdentityService({ db: idDb, transport, logger: logger.child({ service: 'identity' }), config: idConfig, secretsKey });
+    stops.push(() => identity.stop());
+
+    const prDb = await open(prConfig, PROJECTS_SCHEMA, projectsMigrations);
+    const projects = await startProjectsService({ db: prDb, transport, logger: logger.child({ service: 'projects' }), host: prConfig.MP_GRPC_HOST, port: prConfig.MP_PROJECTS_GRPC_PORT });
+    stops.push(() => projects.stop());
+
+    const gwConfig = parseGatewayConfig({
+      ...env,
+      MP_IDENTITY_ADDR: `127.0.0.1:${identity.port}`,
+      MP_PROJECTS_ADDR: `127.0.0.1:${projects.port}`,
+      MP_WEBHOOKS_ADDR: `127.0.0.1:${webhooks.port}`,
+    });
+    const gateway = await startGateway(gwConfig, logger.child({ service: 'gateway' }), opts.tls);
+    stops.push(() => gateway.stop());
+
+    return {
+      gateway,
+      mode: idConfig.MP_DATABASE_URL ? 'distributed' : 'embedded',
+      admin: identity.admin,
+      ports: { identity: identity.port, projects: projects.port, webhooks: webhooks.port },
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

@@ -1,0 +1,2 @@
+export * from './infra-config.js';
+export * from './open.js';

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { parseConfig } from '@mp/kit';
+
+/**
+ * Where a service finds its infrastructure. Each variable left unset selects the embedded
+ * adapter: PGlite under MP_DATA_DIR for PostgreSQL, the in-process transport for NATS (only
+ * valid when every service runs in one process), in-memory limits for Redis.
+ */
+export const infraSchema = z.object({
+  MP_DATABASE_URL: z.string().url().optional(),
+  MP_NATS_URL: z.string().optional(),
+  MP_NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').default('MP_EVENTS'),
+  MP_NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('mp.events'),
+  MP_REDIS_URL: z.string().optional(),
+  MP_DATA_DIR: z.string().default('./.data'),
+  MP_SECRETS_KEY: z.string().optional(),
+});
+
+export type InfraConfig = z.infer<typeof infraSchema>;
+
+export function parseInfraConfig(env: Record<string, string | undefined> = process.env): InfraConfig {
+  return parseConfig(infraSchema, env);
+}

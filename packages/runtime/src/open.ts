@@ -1,0 +1,41 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createPgDatabase, createPgliteDatabase, migrate, type Database, type Migration } from '@mp/db';
+import { MemoryTransport, NatsTransport, type EventTransport } from '@mp/events';
+import { newMasterKey, type Logger } from '@mp/kit';
+import type { InfraConfig } from './infra-config.js';
+
+/** Opens the service's database (its own schema) and applies its migrations. */
+export async function openServiceDatabase(config: InfraConfig, schema: string, migrations: Migration[], opts: { poolSize?: number } = {}): Promise<Database> {
+  const db = config.MP_DATABASE_URL
+    ? createPgDatabase({ url: config.MP_DATABASE_URL, schema, max: opts.poolSize ?? 10, applicationName: `mp-${schema}` })
+    : await createPgliteDatabase({ dataDir: join(resolve(config.MP_DATA_DIR), 'db', schema), schema });
+  await migrate(db, schema, migrations);
+  return db;
+}
+
+let sharedMemoryTransport: MemoryTransport | null = null;
+
+/** NATS JetStream when MP_NATS_URL is set; otherwise the one in-process transport of this process. */
+export async function openTransport(config: InfraConfig, logger: Logger): Promise<EventTransport> {
+  if (config.MP_NATS_URL) {
+    return NatsTransport.connect({ url: config.MP_NATS_URL, stream: config.MP_NATS_STREAM, subjectPrefix: config.MP_NATS_SUBJECT_PREFIX, logger });
+  }
+  sharedMemoryTransport ??= new MemoryTransport();
+  return sharedMemoryTransport;
+}
+
+/**
+ * The master key that encrypts stored secrets (webhook signing secrets, signing keys). Taken from
+ * MP_SECRETS_KEY; when unset, kept in MP_DATA_DIR/secrets.key, created on first use.
+ */
+export function loadSecretsKey(config: InfraConfig): string {
+  if (config.MP_SECRETS_KEY) return config.MP_SECRETS_KEY;
+  const dir = resolve(config.MP_DATA_DIR);
+  const file = join(dir, 'secrets.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dir, { recursive: true });
+  const key = newMasterKey();
+  writeFileSync(file, key + '\n', { mode: 0o600 });
+  return key;
+}

@@ -1,0 +1,45 @@
+// `npm start`: the whole platform in one process. Embedded adapters (PGlite, in-process events,
+// in-memory limits) unless MP_DATABASE_URL / MP_NATS_URL / MP_REDIS_URL point at real ones.
+import { relative } from 'node:path';
+import { startPlatform } from '@mp/launcher';
+
+const started = performance.now();
+const platform = await startPlatform();
+const { gateway, admin, mode } = platform;
+const seconds = ((performance.now() - started) / 1000).toFixed(1);
+const cert = gateway.certificatePath ? relative(process.cwd(), gateway.certificatePath) || gateway.certificatePath : null;
+
+const lines = [
+  '',
+  `Monitoring Platform is running (${mode} mode, started in ${seconds} s).`,
+  `  Live API:     ${gateway.baseUrl}`,
+  `  Sandbox API:  ${gateway.sandboxBaseUrl}`,
+];
+if (cert) lines.push(`  Certificate:  ${cert} (self-signed unless MP_TLS_CERT_FILE is set; curl --cacert ${cert} …)`);
+lines.push('', 'Sign in:');
+if (admin.password) {
+  lines.push(`  First administrator created: username "${admin.username}", password "${admin.password}"`);
+  lines.push('  (shown once: keep it now, or set MP_ADMIN_USERNAME/MP_ADMIN_PASSWORD before the first start)');
+} else {
+  lines.push(`  Administrator: "${admin.username}" (password as set in MP_ADMIN_PASSWORD on the first start)`);
+}
+lines.push(
+  `  curl --cacert ${cert ?? '<ca.pem>'} -H 'Content-Type: application/json' \\`,
+  `       -d '{"username":"${admin.username}","password":"…","grant_type":"password"}' ${gateway.baseUrl}/auth/login`,
+  '',
+  'Press Ctrl-C to stop.',
+  '',
+);
+process.stdout.write(lines.join('\n'));
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write('\nStopping: finishing requests in flight…\n');
+    await platform.stop();
+    process.stdout.write('Stopped.\n');
+    process.exit(0);
+  });
+}

@@ -1,0 +1,69 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import { DomainError } from '@mp/errors';
+import type { Logger } from '@mp/kit';
+import type { Environment, ServiceClients } from './clients.js';
+import { ok } from './envelope.js';
+import type { JwtVerifier } from './jwt-verifier.js';
+import { authenticate, requirePermission } from './middleware/authenticate.js';
+import { jsonBody } from './middleware/json-body.js';
+import { requestContext } from './middleware/request-context.js';
+import type { Readiness } from './readiness.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
+import { authRoutes } from './routes/auth.js';
+import { errorRoutes } from './routes/errors.js';
+import { projectRoutes } from './routes/projects.js';
+import { webhookRoutes } from './routes/webhooks.js';
+
+export interface AppDeps {
+  environment: Environment;
+  clients: ServiceClients;
+  jwt: JwtVerifier;
+  readiness: Readiness;
+  logger: Logger;
+  /** `{docs_url}` of spec §7.1; a function because the port may be known only after listening. */
+  docsUrl: () => string;
+  bodyLimitBytes: number;
+}
+
+/** One Koa application per environment (live, sandbox); the environment is fixed by the port. */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  // Koa's own error logging is replaced by the request-context middleware.
+  app.silent = true;
+
+  const authed = authenticate(deps);
+  const apiKeyOnly = authenticate(deps, 'api_key');
+  const can = (permission: string) => async (ctx: Koa.Context, next: Koa.Next) => authed(ctx, () => requirePermission(permission)(ctx, next));
+  const adminByApiKey = async (ctx: Koa.Context, next: Koa.Next) => apiKeyOnly(ctx, () => requirePermission('system:admin')(ctx, next));
+
+  const health = new Router();
+  health.get(['/healthz', '/v3/healthz'], (ctx) => ok(ctx, { status: 'ok' }));
+  health.get(['/readyz', '/v3/readyz'], async (ctx) => {
+    const r = await deps.readiness.check();
+    if (!r.ready) throw new DomainError('503002', { detail: `Not ready: ${Object.entries(r.services).filter(([, s]) => s !== 'SERVING').map(([n]) => n).join(', ')} unavailable.` });
+    ok(ctx, { status: 'ready', services: r.services });
+  });
+
+  const v3 = new Router({ prefix: '/v3' });
+  authRoutes(v3, deps.clients);
+  apiKeyRoutes(v3, deps.clients, can('system:admin'));
+  projectRoutes(v3, deps.clients, can);
+  webhookRoutes(v3, deps.clients, adminByApiKey);
+  errorRoutes(v3, authed, requirePermission('system:read'));
+
+  app.use(requestContext({ environment: deps.environment, docsUrl: deps.docsUrl, logger: deps.logger }));
+  app.use(jsonBody(deps.bodyLimitBytes));
+  app.use(health.routes());
+  app.use(v3.routes());
+  app.use(v3.allowedMethods({ throw: true, notImplemented: () => notFound(), methodNotAllowed: () => notFound() }));
+  app.use(async (ctx) => {
+    throw new DomainError('400001', { field: 'path', detail: `No endpoint ${ctx.method} ${ctx.path}.`, suggestion: 'Check the method and path against the API reference (paths start with /v3).' });
+  });
+  return app;
+}
+
+function notFound(): Error {
+  return new DomainError('400001', { field: 'method', detail: 'This method is not defined for the path.', suggestion: 'Check the method against the API reference.' });
+}

@@ -1,0 +1,24 @@
+import type { Context } from 'koa';
+import type { DomainError } from '@mp/errors';
+import type { GatewayState } from './state.js';
+
+export interface EnvelopeOptions {
+  docsUrl: string;
+}
+
+/** Success envelope: `{ code: 200, data, meta }` (spec §1, api-surface conventions). */
+export function ok(ctx: Context, data: unknown): void {
+  const state = ctx.state as GatewayState;
+  ctx.status = 200;
+  ctx.body = { code: 200, data, meta: { request_id: state.requestId, timestamp: new Date().toISOString() } };
+}
+
+/** Error envelope of spec §7.1; HTTP status = the code's first three digits. */
+export function errorBody(err: DomainError, requestId: string, docsUrl: string) {
+  return {
+    code: Number(err.code),
+    message: err.entry.message,
+    data: { field: err.field, detail: err.detail, suggestion: err.suggestion },
+    meta: { request_id: requestId, timestamp: new Date().toISOString(), documentation_url: `${docsUrl}/errors/${err.code}` },
+  };
+}

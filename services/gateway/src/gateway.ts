@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { AddressInfo, Server } from 'node:net';
+import { loadOrCreateCertificate, type Logger } from '@mp/kit';
+import { createApp } from './app.js';
+import { createServiceClients } from './clients.js';
+import type { GatewayConfig } from './config.js';
+import { createHttpsOnlyServer } from './https-only.js';
+import { JwtVerifier } from './jwt-verifier.js';
+import { Readiness } from './readiness.js';
+
+export interface RunningGateway {
+  port: number;
+  sandboxPort: number;
+  baseUrl: string;
+  sandboxBaseUrl: string;
+  /** PEM of the serving certificate (self-signed in local runs). */
+  certificate: string;
+  certificatePath: string | null;
+  stop(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolvePort((server.address() as AddressInfo).port));
+  });
+}
+
+/** Starts the HTTPS gateway: the live environment on one port, the sandbox on another. */
+export async function startGateway(config: GatewayConfig, logger: Logger, tlsOverride?: { cert: string; key: string }): Promise<RunningGateway> {
+  let tls: { cert: string; key: string };
+  let certificatePath: string | null = null;
+  if (tlsOverride) tls = tlsOverride;
+  else if (config.MP_TLS_CERT_FILE && config.MP_TLS_KEY_FILE) {
+    tls = { cert: readFileSync(config.MP_TLS_CERT_FILE, 'utf8'), key: readFileSync(config.MP_TLS_KEY_FILE, 'utf8') };
+    certificatePath = config.MP_TLS_CERT_FILE;
+  } else {
+    const made = await loadOrCreateCertificate(join(resolve(config.MP_DATA_DIR), 'tls'));
+    tls = made;
+    certificatePath = made.certPath;
+  }
+
+  const clients = createServiceClients({ identity: config.MP_IDENTITY_ADDR, projects: config.MP_PROJECTS_ADDR, webhooks: config.MP_WEBHOOKS_ADDR });
+  const readiness = new Readiness({ identity: config.MP_IDENTITY_ADDR, projects: config.MP_PROJECTS_ADDR, webhooks: config.MP_WEBHOOKS_ADDR });
+  const jwt = new JwtVerifier(clients);
+
+  const servers: Server[] = [];
+  // Error documentation is served by the live base URL itself unless MP_DOCS_URL points elsewhere.
+  const docsUrl = () => (config.MP_DOCS_URL ?? urls.live).replace(/\/$/, '');
+  const ports: Record<'live' | 'sandbox', number> = { live: 0, sandbox: 0 };
+  const urls: Record<'live' | 'sandbox', string> = { live: '', sandbox: '' };
+  for (const environment of ['live', 'sandbox'] as const) {
+    const wanted = environment === 'live' ? config.MP_HTTPS_PORT : config.MP_SANDBOX_HTTPS_PORT;
+    const app = createApp({ environment, clients, jwt, readiness, logger, docsUrl, bodyLimitBytes: config.MP_BODY_LIMIT_BYTES });
+    const server = createHttpsOnlyServer(tls, app.callback(), docsUrl);
+    const port = await listen(server, wanted, config.MP_BIND_HOST);
+    ports[environment] = port;
+    const configured = environment === 'live' ? config.MP_PUBLIC_BASE_URL : config.MP_PUBLIC_SANDBOX_BASE_URL;
+    urls[environment] = (configured ?? `https://localhost:${port}/v3`).replace(/\/$/, '');
+    servers.push(server);
+  }
+
+  return {
+    port: ports.live,
+    sandboxPort: ports.sandbox,
+    baseUrl: urls.live,
+    sandboxBaseUrl: urls.sandbox,
+    certificate: tls.cert,
+    certificatePath,
+    async stop() {
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((r) => {
+              s.close(() => r());
+              (s as Server & { closeIdle?: () => void }).closeIdle?.();
+            }),
+        ),
+      );
+      readiness.close();
+      clients.close();
+    },
+  };
+}

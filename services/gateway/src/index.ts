@@ -1,0 +1,2 @@
+export { startGateway, type RunningGateway } from './gateway.js';
+export { parseGatewayConfig, type GatewayConfig } from './config.js';

@@ -1,0 +1,15 @@
+import { createLogger } from '@mp/kit';
+import { parseGatewayConfig } from './config.js';
+import { startGateway } from './gateway.js';
+
+// Standalone process entry (one gateway replica).
+const logger = createLogger('gateway');
+const gateway = await startGateway(parseGatewayConfig(), logger);
+logger.info({ baseUrl: gateway.baseUrl, sandboxBaseUrl: gateway.sandboxBaseUrl }, 'gateway listening');
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    await gateway.stop();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,3 @@
+import { newId } from '@mp/kit';
+
+export const newRequestId = () => newId('request');

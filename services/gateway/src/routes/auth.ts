@@ -1,0 +1,33 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { anonymousContext } from '@mp/grpc';
+import type { ServiceClients } from '../clients.js';
+import { ok } from '../envelope.js';
+import { present } from '../presenters.js';
+import type { GatewayState } from '../state.js';
+import { validate } from '../validate.js';
+
+const loginBody = z.object({
+  username: z.string().min(1).max(200),
+  password: z.string().min(1).max(1000),
+  grant_type: z.literal('password'),
+});
+
+const refreshBody = z.object({ refresh_token: z.string().min(1).max(4000) });
+
+/** POST /auth/login and /auth/refresh (spec §4, §5 rules 2–3). */
+export function authRoutes(router: Router, clients: ServiceClients): void {
+  router.post('/auth/login', async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const body = validate(loginBody, state.body ?? {}, 'body');
+    const token = await clients.identity.login({ username: body.username, password: body.password, environment: state.environment }, anonymousContext(state.requestId, state.environment));
+    ok(ctx, present.token(token));
+  });
+
+  router.post('/auth/refresh', async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const body = validate(refreshBody, state.body ?? {}, 'body');
+    const token = await clients.identity.refresh({ refreshToken: body.refresh_token, environment: state.environment }, anonymousContext(state.requestId, state.environment));
+    ok(ctx, present.token(token));
+  });
+}

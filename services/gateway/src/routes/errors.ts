@@ -1,0 +1,28 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { catalogue, DomainError, errorCodes, type ErrorEntry } from '@mp/errors';
+import { ok } from '../envelope.js';
+
+/** Spec §2.9: the error detail record. */
+export function errorDetail(e: ErrorEntry) {
+  return { error_code: e.code, message: e.message, category: e.category, common_causes: e.commonCauses, solutions: e.solutions, example: e.example };
+}
+
+/** GET /errors/{error_code} (any authenticated caller) and GET /errors (system:read). */
+export function errorRoutes(router: Router, authed: Middleware, canReadSystem: Middleware): void {
+  router.get('/errors/:error_code', authed, async (ctx) => {
+    const code = ctx.params.error_code!;
+    if (!/^\d{6}$/.test(code)) {
+      throw new DomainError('400004', { field: 'error_code', detail: 'error_code must be six digits.', suggestion: 'Pass the six-digit code from the error envelope, e.g. 404001.' });
+    }
+    const entry = catalogue[code];
+    if (!entry) {
+      throw new DomainError('400003', { field: 'error_code', detail: `${code} is not a code of this API.`, suggestion: 'List every code with GET /errors.' });
+    }
+    ok(ctx, errorDetail(entry));
+  });
+
+  router.get('/errors', authed, canReadSystem, async (ctx) => {
+    ok(ctx, { items: errorCodes.map((c) => errorDetail(catalogue[c]!)), next_cursor: null, has_more: false });
+  });
+}

@@ -1,0 +1,109 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import type { ServiceClients } from '../clients.js';
+import { ok } from '../envelope.js';
+import { present } from '../presenters.js';
+import type { GatewayState } from '../state.js';
+import { listData, pageOf, pageQuery, validate } from '../validate.js';
+
+const retryPolicy = z.object({
+  max_retries: z.number().int().optional(),
+  retry_interval: z.number().int().optional(),
+});
+
+const createBody = z.object({
+  name: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  retry_policy: retryPolicy.optional(),
+  active: z.boolean().optional(),
+});
+
+const updateBody = z.object({
+  name: z.string().optional(),
+  url: z.string().optional(),
+  events: z.array(z.string()).optional(),
+  retry_policy: retryPolicy.optional(),
+  active: z.boolean().optional(),
+});
+
+const deliveriesQuery = pageQuery.extend({ status: z.string().optional(), event_type: z.string().optional() });
+
+const policyOf = (p: z.infer<typeof retryPolicy> | undefined, fallback = { maxRetries: 3, retryInterval: 5 }) =>
+  p ? { maxRetries: p.max_retries ?? fallback.maxRetries, retryInterval: p.retry_interval ?? fallback.retryInterval } : undefined;
+
+/** The specification's webhook endpoints plus GET list/one. Auth: API key with system:admin. */
+export function webhookRoutes(router: Router, clients: ServiceClients, guard: Middleware): void {
+  router.post('/webhooks', guard, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const b = validate(createBody, state.body ?? {}, 'body');
+    const policy = policyOf(b.retry_policy);
+    const created = await clients.webhooks.createWebhook(
+      { name: b.name, url: b.url, events: b.events, ...(policy ? { retryPolicy: policy } : {}), ...(b.active !== undefined ? { active: b.active } : {}) },
+      state.caller!,
+    );
+    ok(ctx, { ...present.webhook(created.webhook!), secret: created.secret });
+  });
+
+  router.get('/webhooks', guard, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const q = validate(pageQuery, ctx.query, 'query');
+    const list = await clients.webhooks.listWebhooks({ page: pageOf(q) }, state.caller!);
+    ok(ctx, listData(list.items, present.webhook, list.page));
+  });
+
+  router.get('/webhooks/:webhook_id', guard, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    ok(ctx, present.webhook(await clients.webhooks.getWebhook({ id: ctx.params.webhook_id! }, state.caller!)));
+  });
+
+  router.put('/webhooks/:webhook_id', guard, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const b = validate(updateBody, state.body ?? {}, 'body');
+    let retryPolicy;
+    if (b.retry_policy) {
+      // Unspecified sub-fields keep their current values.
+      const current = await clients.webhooks.getWebhook({ id: ctx.params.webhook_id! }, state.caller!);
+      retryPolicy = policyOf(b.retry_policy, current.retryPolicy ?? { maxRetries: 3, retryInterval: 5 });
+    }
+    const updated = await clients.webhooks.updateWebhook(
+      {
+        id: ctx.params.webhook_id!,
+        ...(b.name !== undefined ? { name: b.name } : {}),
+        ...(b.url !== undefined ? { url: b.url } : {}),
+        ...(b.events !== undefined ? { events: { values: b.events } } : {}),
+        ...(retryPolicy ? { retryPolicy } : {}),
+        ...(b.active !== undefined ? { active: b.active } : {}),
+      },
+      state.caller!,
+    );
+    ok(ctx, present.webhook(updated));
+  });
+
+  router.delete('/webhooks/:webhook_id', guard, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const deleted = await clients.webhooks.deleteWebhook({ id: ctx.params.webhook_id! }, state.caller!);
+    ok(ctx, { ...present.webhook(deleted), deleted: true });
+  });
+
+  router.post('/webhooks/:webhook_id/test', guard, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    ok(ctx, present.delivery(await clients.webhooks.testWebhook({ id: ctx.params.webhook_id! }, state.caller!)));
+  });
+
+  router.get('/webhooks/:webhook_id/deliveries', guard, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const q = validate(deliveriesQuery, ctx.query, 'query');
+    const list = await clients.webhooks.listDeliveries(
+      {
+        webhookId: ctx.params.webhook_id!,
+        page: pageOf(q),
+        ...(q.status !== undefined ? { status: q.status } : {}),
+        ...(q.event_type !== undefined ? { eventType: q.event_type } : {}),
+      },
+      state.caller!,
+    );
+    ok(ctx, listData(list.items, present.delivery, list.page));
+  });
+}

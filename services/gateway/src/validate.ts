@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { DomainError } from '@mp/errors';
+
+/** Turns a zod path into the field notation of the error envelope, e.g. `records[3].measured_at`. */
+export function fieldOf(path: PropertyKey[]): string {
+  return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '');
+}
+
+function describeType(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
+/**
+ * Validates a request part and maps the first problem to the error catalogue:
+ * body: missing 422101, wrong type 422102, bad enumerated value 422103;
+ * query and path: missing or wrong type 400001;
+ * both: out of range 400003, bad format (dates, ids) 400004.
+ */
+export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 'body' | 'query' | 'path'): z.infer<S> {
+  const result = schema.safeParse(input, { reportInput: true });
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = fieldOf(issue.path) || null;
+  const name = field ?? 'the body';
+  const given = (issue as { input?: unknown }).input;
+  switch (issue.code) {
+    case 'invalid_type':
+      if (given === undefined) {
+        throw new DomainError(where === 'body' ? '422101' : '400001', { field, detail: `${name} is required.`, suggestion: `Send ${name} (${issue.expected}).` });
+      }
+      throw new DomainError(where === 'body' ? '422102' : '400001', { field, detail: `${name} must be ${issue.expected}; got ${describeType(given)}.`, suggestion: `Send ${name} as ${issue.expected}.` });
+    case 'too_small':
+    case 'too_big':
+      throw new DomainError('400003', { field, detail: `${name}: ${issue.message}.`, suggestion: `Send ${name} within the allowed range.` });
+    case 'invalid_format':
+      throw new DomainError('400004', { field, detail: `${name} is not in the expected format (${issue.format}).`, suggestion: issue.format === 'datetime' ? 'Use ISO 8601 with a UTC offset, e.g. 2026-03-01T08:00:00Z.' : `Send ${name} in ${issue.format} format.` });
+    case 'invalid_value':
+      throw new DomainError(where === 'body' ? '422103' : '400001', { field, detail: `${name} must be one of ${issue.values.map(String).join(', ')}.`, suggestion: `Use one of: ${issue.values.map(String).join(', ')}.` });
+    case 'custom': {
+      const code = (issue.params as { code?: string } | undefined)?.code ?? (where === 'body' ? '422103' : '400001');
+      throw new DomainError(code, { field, detail: issue.message });
+    }
+    default:
+      throw new DomainError(where === 'body' ? '422103' : '400001', { field, detail: `${name}: ${issue.message}.` });
+  }
+}
+
+/** Query-string limit and cursor shared by every list. */
+export const pageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  cursor: z.string().max(500).optional(),
+});
+
+export function pageOf(q: { limit?: number | undefined; cursor?: string | undefined }) {
+  return { limit: q.limit ?? 20, cursor: q.cursor ?? '' };
+}
+
+export function listData<T, U>(items: T[], present: (t: T) => U, page?: { nextCursor?: string | undefined; hasMore: boolean }) {
+  return { items: items.map(present), next_cursor: page?.nextCursor ?? null, has_more: page?.hasMore ?? false };
+}

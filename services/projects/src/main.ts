@@ -1,0 +1,22 @@
+import { createLogger } from '@mp/kit';
+import { openServiceDatabase, openTransport } from '@mp/runtime';
+import { parseProjectsConfig } from './config.js';
+import { migrations, SCHEMA } from './migrations.js';
+import { startProjectsService } from './service.js';
+
+// Standalone process entry (one pod of the projects service).
+const config = parseProjectsConfig();
+const logger = createLogger('projects');
+const db = await openServiceDatabase(config, SCHEMA, migrations);
+const transport = await openTransport(config, logger);
+const service = await startProjectsService({ db, transport, logger, host: config.MP_GRPC_HOST, port: config.MP_PROJECTS_GRPC_PORT });
+logger.info({ port: service.port }, 'projects service listening');
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    await service.stop();
+    await transport.close();
+    await db.close();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { envBoolean, envPort, parseConfig } from '@mp/kit';
+import { infraSchema } from '@mp/runtime';
+
+export const webhooksConfigSchema = infraSchema.extend({
+  MP_WEBHOOKS_GRPC_PORT: envPort(50055),
+  MP_GRPC_HOST: z.string().default('127.0.0.1'),
+  /** `true` lets webhook URLs point at loopback/private addresses (tests, on-premises receivers). */
+  MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: envBoolean(false),
+  /** Per-attempt timeout (spec §6.5: 30 s). */
+  MP_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
+  /** Attempts in flight at once across all receivers; a slow receiver holds only its own slot. */
+  MP_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(5000).default(256),
+  /** Extra CA certificate file the sender trusts (self-signed receivers). */
+  NODE_EXTRA_CA_CERTS: z.string().optional(),
+});
+
+export type WebhooksConfig = z.infer<typeof webhooksConfigSchema>;
+
+export const parseWebhooksConfig = (env: Record<string, string | undefined> = process.env) => parseConfig(webhooksConfigSchema, env);

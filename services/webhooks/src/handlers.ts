@@ -1,0 +1,22 @@
+import { webhooks } from '@mp/contracts';
+import { bindService } from '@mp/grpc';
+import type { WebhooksDeps } from './deps.js';
+import { createWebhook } from './use-cases/create-webhook.js';
+import { deleteWebhook } from './use-cases/delete-webhook.js';
+import { getWebhook } from './use-cases/get-webhook.js';
+import { listDeliveries } from './use-cases/list-deliveries.js';
+import { listWebhooks } from './use-cases/list-webhooks.js';
+import { testWebhook } from './use-cases/test-webhook.js';
+import { updateWebhook } from './use-cases/update-webhook.js';
+
+export function webhooksBinding(deps: WebhooksDeps) {
+  return bindService<webhooks.WebhooksServer>('mp.webhooks.Webhooks', webhooks.WebhooksService, {
+    createWebhook: (req, ctx) => createWebhook(deps, req, ctx),
+    updateWebhook: (req, ctx) => updateWebhook(deps, req, ctx),
+    deleteWebhook: (req, ctx) => deleteWebhook(deps, req, ctx),
+    getWebhook: (req, ctx) => getWebhook(deps, req, ctx),
+    listWebhooks: (req, ctx) => listWebhooks(deps, req, ctx),
+    testWebhook: (req, ctx) => testWebhook(deps, req, ctx),
+    listDeliveries: (req, ctx) => listDeliveries(deps, req, ctx),
+  });
+}

@@ -1,0 +1,33 @@
+import { createLogger } from '@mp/kit';
+import { loadSecretsKey, openServiceDatabase, openTransport } from '@mp/runtime';
+import { parseWebhooksConfig } from './config.js';
+import { migrations, SCHEMA } from './migrations.js';
+import { readExtraCa, startWebhooksService } from './service.js';
+
+// Standalone process entry (one pod of the webhooks service).
+const config = parseWebhooksConfig();
+const logger = createLogger('webhooks');
+const db = await openServiceDatabase(config, SCHEMA, migrations, { poolSize: 20 });
+const transport = await openTransport(config, logger);
+const service = await startWebhooksService({
+  db,
+  transport,
+  logger,
+  secretsKey: loadSecretsKey(config),
+  host: config.MP_GRPC_HOST,
+  port: config.MP_WEBHOOKS_GRPC_PORT,
+  allowPrivateTargets: config.MP_WEBHOOK_ALLOW_PRIVATE_TARGETS,
+  timeoutMs: config.MP_WEBHOOK_TIMEOUT_MS,
+  concurrency: config.MP_WEBHOOK_CONCURRENCY,
+  extraCa: readExtraCa(config.NODE_EXTRA_CA_CERTS),
+});
+logger.info({ port: service.port }, 'webhooks service listening');
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    await service.stop();
+    await transport.close();
+    await db.close();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,76 @@
+import type { Migration } from '@mp/db';
+
+export const SCHEMA = 'webhooks';
+
+export const migrations: Migration[] = [
+  {
+    id: '001_webhooks',
+    sql: `
+      CREATE TABLE webhooks (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        name text NOT NULL,
+        url text NOT NULL,
+        events text[] NOT NULL,
+        max_retries integer NOT NULL,
+        retry_interval integer NOT NULL,
+        active boolean NOT NULL DEFAULT true,
+        -- AES-256-GCM sealed; the signing secret must be readable to sign, so it is encrypted, not hashed
+        secret_sealed text NOT NULL,
+        created_by text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        deleted_at timestamptz,
+        version integer NOT NULL DEFAULT 1
+      );
+      CREATE INDEX webhooks_by_tenant ON webhooks (tenant_id, environment, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+
+      -- Every event taken from the transport, once (event_id is the de-duplication key).
+      CREATE TABLE events (
+        event_id text PRIMARY KEY,
+        event_type text NOT NULL,
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        occurred_at timestamptz NOT NULL,
+        data jsonb NOT NULL,
+        received_at timestamptz NOT NULL DEFAULT now()
+      );
+
+      -- One delivery per event and subscribed webhook; attempts below it.
+      CREATE TABLE deliveries (
+        id text PRIMARY KEY,
+        event_id text NOT NULL REFERENCES events (event_id),
+        webhook_id text NOT NULL REFERENCES webhooks (id),
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        event_type text NOT NULL,
+        status text NOT NULL DEFAULT 'pending',
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz,
+        lease_until timestamptz,
+        http_status integer,
+        duration_ms integer,
+        error text,
+        delivered_at timestamptz,
+        failed_at timestamptz,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        CONSTRAINT deliveries_event_webhook UNIQUE (event_id, webhook_id)
+      );
+      CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status = 'pending';
+      CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, created_at DESC, id DESC);
+
+      CREATE TABLE delivery_attempts (
+        delivery_id text NOT NULL REFERENCES deliveries (id),
+        attempt integer NOT NULL,
+        started_at timestamptz NOT NULL,
+        duration_ms integer NOT NULL,
+        http_status integer,
+        outcome text NOT NULL,
+        error text,
+        PRIMARY KEY (delivery_id, attempt)
+      );
+    `,
+  },
+];

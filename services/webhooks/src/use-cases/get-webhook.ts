@@ -1,0 +1,8 @@
+import type { webhooks } from '@mp/contracts';
+import type { CallerContext } from '@mp/grpc';
+import type { WebhooksDeps } from '../deps.js';
+import { loadWebhook, toWebhook } from '../webhook-row.js';
+
+export async function getWebhook(deps: WebhooksDeps, req: webhooks.WebhookRef, ctx: CallerContext): Promise<webhooks.Webhook> {
+  return toWebhook(await loadWebhook(deps.db, req.id, ctx));
+}

@@ -1,0 +1,56 @@
+import type { webhooks } from '@mp/contracts';
+import { TEST_EVENT_TYPE } from '@mp/events';
+import type { CallerContext } from '@mp/grpc';
+import { newId } from '@mp/kit';
+import type { WebhooksDeps } from '../deps.js';
+import { recordAttempt, sendAttempt, type ClaimedDelivery } from '../attempt.js';
+import { DELIVERY_COLUMNS, toDelivery, type DeliveryRow } from '../delivery-row.js';
+import { loadWebhook } from '../webhook-row.js';
+
+/**
+ * POST /webhooks/{id}/test: sends a `webhook.test` event to this webhook now, signed like any
+ * other, and answers with its delivery record. A test gets one attempt (no retries), so the caller
+ * sees the receiver's answer in the response; it works on inactive webhooks too.
+ */
+export async function testWebhook(deps: WebhooksDeps, req: webhooks.WebhookRef, ctx: CallerContext): Promise<webhooks.Delivery> {
+  const webhook = await loadWebhook(deps.db, req.id, ctx);
+  const event = {
+    event_id: newId('event'),
+    event_type: TEST_EVENT_TYPE,
+    occurred_at: deps.clock.now().toISOString(),
+    data: { message: 'Test event from the Monitoring Platform. No action is needed.', webhook_id: webhook.id, webhook_name: webhook.name },
+  };
+  const deliveryId = newId('delivery');
+  await deps.db.transaction(async (tx) => {
+    await tx.query(`INSERT INTO events (event_id, event_type, tenant_id, environment, occurred_at, data) VALUES ($1, $2, $3, $4, $5, $6)`, [
+      event.event_id,
+      event.event_type,
+      ctx.tenantId,
+      ctx.environment,
+      event.occurred_at,
+      JSON.stringify(event.data),
+    ]);
+    await tx.query(
+      `INSERT INTO deliveries (id, event_id, webhook_id, tenant_id, environment, event_type, next_attempt_at, lease_until)
+       VALUES ($1, $2, $3, $4, $5, $6, NULL, NULL)`,
+      [deliveryId, event.event_id, webhook.id, ctx.tenantId, ctx.environment, event.event_type],
+    );
+  });
+  const claimed: ClaimedDelivery = {
+    id: deliveryId,
+    attempts: 0,
+    ...event,
+    webhook_id: webhook.id,
+    url: webhook.url,
+    secret_sealed: webhook.secret_sealed,
+    max_retries: 0,
+    retry_interval: webhook.retry_interval,
+    active: true,
+    deleted: false,
+  };
+  const startedAt = new Date();
+  const result = await sendAttempt(deps, claimed);
+  await recordAttempt(deps.db, claimed, startedAt, result, false);
+  const { rows } = await deps.db.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = $1`, [deliveryId]);
+  return toDelivery(rows[0]!);
+}
