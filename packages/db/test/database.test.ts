@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPgDatabase, createPgliteDatabase, migrate, splitStatements, type Database, type Migration } from '@mp/db';
+import { createTestDatabase, type TestDatabase } from '@mp/testing';
+
+const migrations: Migration[] = [
+  { id: '001_items', sql: "CREATE TABLE items (id text PRIMARY KEY, n integer NOT NULL, at timestamptz NOT NULL DEFAULT now(), note text DEFAULT 'a;b');" },
+  { id: '002_fn', sql: 'CREATE FUNCTION twice(x int) RETURNS int AS $$ SELECT x * 2; $$ LANGUAGE sql; -- comment; with semicolon\nCREATE INDEX items_n ON items (n);' },
+];
+
+// The same behaviour must hold on both drivers: the service code cannot tell them apart.
+describe.each([
+  ['PostgreSQL (pg)', 'pg'],
+  ['PGlite (embedded)', 'pglite'],
+])('Database on %s', (_name, kind) => {
+  let db: Database;
+  let tdb: TestDatabase | null = null;
+  let dir: string | null = null;
+
+  beforeAll(async () => {
+    if (kind === 'pg') {
+      tdb = await createTestDatabase();
+      db = createPgDatabase({ url: tdb.url, schema: 'svc' });
+    } else {
+      dir = mkdtempSync(join(tmpdir(), 'mp-pglite-'));
+      db = await createPgliteDatabase({ dataDir: dir, schema: 'svc' });
+    }
+  });
+  afterAll(async () => {
+    await db?.close();
+    await tdb?.drop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('applies migrations once, in order', async () => {
+    expect(await migrate(db, 'svc', migrations)).toEqual(['001_items', '002_fn']);
+    expect(await migrate(db, 'svc', migrations)).toEqual([]);
+    const { rows } = await db.query<{ v: number }>('SELECT twice(21) AS v');
+    expect(rows[0]!.v).toBe(42);
+  });
+
+  it('commits a transaction that resolves and rolls back one that throws', async () => {
+    await db.transaction(async (tx) => {
+      await tx.query('INSERT INTO items (id, n) VALUES ($1, $2)', ['a', 1]);
+    });
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query('INSERT INTO items (id, n) VALUES ($1, $2)', ['b', 2]);
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    const { rows } = await db.query<{ id: string }>('SELECT id FROM items ORDER BY id');
+    expect(rows.map((r) => r.id)).toEqual(['a']);
+  });
+
+  it('returns timestamps as ISO strings and counts as numbers', async () => {
+    const { rows } = await db.query<{ at: string; n: number }>('SELECT at, count(*) OVER () AS n FROM items');
+    expect(typeof rows[0]!.at).toBe('string');
+    expect(new Date(rows[0]!.at).toISOString()).toBe(rows[0]!.at);
+    expect(rows[0]!.n).toBe(1);
+  });
+
+  it('reports unique violations with code 23505', async () => {
+    await expect(db.query('INSERT INTO items (id, n) VALUES ($1, $2)', ['a', 9])).rejects.toMatchObject({ code: '23505' });
+  });
+});
+
+describe('splitStatements', () => {
+  it('splits on semicolons outside quotes, dollar quotes and comments', () => {
+    expect(splitStatements("SELECT 'a;b'; SELECT $$x;y$$; -- c;d\nSELECT 3")).toEqual(["SELECT 'a;b'", 'SELECT $$x;y$$', 'SELECT 3']);
+  });
+});

@@ -1,0 +1,78 @@
+import { identity, projects } from '@mp/contracts';
+import { DomainError } from '@mp/errors';
+import { bindService, createClient, startGrpcServer, type CallerContext, type GrpcServerHandle } from '@mp/grpc';
+import { createLogger } from '@mp/kit';
+
+const logger = createLogger('test', 'silent');
+const ctx: CallerContext = {
+  requestId: 'req_aaaaaaaaaaaaaaaaaaaa',
+  tenantId: 'ten_bbbbbbbbbbbbbbbbbbbb',
+  environment: 'sandbox',
+  principalId: 'key_cccccccccccccccccccc',
+  principalType: 'api_key',
+  permissions: ['project:read', 'project:write'],
+  traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+};
+
+describe('gRPC helpers', () => {
+  let server: GrpcServerHandle;
+  let seen: CallerContext | null = null;
+  let client: ReturnType<typeof createClient<projects.ProjectsServer>>;
+
+  beforeAll(async () => {
+    server = await startGrpcServer({
+      port: 0,
+      logger,
+      services: [
+        bindService<projects.ProjectsServer>('mp.projects.Projects', projects.ProjectsService, {
+          async createProject(req, c) {
+            seen = c;
+            if (req.name === 'dup') throw new DomainError('409001', { field: 'number', detail: 'Number "X" exists – ünïcode', suggestion: 'Pick another', headers: { 'Retry-After': '5' } });
+            if (req.name === 'crash') throw new Error('unexpected');
+            return { id: 'prj_1', number: req.number, name: req.name, status: 'not_started', createdAt: 'a', updatedAt: 'b', version: 1 };
+          },
+          async getProject() {
+            throw new DomainError('404001', { field: 'project_id' });
+          },
+          async listProjects() {
+            return { items: [] };
+          },
+        }),
+      ],
+    });
+    client = createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${server.port}`);
+  });
+  afterAll(async () => {
+    client?.close();
+    await server?.stop();
+  });
+
+  it('carries the caller context in metadata', async () => {
+    const res = await client.createProject({ name: 'Dam', number: 'D-1' }, ctx);
+    expect(res).toMatchObject({ id: 'prj_1', name: 'Dam', number: 'D-1' });
+    expect(seen).toEqual(ctx);
+  });
+
+  it('turns a domain error into a gRPC status and back, keeping code, field, detail, suggestion and headers', async () => {
+    const err = await client.createProject({ name: 'dup', number: 'X' }, ctx).catch((e) => e);
+    expect(err).toBeInstanceOf(DomainError);
+    expect(err).toMatchObject({ code: '409001', field: 'number', detail: 'Number "X" exists – ünïcode', suggestion: 'Pick another', headers: { 'Retry-After': '5' } });
+    const nf = await client.getProject({ id: 'x' }, ctx).catch((e) => e);
+    expect(nf).toMatchObject({ code: '404001', field: 'project_id' });
+  });
+
+  it('hides an unexpected failure behind 500001 quoting the request id', async () => {
+    const err = await client.createProject({ name: 'crash', number: 'X' }, ctx).catch((e) => e);
+    expect(err.code).toBe('500001');
+    expect(err.detail).toContain(ctx.requestId);
+    expect(err.detail).not.toContain('unexpected');
+  });
+
+  it('maps an unreachable service to 503002', async () => {
+    const dead = createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, '127.0.0.1:1', { deadlineMs: 2000 });
+    const err = await dead.getJwks({}, ctx).catch((e) => e);
+    dead.close();
+    expect(err).toBeInstanceOf(DomainError);
+    expect(err.code).toBe('503002');
+  });
+});
