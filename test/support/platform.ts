@@ -57,6 +57,15 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
       MP_ADMIN_PASSWORD: admin.password,
       MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       NODE_EXTRA_CA_CERTS: caFile,
+      // Real Redis with a key prefix of this run; limits raised so only the rate-limit tests,
+      // which set their own, ever meet them.
+      MP_REDIS_URL: process.env.MP_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      MP_REDIS_PREFIX: `mpt:${stream.stream}`,
+      MP_LIMIT_API_PER_MINUTE: '100000',
+      MP_LIMIT_AUTH_PER_MINUTE: '100000',
+      MP_LIMIT_DATA_RECORDS_PER_MINUTE: '100000000',
+      MP_LIMIT_REPORTS_PER_HOUR: '100000',
+      MP_LIMIT_CONCURRENT: '10000',
       ...env,
     },
   });

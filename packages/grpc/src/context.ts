@@ -12,6 +12,8 @@ export interface CallerContext {
   principalType: 'user' | 'api_key' | 'system' | 'anonymous';
   permissions: string[];
   traceparent?: string;
+  /** The client's Idempotency-Key header on creating writes (api-surface conventions). */
+  idempotencyKey?: string;
 }
 
 const KEYS = {
@@ -22,6 +24,7 @@ const KEYS = {
   principalType: 'x-mp-principal-type',
   permissions: 'x-mp-permissions',
   traceparent: 'traceparent',
+  idempotencyKey: 'x-mp-idempotency-key',
 } as const;
 
 export function contextToMetadata(ctx: CallerContext): Metadata {
@@ -33,6 +36,7 @@ export function contextToMetadata(ctx: CallerContext): Metadata {
   md.set(KEYS.principalType, ctx.principalType);
   md.set(KEYS.permissions, ctx.permissions.join(' '));
   if (ctx.traceparent) md.set(KEYS.traceparent, ctx.traceparent);
+  if (ctx.idempotencyKey) md.set(KEYS.idempotencyKey, ctx.idempotencyKey);
   return md;
 }
 
@@ -44,6 +48,7 @@ export function contextFromMetadata(md: Metadata): CallerContext {
   const env = get(KEYS.environment);
   const type = get(KEYS.principalType);
   const traceparent = get(KEYS.traceparent);
+  const idempotencyKey = get(KEYS.idempotencyKey);
   return {
     requestId: get(KEYS.requestId),
     tenantId: get(KEYS.tenantId),
@@ -52,6 +57,7 @@ export function contextFromMetadata(md: Metadata): CallerContext {
     principalType: type === 'user' || type === 'api_key' || type === 'system' ? type : 'anonymous',
     permissions: get(KEYS.permissions).split(' ').filter(Boolean),
     ...(traceparent ? { traceparent } : {}),
+    ...(idempotencyKey ? { idempotencyKey } : {}),
   };
 }
 

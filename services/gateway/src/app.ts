@@ -9,6 +9,9 @@ import { authenticate, requirePermission } from './middleware/authenticate.js';
 import { jsonBody } from './middleware/json-body.js';
 import { requestContext } from './middleware/request-context.js';
 import type { Readiness } from './readiness.js';
+import type { RateLimits } from '@mp/ratelimit';
+import compose from 'koa-compose';
+import { limitAuthentication, limitTenant } from './middleware/rate-limit.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
 import { errorRoutes } from './routes/errors.js';
@@ -24,6 +27,7 @@ export interface AppDeps {
   /** `{docs_url}` of spec §7.1; a function because the port may be known only after listening. */
   docsUrl: () => string;
   bodyLimitBytes: number;
+  limits: RateLimits;
 }
 
 /** One Koa application per environment (live, sandbox); the environment is fixed by the port. */
@@ -33,8 +37,9 @@ export function createApp(deps: AppDeps): Koa {
   // Koa's own error logging is replaced by the request-context middleware.
   app.silent = true;
 
-  const authed = authenticate(deps);
-  const apiKeyOnly = authenticate(deps, 'api_key');
+  // Every authenticated route is also rate limited per tenant (429001, 429004).
+  const authed = compose([authenticate(deps), limitTenant(deps.limits)]);
+  const apiKeyOnly = compose([authenticate(deps, 'api_key'), limitTenant(deps.limits)]);
   const can = (permission: string) => async (ctx: Koa.Context, next: Koa.Next) => authed(ctx, () => requirePermission(permission)(ctx, next));
   const adminByApiKey = async (ctx: Koa.Context, next: Koa.Next) => apiKeyOnly(ctx, () => requirePermission('system:admin')(ctx, next));
 
@@ -47,7 +52,7 @@ export function createApp(deps: AppDeps): Koa {
   });
 
   const v3 = new Router({ prefix: '/v3' });
-  authRoutes(v3, deps.clients);
+  authRoutes(v3, deps.clients, limitAuthentication(deps.limits));
   apiKeyRoutes(v3, deps.clients, can('system:admin'));
   projectRoutes(v3, deps.clients, can);
   webhookRoutes(v3, deps.clients, adminByApiKey);

@@ -17,6 +17,15 @@ export const gatewayConfigSchema = z.object({
   MP_IDENTITY_ADDR: z.string().default('127.0.0.1:50051'),
   MP_PROJECTS_ADDR: z.string().default('127.0.0.1:50052'),
   MP_WEBHOOKS_ADDR: z.string().default('127.0.0.1:50055'),
+  /** Redis shared by gateway replicas for rate limits; unset → per-process memory (embedded). */
+  MP_REDIS_URL: z.string().optional(),
+  MP_REDIS_PREFIX: z.string().default('mp:rl'),
+  /** Operator defaults of spec §8's limits (per-tenant plans may override). */
+  MP_LIMIT_API_PER_MINUTE: z.coerce.number().int().positive().default(100),
+  MP_LIMIT_DATA_RECORDS_PER_MINUTE: z.coerce.number().int().positive().default(500),
+  MP_LIMIT_REPORTS_PER_HOUR: z.coerce.number().int().positive().default(10),
+  MP_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  MP_LIMIT_CONCURRENT: z.coerce.number().int().positive().default(50),
   /** Request body limit (spec §8: 5 MB). */
   MP_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
 });

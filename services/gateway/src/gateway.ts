@@ -8,6 +8,7 @@ import type { GatewayConfig } from './config.js';
 import { createHttpsOnlyServer } from './https-only.js';
 import { JwtVerifier } from './jwt-verifier.js';
 import { Readiness } from './readiness.js';
+import { RateLimits } from '@mp/ratelimit';
 
 export interface RunningGateway {
   port: number;
@@ -44,6 +45,18 @@ export async function startGateway(config: GatewayConfig, logger: Logger, tlsOve
   const clients = createServiceClients({ identity: config.MP_IDENTITY_ADDR, projects: config.MP_PROJECTS_ADDR, webhooks: config.MP_WEBHOOKS_ADDR });
   const readiness = new Readiness({ identity: config.MP_IDENTITY_ADDR, projects: config.MP_PROJECTS_ADDR, webhooks: config.MP_WEBHOOKS_ADDR });
   const jwt = new JwtVerifier(clients);
+  const limits = new RateLimits({
+    ...(config.MP_REDIS_URL ? { redisUrl: config.MP_REDIS_URL } : {}),
+    prefix: config.MP_REDIS_PREFIX,
+    concurrency: config.MP_LIMIT_CONCURRENT,
+    limits: {
+      api: { points: config.MP_LIMIT_API_PER_MINUTE },
+      data_records: { points: config.MP_LIMIT_DATA_RECORDS_PER_MINUTE },
+      reports: { points: config.MP_LIMIT_REPORTS_PER_HOUR },
+      auth: { points: config.MP_LIMIT_AUTH_PER_MINUTE },
+    },
+    onRedisError: (err) => logger.warn({ err }, 'rate-limit store unavailable; limiting per replica until it is back'),
+  });
 
   const servers: Server[] = [];
   // Error documentation is served by the live base URL itself unless MP_DOCS_URL points elsewhere.
@@ -52,7 +65,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, tlsOve
   const urls: Record<'live' | 'sandbox', string> = { live: '', sandbox: '' };
   for (const environment of ['live', 'sandbox'] as const) {
     const wanted = environment === 'live' ? config.MP_HTTPS_PORT : config.MP_SANDBOX_HTTPS_PORT;
-    const app = createApp({ environment, clients, jwt, readiness, logger, docsUrl, bodyLimitBytes: config.MP_BODY_LIMIT_BYTES });
+    const app = createApp({ environment, clients, jwt, readiness, logger, docsUrl, bodyLimitBytes: config.MP_BODY_LIMIT_BYTES, limits });
     const server = createHttpsOnlyServer(tls, app.callback(), docsUrl);
     const port = await listen(server, wanted, config.MP_BIND_HOST);
     ports[environment] = port;
@@ -79,6 +92,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, tlsOve
         ),
       );
       readiness.close();
+      await limits.close();
       clients.close();
     },
   };

@@ -19,6 +19,7 @@ export function authenticate(deps: { clients: ServiceClients; jwt: JwtVerifier }
     const apiKey = ctx.get('x-api-key');
     const authorization = ctx.get('authorization');
     const traceparent = ctx.get('traceparent') || undefined;
+    const idempotencyKey = ctx.get('idempotency-key') || undefined;
     if (apiKey) {
       const p = await deps.clients.identity.authenticateApiKey({ key: apiKey, environment: state.environment }, anonymousContext(state.requestId, state.environment));
       state.authMethod = 'api_key';
@@ -30,6 +31,7 @@ export function authenticate(deps: { clients: ServiceClients; jwt: JwtVerifier }
         principalType: 'api_key',
         permissions: p.permissions,
         ...(traceparent ? { traceparent } : {}),
+        ...(idempotencyKey ? { idempotencyKey } : {}),
       };
       return next();
     }
@@ -59,6 +61,7 @@ export function authenticate(deps: { clients: ServiceClients; jwt: JwtVerifier }
         principalType: 'user',
         permissions: claims.scope.split(' ').filter(Boolean),
         ...(traceparent ? { traceparent } : {}),
+        ...(idempotencyKey ? { idempotencyKey } : {}),
       };
       return next();
     }

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { anonymousContext } from '@mp/grpc';
 import type { ServiceClients } from '../clients.js';
@@ -16,15 +17,15 @@ const loginBody = z.object({
 const refreshBody = z.object({ refresh_token: z.string().min(1).max(4000) });
 
 /** POST /auth/login and /auth/refresh (spec §4, §5 rules 2–3). */
-export function authRoutes(router: Router, clients: ServiceClients): void {
-  router.post('/auth/login', async (ctx) => {
+export function authRoutes(router: Router, clients: ServiceClients, limit: Middleware): void {
+  router.post('/auth/login', limit, async (ctx) => {
     const state = ctx.state as GatewayState;
     const body = validate(loginBody, state.body ?? {}, 'body');
     const token = await clients.identity.login({ username: body.username, password: body.password, environment: state.environment }, anonymousContext(state.requestId, state.environment));
     ok(ctx, present.token(token));
   });
 
-  router.post('/auth/refresh', async (ctx) => {
+  router.post('/auth/refresh', limit, async (ctx) => {
     const state = ctx.state as GatewayState;
     const body = validate(refreshBody, state.body ?? {}, 'body');
     const token = await clients.identity.refresh({ refreshToken: body.refresh_token, environment: state.environment }, anonymousContext(state.requestId, state.environment));

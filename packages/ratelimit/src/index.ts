@@ -1,0 +1,3 @@
+export * from './rules.js';
+export * from './rate-limits.js';
+export * from './refuse.js';

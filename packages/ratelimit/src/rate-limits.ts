@@ -1,0 +1,131 @@
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { DEFAULT_CONCURRENCY, DEFAULT_LIMITS, type LimitKind, type LimitRule, type Verdict } from './rules.js';
+
+export interface RateLimitsOptions {
+  /** Redis shared by every gateway replica; unset in the embedded default (per-process memory). */
+  redisUrl?: string;
+  /** Key prefix, so environments and test runs never share counters. */
+  prefix?: string;
+  /** Operator defaults replacing spec §8's (per-tenant plans override these per call). */
+  limits?: Partial<Record<LimitKind, Partial<LimitRule>>>;
+  concurrency?: number;
+  onRedisError?: (err: unknown) => void;
+}
+
+/**
+ * Counters for the limits of spec §8. With Redis they are shared by all gateway replicas. When
+ * Redis fails, each call falls back to an in-process limiter with the same rule (rate-limiter-
+ * flexible's insurance limiter), so requests keep flowing and limits still hold per replica rather
+ * than failing open or refusing everything; see docs/adr/0006-rate-limits.md.
+ */
+export class RateLimits {
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly redis: Redis | null;
+  private readonly prefix: string;
+  private readonly rules: Record<LimitKind, LimitRule>;
+  readonly concurrency: number;
+  private readonly localInFlight = new Map<string, number>();
+
+  constructor(private readonly opts: RateLimitsOptions = {}) {
+    this.prefix = opts.prefix ?? 'mp:rl';
+    this.rules = Object.fromEntries(
+      (Object.keys(DEFAULT_LIMITS) as LimitKind[]).map((k) => [k, { ...DEFAULT_LIMITS[k], ...(opts.limits?.[k] ?? {}) }]),
+    ) as Record<LimitKind, LimitRule>;
+    this.concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
+    this.redis = opts.redisUrl
+      ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 1000, lazyConnect: false })
+      : null;
+    this.redis?.on('error', (err) => opts.onRedisError?.(err));
+  }
+
+  rule(kind: LimitKind): LimitRule {
+    return this.rules[kind];
+  }
+
+  private limiter(kind: LimitKind, points: number): RateLimiterAbstract {
+    const rule = this.rules[kind];
+    const id = `${kind}:${points}`;
+    let l = this.limiters.get(id);
+    if (!l) {
+      const base = { points, duration: rule.durationSeconds, keyPrefix: `${this.prefix}:${kind}:${points}` };
+      const memory = new RateLimiterMemory(base);
+      l = this.redis ? new RateLimiterRedis({ ...base, storeClient: this.redis, insuranceLimiter: memory, rejectIfRedisNotReady: true }) : memory;
+      this.limiters.set(id, l);
+    }
+    return l;
+  }
+
+  /**
+   * Takes `cost` points of `kind` for `key` (e.g. a tenant and environment). A refused request
+   * is given its points back, so a refusal does not eat into the next allowed request.
+   * `limit` overrides the rule's points (a tenant's plan).
+   */
+  async consume(kind: LimitKind, key: string, cost = 1, limit?: number): Promise<Verdict> {
+    const points = limit ?? this.rules[kind].points;
+    const limiter = this.limiter(kind, points);
+    try {
+      const res = await limiter.consume(key, cost);
+      return this.verdict(kind, points, res, true);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      await limiter.reward(key, cost).catch(() => undefined);
+      return this.verdict(kind, points, err, false, cost);
+    }
+  }
+
+  private verdict(kind: LimitKind, limit: number, res: RateLimiterRes, allowed: boolean, cost = 0): Verdict {
+    const resetMs = Math.max(0, res.msBeforeNext);
+    const consumed = allowed ? res.consumedPoints : res.consumedPoints - cost;
+    return {
+      allowed,
+      kind,
+      limit,
+      remaining: Math.max(0, limit - consumed),
+      resetAt: Math.ceil((Date.now() + resetMs) / 1000),
+      retryAfter: allowed ? 0 : Math.ceil(resetMs / 1000),
+    };
+  }
+
+  /**
+   * Holds one of `max` concurrent slots for `key` until `release` is called. In Redis a counter
+   * with a TTL (so slots of a crashed replica come back); in memory when Redis is unavailable.
+   */
+  async acquire(key: string, max = this.concurrency): Promise<{ allowed: boolean; inFlight: number; release: () => Promise<void> }> {
+    const redisKey = `${this.prefix}:conc:${key}`;
+    if (this.redis && this.redis.status === 'ready') {
+      try {
+        const [[, n]] = (await this.redis.multi().incr(redisKey).expire(redisKey, 120).exec()) as [[null, number], unknown];
+        const release = async () => {
+          await this.redis!.decr(redisKey).catch(() => undefined);
+        };
+        if (n > max) {
+          await release();
+          return { allowed: false, inFlight: n - 1, release: async () => undefined };
+        }
+        return { allowed: true, inFlight: n, release };
+      } catch (err) {
+        this.opts.onRedisError?.(err);
+      }
+    }
+    const n = (this.localInFlight.get(key) ?? 0) + 1;
+    if (n > max) return { allowed: false, inFlight: n - 1, release: async () => undefined };
+    this.localInFlight.set(key, n);
+    let released = false;
+    return {
+      allowed: true,
+      inFlight: n,
+      release: async () => {
+        if (released) return;
+        released = true;
+        const left = (this.localInFlight.get(key) ?? 1) - 1;
+        if (left <= 0) this.localInFlight.delete(key);
+        else this.localInFlight.set(key, left);
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.redis) await this.redis.quit().catch(() => this.redis!.disconnect());
+  }
+}

@@ -1,0 +1,27 @@
+import { DomainError } from '@mp/errors';
+import { DEFAULT_LIMITS, rateLimitHeaders, type Verdict } from './rules.js';
+
+const SUGGESTIONS: Record<Verdict['kind'], string> = {
+  api: 'Wait for Retry-After seconds, then retry; spread requests evenly or batch them.',
+  data_records: 'Wait for Retry-After seconds; send fewer records per minute or ask for a higher plan limit.',
+  reports: 'Wait for Retry-After seconds before generating another report.',
+  auth: 'Wait for Retry-After seconds; reuse access tokens and refresh them instead of signing in again.',
+};
+
+/** The 429 error of a refused verdict, carrying the rate-limit headers of spec §7.8. */
+export function rateLimitError(v: Verdict): DomainError {
+  const rule = DEFAULT_LIMITS[v.kind];
+  return new DomainError(rule.code, {
+    detail: `Limit of ${v.limit} ${rule.what} reached; the window resets in ${v.retryAfter} s.`,
+    suggestion: SUGGESTIONS[v.kind],
+    headers: rateLimitHeaders(v),
+  });
+}
+
+export function concurrencyError(max: number): DomainError {
+  return new DomainError('429004', {
+    detail: `At most ${max} requests may be in flight at once.`,
+    suggestion: 'Wait for running requests to finish; limit your client to fewer parallel requests.',
+    headers: { 'Retry-After': '1' },
+  });
+}

@@ -1,0 +1,101 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { httpsRequest, startHttpsReceiver, testCertificate, waitUntil, type HttpsReceiver } from '@mp/testing';
+import { verifySignature } from '@mp/webhooks';
+import { startProcess, type StartedProcess } from '../support/process.js';
+
+// Issue 3: the README's start command with nothing but Node.js: no database, broker or cache
+// settings, so every service runs on its embedded adapters under a fresh data folder.
+describe('npm start: the embedded default', () => {
+  let dataDir: string;
+  let receiver: HttpsReceiver;
+  let proc: StartedProcess | null = null;
+  const env = () => {
+    const clean: Record<string, string | undefined> = { ...process.env };
+    for (const k of Object.keys(clean)) if (k.startsWith('MP_') || k.startsWith('npm_')) delete clean[k];
+    return {
+      ...clean,
+      MP_DATA_DIR: dataDir,
+      MP_HTTPS_PORT: '0',
+      MP_SANDBOX_HTTPS_PORT: '0',
+      MP_BIND_HOST: '127.0.0.1',
+      MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      MP_LOG_LEVEL: 'warn',
+      NODE_EXTRA_CA_CERTS: join(dataDir, 'receiver-ca.pem'),
+    };
+  };
+  const start = async () => {
+    proc = startProcess('npm', ['start', '--silent'], { env: env() });
+    const [, url] = await proc.waitForOutput(/Live API:\s+(https:\/\/\S+)/, 90_000);
+    await proc.waitForOutput(/Press Ctrl-C to stop/);
+    return url!.replace('localhost', '127.0.0.1');
+  };
+  const call = (base: string, method: string, path: string, opts: { body?: unknown; headers?: Record<string, string> } = {}) =>
+    httpsRequest(`${base}${path}`, { method, ca: readFileSync(join(dataDir, 'tls', 'tls.crt'), 'utf8'), ...opts });
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'mp-embedded-'));
+    writeFileSync(join(dataDir, 'receiver-ca.pem'), (await testCertificate()).cert);
+    receiver = await startHttpsReceiver();
+  });
+  afterAll(async () => {
+    await proc?.stop('SIGKILL');
+    await receiver?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts, signs in, delivers signed events, and keeps everything across a restart', async () => {
+    let base = await start();
+    const out = proc!.output();
+    expect(out).toMatch(/embedded mode/);
+    expect(out).toMatch(/Sandbox API:\s+https:\/\/localhost:\d+\/v3/);
+    const [, username, password] = out.match(/username "([^"]+)", password "([^"]+)"/)!;
+
+    const login = await call(base, 'POST', '/auth/login', { body: { username, password, grant_type: 'password' } });
+    expect(login.status).toBe(200);
+    const token = login.body.data.access_token;
+    const keyRes = await call(base, 'POST', '/api-keys', { headers: { authorization: `Bearer ${token}` }, body: { name: 'embedded', permissions: ['project:read', 'project:write', 'system:admin'] } });
+    expect(keyRes.status).toBe(200);
+    const key = keyRes.body.data.key;
+    const hook = await call(base, 'POST', '/webhooks', { headers: { 'x-api-key': key }, body: { name: 'local', url: receiver.url, events: ['project.created'] } });
+    expect(hook.status).toBe(200);
+    const project = await call(base, 'POST', '/projects', { headers: { 'x-api-key': key }, body: { name: 'Harbour wall', number: 'HW-1' } });
+    expect(project.status).toBe(200);
+
+    const [delivered] = await receiver.waitFor(1);
+    expect(delivered!.json).toMatchObject({ event_type: 'project.created', webhook_id: hook.body.data.id, data: { project_id: project.body.data.id } });
+    expect(
+      verifySignature({
+        secret: hook.body.data.secret,
+        signatureHeader: delivered!.headers['x-service-signature'] as string,
+        timestampHeader: delivered!.headers['x-service-timestamp'] as string,
+        rawBody: delivered!.rawBody,
+      }),
+    ).toBe(true);
+
+    // Ctrl-C: a clean stop …
+    expect(await proc!.stop('SIGINT')).toBe(0);
+    expect(proc!.output()).toMatch(/Stopped\./);
+
+    // … and a warm start finds the same data and the same administrator (no new password).
+    base = await start();
+    expect(proc!.output()).not.toMatch(/First administrator created/);
+    const again = await call(base, 'POST', '/auth/login', { body: { username, password, grant_type: 'password' } });
+    expect(again.status).toBe(200);
+    const got = await call(base, 'GET', `/projects/${project.body.data.id}`, { headers: { 'x-api-key': key } });
+    expect(got.status).toBe(200);
+    expect(got.body.data.name).toBe('Harbour wall');
+    const deliveries = await call(base, 'GET', `/webhooks/${hook.body.data.id}/deliveries`, { headers: { 'x-api-key': key } });
+    expect(deliveries.body.data.items).toHaveLength(1);
+    expect(deliveries.body.data.items[0]).toMatchObject({ status: 'delivered', http_status: 200 });
+
+    // Events written after the restart are delivered too, once each.
+    await call(base, 'POST', '/projects', { headers: { 'x-api-key': key }, body: { name: 'Second', number: 'HW-2' } });
+    await receiver.waitFor(2);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.requests).toHaveLength(2);
+    await waitUntil(async () => (await proc!.stop('SIGINT')) === 0);
+    proc = null;
+  });
+});
