@@ -39,6 +39,26 @@ export class RateLimits {
     this.redis?.on('error', (err) => opts.onRedisError?.(err));
   }
 
+  /**
+   * Waits (up to `timeoutMs`) for the Redis connection, so the first requests count in the shared
+   * store. If Redis does not come, the limits start in the per-process fallback.
+   */
+  async ready(timeoutMs = 3000): Promise<boolean> {
+    const redis = this.redis;
+    if (!redis) return true;
+    if (redis.status === 'ready') return true;
+    return new Promise<boolean>((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        redis.off('ready', onReady);
+        resolve(ok);
+      };
+      const onReady = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      redis.once('ready', onReady);
+    });
+  }
+
   rule(kind: LimitKind): LimitRule {
     return this.rules[kind];
   }
@@ -126,6 +146,9 @@ export class RateLimits {
   }
 
   async close(): Promise<void> {
-    if (this.redis) await this.redis.quit().catch(() => this.redis!.disconnect());
+    if (!this.redis) return;
+    // quit() waits for a connection that may never come; a client that is not ready just stops.
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis!.disconnect());
+    else this.redis.disconnect();
   }
 }

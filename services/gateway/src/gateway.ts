@@ -57,6 +57,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, tlsOve
     },
     onRedisError: (err) => logger.warn({ err }, 'rate-limit store unavailable; limiting per replica until it is back'),
   });
+  if (!(await limits.ready())) logger.warn('Redis not reachable at start; rate limits apply per replica until it is');
 
   const servers: Server[] = [];
   // Error documentation is served by the live base URL itself unless MP_DOCS_URL points elsewhere.

@@ -1,0 +1,99 @@
+import { randomToken } from '@mp/kit';
+import { RateLimits, rateLimitError, rateLimitHeaders } from '@mp/ratelimit';
+
+const REDIS = process.env.MP_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+describe('rate limits on real Redis', () => {
+  const prefix = `mpt:rl:${randomToken(8)}`;
+  let a: RateLimits;
+  let b: RateLimits;
+
+  beforeAll(async () => {
+    // Two gateway replicas with one store.
+    a = new RateLimits({ redisUrl: REDIS, prefix, limits: { api: { points: 5 } } });
+    b = new RateLimits({ redisUrl: REDIS, prefix, limits: { api: { points: 5 } } });
+    expect(await a.ready()).toBe(true);
+    expect(await b.ready()).toBe(true);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('shares one limit between replicas and refuses the request over it', async () => {
+    const verdicts = [];
+    for (let i = 0; i < 6; i++) verdicts.push(await (i % 2 ? b : a).consume('api', 'ten_x:live'));
+    expect(verdicts.map((v) => v.allowed)).toEqual([true, true, true, true, true, false]);
+    expect(verdicts.map((v) => v.remaining)).toEqual([4, 3, 2, 1, 0, 0]);
+    const refused = verdicts[5]!;
+    expect(refused.retryAfter).toBeGreaterThan(0);
+    expect(refused.retryAfter).toBeLessThanOrEqual(60);
+    const headers = rateLimitHeaders(refused);
+    expect(headers).toMatchObject({ 'X-RateLimit-Limit': '5', 'X-RateLimit-Remaining': '0', 'Retry-After': String(refused.retryAfter) });
+    expect(Number(headers['X-RateLimit-Reset'])).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000));
+    const err = rateLimitError(refused);
+    expect(err.code).toBe('429001');
+    expect(err.headers['Retry-After']).toBe(String(refused.retryAfter));
+  });
+
+  it('counts per key: another tenant is not affected', async () => {
+    expect((await a.consume('api', 'ten_y:live')).allowed).toBe(true);
+  });
+
+  it('counts records, and gives back the points of a refused request', async () => {
+    const key = 'ten_z:live';
+    expect((await a.consume('data_records', key, 400, 500)).allowed).toBe(true);
+    const over = await b.consume('data_records', key, 200, 500);
+    expect(over.allowed).toBe(false);
+    expect(over.remaining).toBe(100);
+    expect(rateLimitError(over).code).toBe('429002');
+    // The refusal did not use up the remaining 100.
+    expect((await a.consume('data_records', key, 100, 500)).allowed).toBe(true);
+  });
+
+  it('holds concurrent slots across replicas and frees them on release', async () => {
+    const key = `conc-${randomToken(6)}`;
+    const s1 = await a.acquire(key, 2);
+    const s2 = await b.acquire(key, 2);
+    const s3 = await a.acquire(key, 2);
+    expect([s1.allowed, s2.allowed, s3.allowed]).toEqual([true, true, false]);
+    await s1.release();
+    const s4 = await b.acquire(key, 2);
+    expect(s4.allowed).toBe(true);
+    await s2.release();
+    await s4.release();
+  });
+});
+
+describe('rate limits when Redis is unreachable', () => {
+  it('keeps limiting in the process instead of failing open or refusing everything', async () => {
+    const errors: unknown[] = [];
+    // Nothing listens on port 1: every Redis call fails at once.
+    const l = new RateLimits({ redisUrl: 'redis://127.0.0.1:1', prefix: 'down', limits: { auth: { points: 3 } }, onRedisError: (e) => errors.push(e) });
+    try {
+      expect(await l.ready(300)).toBe(false);
+      const verdicts = [];
+      for (let i = 0; i < 4; i++) verdicts.push((await l.consume('auth', '127.0.0.1:live')).allowed);
+      expect(verdicts).toEqual([true, true, true, false]);
+      const slot = await l.acquire('t', 1);
+      expect(slot.allowed).toBe(true);
+      expect((await l.acquire('t', 1)).allowed).toBe(false);
+      await slot.release();
+      expect((await l.acquire('t', 1)).allowed).toBe(true);
+      expect(errors.length).toBeGreaterThan(0);
+    } finally {
+      await l.close();
+    }
+  });
+});
+
+describe('rate limits without Redis (embedded default)', () => {
+  it('limits in memory with the same rules', async () => {
+    const l = new RateLimits({ limits: { reports: { points: 2 } } });
+    const v = [await l.consume('reports', 'k'), await l.consume('reports', 'k'), await l.consume('reports', 'k')];
+    expect(v.map((x) => x.allowed)).toEqual([true, true, false]);
+    expect(rateLimitError(v[2]!).code).toBe('429003');
+    expect(v[2]!.retryAfter).toBeGreaterThan(60);
+    await l.close();
+  });
+});
