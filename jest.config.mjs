@@ -20,5 +20,8 @@ export default {
   testTimeout: 60000,
   // The suite is I/O bound (PostgreSQL, NATS, HTTPS); three workers keep 2 cores busy.
   maxWorkers: process.env.JEST_MAX_WORKERS ?? 3,
-  forceExit: false,
+  // rate-limiter-flexible's in-memory store keeps un-unref'd expiry timers (up to an hour for the
+  // reports limit); they must not hold a finished run open. Servers and processes are still
+  // stopped by every test file.
+  forceExit: true,
 };

@@ -7,7 +7,8 @@ const started = performance.now();
 const platform = await startPlatform();
 const { gateway, admin, mode } = platform;
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
-const cert = gateway.certificatePath ? relative(process.cwd(), gateway.certificatePath) || gateway.certificatePath : null;
+const rel = gateway.certificatePath ? relative(process.cwd(), gateway.certificatePath) : null;
+const cert = gateway.certificatePath ? (rel && !rel.startsWith('..') ? rel : gateway.certificatePath) : null;
 
 const lines = [
   '',

@@ -7,6 +7,8 @@ import { startProcess, type StartedProcess } from '../support/process.js';
 
 // Issue 3: the README's start command with nothing but Node.js: no database, broker or cache
 // settings, so every service runs on its embedded adapters under a fresh data folder.
+jest.setTimeout(240_000);
+
 describe('npm start: the embedded default', () => {
   let dataDir: string;
   let receiver: HttpsReceiver;

@@ -7,10 +7,11 @@ import type { Database, Migration } from './types.js';
  */
 export async function migrate(db: Database, schema: string, migrations: Migration[]): Promise<string[]> {
   const lockKey = createHash('sha256').update(`migrate:${schema}`).digest().readInt32BE(0);
-  await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   const applied: string[] = [];
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [lockKey]);
+    // Inside the lock: replicas creating the schema at the same moment would collide otherwise.
+    await tx.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     await tx.query(
       `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
     );

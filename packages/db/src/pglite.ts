@@ -25,6 +25,7 @@ function normalise(rows: Row[]): Row[] {
  */
 export async function createPgliteDatabase(opts: PgliteOptions): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
+  if (!opts.dataDir.includes('://')) (await import('node:fs')).mkdirSync(opts.dataDir, { recursive: true });
   const db = await PGlite.create(opts.dataDir);
   await db.exec(`CREATE SCHEMA IF NOT EXISTS ${opts.schema}; SET search_path TO ${opts.schema}, public;`);
 

@@ -3,8 +3,9 @@ import type { EventTransport } from '@mp/events';
 import { parseGatewayConfig, startGateway, type RunningGateway } from '@mp/gateway';
 import { IDENTITY_SCHEMA, identityMigrations, parseIdentityConfig, startIdentityService } from '@mp/identity';
 import { createLogger, type Logger } from '@mp/kit';
+import { MONITORING_DATA_SCHEMA, monitoringDataMigrations, parseMonitoringDataConfig, startMonitoringDataService } from '@mp/monitoring-data';
 import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
-import { loadSecretsKey, openServiceDatabase, openTransport } from '@mp/runtime';
+import { loadSecretsKey, openServiceDatabase, openTransport, type InfraConfig } from '@mp/runtime';
 import { WEBHOOKS_SCHEMA, parseWebhooksConfig, readExtraCa, startWebhooksService, webhooksMigrations } from '@mp/webhooks';
 
 export interface PlatformOptions {
@@ -20,7 +21,7 @@ export interface RunningPlatform {
   mode: 'embedded' | 'distributed';
   /** Set only when the first administrator was created with a generated password. */
   admin: { created: boolean; username: string; password?: string };
-  ports: { identity: number; projects: number; webhooks: number };
+  ports: { identity: number; projects: number; webhooks: number; monitoringData: number };
   stop(): Promise<void>;
 }
 
@@ -33,7 +34,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
   const env = { ...(opts.env ?? process.env) };
   // In one process the services find each other through the ports they got, so unless told
   // otherwise they take free loopback ports instead of the fixed ones separate pods use.
-  for (const name of ['MP_IDENTITY_GRPC_PORT', 'MP_PROJECTS_GRPC_PORT', 'MP_WEBHOOKS_GRPC_PORT']) env[name] ??= '0';
+  for (const name of ['MP_IDENTITY_GRPC_PORT', 'MP_PROJECTS_GRPC_PORT', 'MP_WEBHOOKS_GRPC_PORT', 'MP_MONITORING_DATA_GRPC_PORT']) env[name] ??= '0';
   const logger = opts.logger ?? createLogger('platform');
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
@@ -45,7 +46,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     const whConfig = parseWebhooksConfig(env);
     const secretsKey = loadSecretsKey(idConfig);
 
-    const open = async (config: typeof idConfig, schema: string, migrations: Parameters<typeof openServiceDatabase>[2]) => {
+    const open = async (config: InfraConfig, schema: string, migrations: Parameters<typeof openServiceDatabase>[2]) => {
       const db: Database = await openServiceDatabase(config, schema, migrations);
       stops.push(() => db.close());
       return db;
@@ -74,14 +75,30 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     stops.push(() => identity.stop());
 
     const prDb = await open(prConfig, PROJECTS_SCHEMA, projectsMigrations);
-    const projects = await startProjectsService({ db: prDb, transport, logger: logger.child({ service: 'projects' }), host: prConfig.MP_GRPC_HOST, port: prConfig.MP_PROJECTS_GRPC_PORT });
+    const projects = await startProjectsService({ db: prDb, transport, logger: logger.child({ service: 'projects' }), host: prConfig.MP_GRPC_HOST, port: prConfig.MP_PROJECTS_GRPC_PORT, overdueSweepMs: prConfig.MP_TASK_OVERDUE_SWEEP_MS });
     stops.push(() => projects.stop());
+
+    const mdConfig = parseMonitoringDataConfig({ ...env, MP_PROJECTS_ADDR: `127.0.0.1:${projects.port}` });
+    const mdDb = await openServiceDatabase(mdConfig, MONITORING_DATA_SCHEMA, monitoringDataMigrations, { poolSize: mdConfig.MP_MONITORING_DATA_DB_POOL });
+    stops.push(() => mdDb.close());
+    const monitoringData = await startMonitoringDataService({
+      db: mdDb,
+      transport,
+      logger: logger.child({ service: 'monitoring-data' }),
+      host: mdConfig.MP_GRPC_HOST,
+      port: mdConfig.MP_MONITORING_DATA_GRPC_PORT,
+      projects: mdConfig.MP_PROJECTS_ADDR,
+      contextTtlMs: mdConfig.MP_MONITORING_DATA_CONTEXT_TTL_MS,
+      batchChunk: mdConfig.MP_MONITORING_DATA_BATCH_CHUNK,
+    });
+    stops.push(() => monitoringData.stop());
 
     const gwConfig = parseGatewayConfig({
       ...env,
       MP_IDENTITY_ADDR: `127.0.0.1:${identity.port}`,
       MP_PROJECTS_ADDR: `127.0.0.1:${projects.port}`,
       MP_WEBHOOKS_ADDR: `127.0.0.1:${webhooks.port}`,
+      MP_MONITORING_DATA_ADDR: `127.0.0.1:${monitoringData.port}`,
     });
     const gateway = await startGateway(gwConfig, logger.child({ service: 'gateway' }), opts.tls);
     stops.push(() => gateway.stop());
@@ -90,7 +107,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       gateway,
       mode: idConfig.MP_DATABASE_URL ? 'distributed' : 'embedded',
       admin: identity.admin,
-      ports: { identity: identity.port, projects: projects.port, webhooks: webhooks.port },
+      ports: { identity: identity.port, projects: projects.port, webhooks: webhooks.port, monitoringData: monitoringData.port },
       stop: stopAll,
     };
   } catch (err) {

@@ -23,6 +23,10 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 
   const field = fieldOf(issue.path) || null;
   const name = field ?? 'the body';
   const given = (issue as { input?: unknown }).input;
+  // A field that is absent is "missing" whatever rule it failed (e.g. a literal grant_type).
+  if (given === undefined && issue.code !== 'custom' && issue.path.length > 0) {
+    throw new DomainError(where === 'body' ? '422101' : '400001', { field, detail: `${name} is required.`, suggestion: `Send ${name}.` });
+  }
   switch (issue.code) {
     case 'invalid_type':
       if (given === undefined) {

@@ -1,0 +1,33 @@
+import { createLogger } from '@mp/kit';
+import { loadSecretsKey, openServiceDatabase, openTransport } from '@mp/runtime';
+import { parseIdentityConfig } from './config.js';
+import { migrations, SCHEMA } from './migrations.js';
+import { startIdentityService } from './service.js';
+
+// Standalone process entry (one pod of the identity service).
+const config = parseIdentityConfig();
+const logger = createLogger('identity');
+const db = await openServiceDatabase(config, SCHEMA, migrations);
+const transport = await openTransport(config, logger);
+const service = await startIdentityService({ db, transport, logger, config, secretsKey: loadSecretsKey(config) });
+logger.info({ port: service.port }, 'identity service listening');
+
+if (service.admin.created) {
+  logger.info({ username: service.admin.username, generated_password: Boolean(service.admin.password) }, 'first administrator created');
+}
+if (service.admin.password) {
+  // Straight to stdout, never through the logger: log pipelines keep what they receive.
+  process.stdout.write(
+    `First administrator created: username "${service.admin.username}", password "${service.admin.password}"\n` +
+      '(shown once: keep it now, or set MP_ADMIN_USERNAME/MP_ADMIN_PASSWORD before the first start)\n',
+  );
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    await service.stop();
+    await transport.close();
+    await db.close();
+    process.exit(0);
+  });
+}
