@@ -1008,6 +1008,31 @@ export const catalogue: Record<string, ErrorEntry> = {
   },
 
   // ---------------------------------------------------------------- 422 business rules
+  // Not in the specification's table (see docs/adr/0004-error-code-extensions.md).
+  '409007': {
+    code: '409007',
+    message: 'duplicate device serial number',
+    category: 'conflict',
+    suggestion: 'Use the existing device with this serial number, or correct the serial number.',
+    commonCauses: ['The device was registered before', 'Two devices were given the same serial number by mistake'],
+    solutions: ['List devices with GET /devices?q=<serial> and use the existing one', 'Check the serial number on the device label'],
+    example: {
+      request: { method: 'POST', path: '/v3/devices', body: { serial_number: 'TS-60-001234', model: 'TS60', type: 'total_station' } },
+      correct: { method: 'GET', path: '/v3/devices?q=TS-60-001234' },
+    },
+  },
+  '409008': {
+    code: '409008',
+    message: 'project status conflict',
+    category: 'conflict',
+    suggestion: 'Read the project status and choose a move allowed from it (see the transition table in the API reference).',
+    commonCauses: ['The project is already in the requested status', 'The move skips a step, e.g. not_started to completed', 'Another user changed the status first'],
+    solutions: ['GET the project and check its status', 'Follow the transition table: not_started → in_progress → paused/completed → archived'],
+    example: {
+      request: { method: 'PUT', path: '/v3/projects/prj_4n2k8q1m7p3x9c5v6b0z/status', body: { status: 'completed' }, note: 'project is not_started' },
+      correct: { method: 'PUT', path: '/v3/projects/prj_4n2k8q1m7p3x9c5v6b0z/status', body: { status: 'in_progress' } },
+    },
+  },
   '422101': {
     code: '422101',
     message: 'required field missing',

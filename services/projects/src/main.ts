@@ -9,7 +9,14 @@ const config = parseProjectsConfig();
 const logger = createLogger('projects');
 const db = await openServiceDatabase(config, SCHEMA, migrations);
 const transport = await openTransport(config, logger);
-const service = await startProjectsService({ db, transport, logger, host: config.MP_GRPC_HOST, port: config.MP_PROJECTS_GRPC_PORT });
+const service = await startProjectsService({
+  db,
+  transport,
+  logger,
+  host: config.MP_GRPC_HOST,
+  port: config.MP_PROJECTS_GRPC_PORT,
+  overdueSweepMs: config.MP_TASK_OVERDUE_SWEEP_MS,
+});
 logger.info({ port: service.port }, 'projects service listening');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

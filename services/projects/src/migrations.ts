@@ -28,4 +28,112 @@ export const migrations: Migration[] = [
       CREATE INDEX projects_list ON projects (tenant_id, environment, created_at DESC, id DESC);
     `,
   },
+  {
+    id: '002_projects_domain',
+    sql: `
+      -- Plausible coordinate range {min_x,max_x,min_y,max_y,min_z,max_z} in metres; NULL = no check.
+      ALTER TABLE projects ADD COLUMN bounds jsonb;
+      CREATE INDEX projects_status ON projects (tenant_id, environment, status);
+
+      CREATE TABLE project_members (
+        project_id text NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        user_id text NOT NULL,
+        role text NOT NULL CHECK (role IN ('owner', 'editor', 'viewer')),
+        -- Display data for events (spec 2.8 changed_by); the phone is kept masked only.
+        name text,
+        phone_masked text,
+        added_by text,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        PRIMARY KEY (project_id, user_id)
+      );
+      CREATE INDEX project_members_user ON project_members (tenant_id, environment, user_id);
+
+      CREATE TABLE devices (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        serial_number text NOT NULL,
+        name text,
+        model text NOT NULL,
+        type text NOT NULL,
+        manufacturer text,
+        status text NOT NULL,
+        calibrated_at date,
+        calibration_due_at date,
+        description text,
+        created_by text,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        version integer NOT NULL DEFAULT 1,
+        CONSTRAINT devices_serial_unique UNIQUE (tenant_id, environment, serial_number)
+      );
+      CREATE INDEX devices_list ON devices (tenant_id, environment, created_at DESC, id DESC);
+
+      CREATE TABLE points (
+        id text PRIMARY KEY,
+        project_id text NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        number text NOT NULL,
+        name text NOT NULL,
+        sensor_type text NOT NULL,
+        ref_x double precision NOT NULL,
+        ref_y double precision NOT NULL,
+        ref_z double precision NOT NULL,
+        warning_threshold double precision NOT NULL,
+        alarm_threshold double precision NOT NULL,
+        abrupt_change_limit double precision,
+        precision_mm double precision,
+        -- Deleting a device detaches it from its points.
+        device_id text REFERENCES devices (id) ON DELETE SET NULL,
+        active boolean NOT NULL DEFAULT true,
+        description text,
+        created_by text,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        version integer NOT NULL DEFAULT 1,
+        -- spec 409002: a point number is unique within its project
+        CONSTRAINT points_number_unique UNIQUE (project_id, number)
+      );
+      CREATE INDEX points_list ON points (project_id, created_at DESC, id DESC);
+      CREATE INDEX points_device ON points (device_id) WHERE device_id IS NOT NULL;
+
+      CREATE TABLE tasks (
+        id text PRIMARY KEY,
+        project_id text NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        name text NOT NULL,
+        description text,
+        status text NOT NULL,
+        priority text NOT NULL,
+        assignee_id text,
+        due_at timestamptz,
+        -- When the overdue sweep flagged the task and wrote task.overdue; reset when due_at moves.
+        overdue_at timestamptz,
+        completed_at timestamptz,
+        created_by text,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        version integer NOT NULL DEFAULT 1
+      );
+      CREATE INDEX tasks_list ON tasks (project_id, created_at DESC, id DESC);
+      CREATE INDEX tasks_overdue_sweep ON tasks (due_at) WHERE overdue_at IS NULL AND status NOT IN ('completed', 'cancelled');
+
+      -- Idempotency-Key of creating writes: the first response, kept 24 h (api-surface conventions).
+      CREATE TABLE idempotency_keys (
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        key text NOT NULL,
+        request_hash text NOT NULL,
+        response jsonb,
+        created_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant_id, environment, key)
+      );
+      CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);
+    `,
+  },
 ];

@@ -3,6 +3,7 @@ import { OutboxRelay, type EventTransport } from '@mp/events';
 import { startGrpcServer } from '@mp/grpc';
 import { systemClock, type Clock, type Logger } from '@mp/kit';
 import { projectsBinding } from './handlers.js';
+import { OverdueSweep } from './overdue-sweep.js';
 
 export interface ProjectsServiceOptions {
   db: Database;
@@ -11,22 +12,30 @@ export interface ProjectsServiceOptions {
   host?: string;
   port: number;
   clock?: Clock;
+  /** Interval of the overdue sweep (MP_TASK_OVERDUE_SWEEP_MS); 0 = only on runOverdueSweep(). Default 30 s. */
+  overdueSweepMs?: number;
 }
 
 export interface RunningService {
   port: number;
+  /** Runs one overdue sweep now; resolves with the number of tasks this replica flagged. */
+  runOverdueSweep(): Promise<number>;
   stop(): Promise<void>;
 }
 
-/** Starts the projects gRPC service and its outbox relay on an already migrated database. */
+/** Starts the projects gRPC service, its outbox relay and its overdue sweep on an already migrated database. */
 export async function startProjectsService(opts: ProjectsServiceOptions): Promise<RunningService> {
   const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger });
   const deps = { db: opts.db, relay, logger: opts.logger, clock: opts.clock ?? systemClock };
+  const sweep = new OverdueSweep(deps, { intervalMs: opts.overdueSweepMs ?? 30_000 });
   const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [projectsBinding(deps)], logger: opts.logger });
   relay.start();
+  sweep.start();
   return {
     port: server.port,
+    runOverdueSweep: () => sweep.runOnce(),
     async stop() {
+      await sweep.stop();
       await server.stop();
       await relay.stop();
     },

@@ -3,9 +3,17 @@ import type { Middleware } from 'koa';
 import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
-import { present } from '../presenters.js';
+import { presentProjects as present } from '../presenters-projects.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
+import { deviceRoutes } from './devices.js';
+import { memberRoutes } from './members.js';
+import { pointRoutes } from './points.js';
+import { taskRoutes } from './tasks.js';
+import { defined, expectedVersion, nulls, okVersioned, versionField } from './versioning.js';
+
+const bounds = z.object({ min_x: z.number(), max_x: z.number(), min_y: z.number(), max_y: z.number(), min_z: z.number(), max_z: z.number() });
+const toBounds = (b: z.infer<typeof bounds>) => ({ minX: b.min_x, maxX: b.max_x, minY: b.min_y, maxY: b.max_y, minZ: b.min_z, maxZ: b.max_z });
 
 const createBody = z.object({
   name: z.string(),
@@ -13,39 +21,101 @@ const createBody = z.object({
   description: z.string().optional(),
   start_date: z.string().optional(),
   end_date: z.string().optional(),
+  bounds: bounds.optional(),
 });
+
+const CLEARABLE = ['description', 'start_date', 'end_date', 'bounds'] as const;
+
+const patchBody = z.object({
+  name: z.string().optional(),
+  number: z.string().optional(),
+  description: z.string().nullable().optional(),
+  start_date: z.string().nullable().optional(),
+  end_date: z.string().nullable().optional(),
+  bounds: bounds.nullable().optional(),
+  version: versionField,
+});
+
+const statusBody = z.object({ status: z.string(), remark: z.string().optional(), version: versionField });
 
 const listQuery = pageQuery.extend({ status: z.string().optional(), q: z.string().max(100).optional() });
 
+/**
+ * Projects (project:read / project:write), and — registered from here so that app.ts needs no
+ * change per resource — the rest of the projects domain: members, tasks, points and devices.
+ */
 export function projectRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {
   router.post('/projects', can('project:write'), async (ctx) => {
     const state = ctx.state as GatewayState;
     const b = validate(createBody, state.body ?? {}, 'body');
     const project = await clients.projects.createProject(
-      {
+      defined({
         name: b.name,
         number: b.number,
-        ...(b.description !== undefined ? { description: b.description } : {}),
-        ...(b.start_date !== undefined ? { startDate: b.start_date } : {}),
-        ...(b.end_date !== undefined ? { endDate: b.end_date } : {}),
-      },
+        description: b.description,
+        startDate: b.start_date,
+        endDate: b.end_date,
+        bounds: b.bounds ? toBounds(b.bounds) : undefined,
+      }),
       state.caller!,
     );
-    ok(ctx, present.project(project));
+    okVersioned(ctx, present.project(project));
   });
 
   router.get('/projects', can('project:read'), async (ctx) => {
     const state = ctx.state as GatewayState;
     const q = validate(listQuery, ctx.query, 'query');
-    const list = await clients.projects.listProjects(
-      { page: pageOf(q), ...(q.status !== undefined ? { status: q.status } : {}), ...(q.q !== undefined ? { q: q.q } : {}) },
-      state.caller!,
-    );
+    const list = await clients.projects.listProjects({ page: pageOf(q), ...defined({ status: q.status, q: q.q }) }, state.caller!);
     ok(ctx, listData(list.items, present.project, list.page));
   });
 
   router.get('/projects/:project_id', can('project:read'), async (ctx) => {
     const state = ctx.state as GatewayState;
-    ok(ctx, present.project(await clients.projects.getProject({ id: ctx.params.project_id! }, state.caller!)));
+    okVersioned(ctx, present.project(await clients.projects.getProject({ id: ctx.params.project_id! }, state.caller!)));
   });
+
+  router.patch('/projects/:project_id', can('project:write'), async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const raw = (state.body ?? {}) as Record<string, unknown>;
+    const b = validate(patchBody, raw, 'body');
+    const project = await clients.projects.updateProject(
+      {
+        id: ctx.params.project_id!,
+        ...expectedVersion(ctx, b.version),
+        ...defined({
+          name: b.name,
+          number: b.number,
+          description: b.description,
+          startDate: b.start_date,
+          endDate: b.end_date,
+          bounds: b.bounds ? toBounds(b.bounds) : undefined,
+        }),
+        clear: nulls(raw, CLEARABLE),
+      },
+      state.caller!,
+    );
+    okVersioned(ctx, present.project(project));
+  });
+
+  router.delete('/projects/:project_id', can('project:write'), async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const b = validate(z.object({ version: versionField }), state.body ?? {}, 'body');
+    const project = await clients.projects.deleteProject({ id: ctx.params.project_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
+    ok(ctx, { ...present.project(project), deleted: true });
+  });
+
+  router.put('/projects/:project_id/status', can('project:write'), async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const b = validate(statusBody, state.body ?? {}, 'body');
+    const project = await clients.projects.changeProjectStatus(
+      { id: ctx.params.project_id!, status: b.status, ...defined({ remark: b.remark }), ...expectedVersion(ctx, b.version) },
+      state.caller!,
+    );
+    okVersioned(ctx, present.project(project));
+  });
+
+  memberRoutes(router, clients, can);
+  taskRoutes(router, clients, can);
+  pointRoutes(router, clients, can);
+  deviceRoutes(router, clients, can);
 }

@@ -1,0 +1,68 @@
+import type { Queryable } from '@mp/db';
+import { appendEvent, type EventType } from '@mp/events';
+import type { CallerContext } from '@mp/grpc';
+import type { PersonJson } from './people.js';
+
+/** Writes a domain event of the caller's tenant and environment to the outbox, in `tx`. */
+export async function emit(
+  tx: Queryable,
+  ctx: Pick<CallerContext, 'tenantId' | 'environment' | 'traceparent'>,
+  type: EventType,
+  occurredAt: string,
+  data: Record<string, unknown>,
+) {
+  return appendEvent(tx, {
+    type,
+    tenantId: ctx.tenantId,
+    environment: ctx.environment,
+    occurredAt,
+    ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
+    data,
+  });
+}
+
+/**
+ * task.status_changed, exactly spec 2.8 — no more, no fewer fields. task.completed carries the
+ * same fields plus completed_at.
+ */
+export function taskStatusChanged(
+  t: { id: string; name: string; project_id: string },
+  projectName: string,
+  previous: string,
+  current: string,
+  changedBy: PersonJson,
+  changedAt: string,
+  remark: string,
+) {
+  return {
+    task_id: t.id,
+    task_name: t.name,
+    project_id: t.project_id,
+    project_name: projectName,
+    previous_status: previous,
+    current_status: current,
+    changed_by: changedBy,
+    changed_at: changedAt,
+    remark,
+  };
+}
+
+/** project.status_changed and project.completed: spec 2.8's shape, for a project. */
+export function projectStatusChanged(
+  p: { id: string; name: string },
+  previous: string,
+  current: string,
+  changedBy: PersonJson,
+  changedAt: string,
+  remark: string,
+) {
+  return {
+    project_id: p.id,
+    project_name: p.name,
+    previous_status: previous,
+    current_status: current,
+    changed_by: changedBy,
+    changed_at: changedAt,
+    remark,
+  };
+}

@@ -1,0 +1,102 @@
+import type { projects } from '@mp/contracts';
+import { DomainError } from '@mp/errors';
+import type { Queryable } from '@mp/db';
+import type { CallerContext } from '@mp/grpc';
+import { inScope } from './scope.js';
+import { checkId } from './validation.js';
+
+export interface PointRow {
+  id: string;
+  project_id: string;
+  tenant_id: string;
+  environment: string;
+  number: string;
+  name: string;
+  sensor_type: string;
+  ref_x: number;
+  ref_y: number;
+  ref_z: number;
+  warning_threshold: number;
+  alarm_threshold: number;
+  abrupt_change_limit: number | null;
+  precision_mm: number | null;
+  device_id: string | null;
+  active: boolean;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
+/** Sensor kinds of a deformation-monitoring site (422103 for any other value). */
+export const SENSOR_TYPES = [
+  'total_station',
+  'gnss',
+  'level',
+  'inclinometer',
+  'tiltmeter',
+  'settlement_gauge',
+  'extensometer',
+  'crack_meter',
+  'piezometer',
+  'strain_gauge',
+  'water_level_gauge',
+] as const;
+
+export const POINT_COLUMNS =
+  'id, project_id, tenant_id, environment, number, name, sensor_type, ref_x, ref_y, ref_z, warning_threshold, alarm_threshold, abrupt_change_limit, precision_mm, device_id, active, description, created_at, updated_at, version';
+
+export function toPoint(row: PointRow): projects.Point {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    number: row.number,
+    name: row.name,
+    sensorType: row.sensor_type,
+    reference: { x: row.ref_x, y: row.ref_y, z: row.ref_z },
+    warningThreshold: row.warning_threshold,
+    alarmThreshold: row.alarm_threshold,
+    active: row.active,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    version: row.version,
+    ...(row.abrupt_change_limit !== null ? { abruptChangeLimit: row.abrupt_change_limit } : {}),
+    ...(row.precision_mm !== null ? { precision: row.precision_mm } : {}),
+    ...(row.device_id !== null ? { deviceId: row.device_id } : {}),
+    ...(row.description !== null ? { description: row.description } : {}),
+  };
+}
+
+/** What monitoring-data validates a measurement against (GetIngestContext). */
+export function toPointSpec(row: PointRow): projects.PointSpec {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    number: row.number,
+    name: row.name,
+    sensorType: row.sensor_type,
+    reference: { x: row.ref_x, y: row.ref_y, z: row.ref_z },
+    warningThreshold: row.warning_threshold,
+    alarmThreshold: row.alarm_threshold,
+    active: row.active,
+    ...(row.abrupt_change_limit !== null ? { abruptChangeLimit: row.abrupt_change_limit } : {}),
+    ...(row.precision_mm !== null ? { precision: row.precision_mm } : {}),
+  };
+}
+
+/** The caller's point (404003 when unknown here, 403003 when another tenant's). */
+export async function loadPoint(q: Queryable, ctx: CallerContext, id: string, opts: { lock?: boolean } = {}): Promise<PointRow> {
+  checkId('point', id, 'point_id');
+  const { rows } = await q.query<PointRow>(`SELECT ${POINT_COLUMNS} FROM points WHERE id = $1${opts.lock ? ' FOR UPDATE' : ''}`, [id]);
+  return inScope(
+    rows[0],
+    ctx,
+    'point_id',
+    () =>
+      new DomainError('404003', {
+        field: 'point_id',
+        detail: `Monitoring point ${id} does not exist.`,
+        suggestion: 'Check the point id, or list points with GET /projects/{project_id}/points.',
+      }),
+  );
+}

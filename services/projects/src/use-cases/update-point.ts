@@ -1,0 +1,65 @@
+import type { projects } from '@mp/contracts';
+import type { CallerContext } from '@mp/grpc';
+import { checkVersion, projectFor } from '../access.js';
+import { assertInside } from '../bounds.js';
+import type { ProjectsDeps } from '../deps.js';
+import { loadDevice } from '../device-row.js';
+import { checkReference, checkThresholds } from '../point-rules.js';
+import { loadPoint, POINT_COLUMNS, SENSOR_TYPES, toPoint, type PointRow } from '../point-row.js';
+import { checkClear, checkEnum, checkNumber, checkOptionalText, checkText } from '../validation.js';
+import { duplicatePointNumber } from './create-point.js';
+
+const CLEARABLE = ['abrupt_change_limit', 'precision', 'device_id', 'description'] as const;
+
+/** PATCH /points/{id}: the same rules as creation, applied to the merged point. */
+export async function updatePoint(deps: ProjectsDeps, req: projects.UpdatePointRequest, ctx: CallerContext): Promise<projects.Point> {
+  const clear = checkClear(req.clear, CLEARABLE);
+  const number = req.number !== undefined ? checkText(req.number, 'number', 1, 64) : undefined;
+  const name = req.name !== undefined ? checkText(req.name, 'name', 1, 100) : undefined;
+  const sensorType = req.sensorType !== undefined ? checkEnum(req.sensorType, SENSOR_TYPES, 'sensor_type') : undefined;
+  const reference = req.reference !== undefined ? checkReference(req.reference) : undefined;
+  const abrupt = req.abruptChangeLimit !== undefined ? checkNumber(req.abruptChangeLimit, 'abrupt_change_limit', { positive: true }) : undefined;
+  const precision = req.precision !== undefined ? checkNumber(req.precision, 'precision', { positive: true }) : undefined;
+  const description = req.description !== undefined ? checkOptionalText(req.description, 'description', 2000) : undefined;
+  try {
+    const row = await deps.db.transaction(async (tx) => {
+      const peek = await loadPoint(tx, ctx, req.id);
+      const project = await projectFor(tx, ctx, peek.project_id, 'write');
+      const current = await loadPoint(tx, ctx, req.id, { lock: true });
+      checkVersion(current.version, req.expectedVersion, 'point');
+      const warning = req.warningThreshold ?? current.warning_threshold;
+      const alarm = req.alarmThreshold ?? current.alarm_threshold;
+      checkThresholds(warning, alarm);
+      const ref = reference ?? { x: current.ref_x, y: current.ref_y, z: current.ref_z };
+      if (reference) assertInside(project.bounds, ref, 'reference');
+      if (req.deviceId !== undefined) await loadDevice(tx, ctx, req.deviceId, { missing: '422104' });
+      const pick = <T>(field: string, given: T | undefined, kept: T | null): T | null => (clear.has(field) ? null : given !== undefined ? given : kept);
+      const { rows } = await tx.query<PointRow>(
+        `UPDATE points SET number = $2, name = $3, sensor_type = $4, ref_x = $5, ref_y = $6, ref_z = $7, warning_threshold = $8, alarm_threshold = $9,
+                abrupt_change_limit = $10, precision_mm = $11, device_id = $12, active = $13, description = $14, updated_at = $15, version = version + 1
+          WHERE id = $1 RETURNING ${POINT_COLUMNS}`,
+        [
+          current.id,
+          number ?? current.number,
+          name ?? current.name,
+          sensorType ?? current.sensor_type,
+          ref.x,
+          ref.y,
+          ref.z,
+          warning,
+          alarm,
+          pick('abrupt_change_limit', abrupt, current.abrupt_change_limit),
+          pick('precision', precision, current.precision_mm),
+          pick('device_id', req.deviceId, current.device_id),
+          req.active ?? current.active,
+          pick('description', description, current.description),
+          deps.clock.now().toISOString(),
+        ],
+      );
+      return rows[0]!;
+    });
+    return toPoint(row);
+  } catch (err) {
+    throw duplicatePointNumber(err, number);
+  }
+}
