@@ -1,19 +1,7 @@
-import type { identity, projects, webhooks } from '@mp/contracts';
+import type { identity, webhooks } from '@mp/contracts';
 
 /** API shapes (snake_case JSON) of the contract messages. */
 export const present = {
-  project: (p: projects.Project) => ({
-    id: p.id,
-    number: p.number,
-    name: p.name,
-    description: p.description ?? null,
-    status: p.status,
-    start_date: p.startDate ?? null,
-    end_date: p.endDate ?? null,
-    created_at: p.createdAt,
-    updated_at: p.updatedAt,
-    version: p.version,
-  }),
   apiKey: (k: identity.ApiKey) => ({
     id: k.id,
     name: k.name,
@@ -32,6 +20,11 @@ export const present = {
     refresh_token: t.refreshToken,
     scope: t.scope,
   }),
+  /**
+   * success_rate: delivered / (delivered + failed) over deliveries created in the last 24 h that
+   * have finished (null when none has); secret_rotation: set while a rotated secret waits for its
+   * switch time (ADR 0006).
+   */
   webhook: (w: webhooks.Webhook) => ({
     id: w.id,
     name: w.name,
@@ -41,6 +34,11 @@ export const present = {
     active: w.active,
     created_at: w.createdAt,
     updated_at: w.updatedAt,
+    success_rate: w.successRate ?? null,
+    delivery_stats: w.deliveryStats
+      ? { window_hours: w.deliveryStats.windowHours, delivered: w.deliveryStats.delivered, failed: w.deliveryStats.failed, pending: w.deliveryStats.pending }
+      : null,
+    secret_rotation: w.secretRotation ? { rotated_at: w.secretRotation.rotatedAt, new_secret_signs_from: w.secretRotation.newSecretSignsFrom } : null,
   }),
   /** Spec §2.4: fields present by status (delivered: delivered_at, duration_ms; failed: error, retry_count, failed_at). */
   delivery: (d: webhooks.Delivery) => ({
@@ -54,6 +52,19 @@ export const present = {
     ...(d.status !== 'delivered' ? { error: d.error ?? null, retry_count: d.retryCount } : {}),
     ...(d.status === 'failed' ? { failed_at: d.failedAt ?? null } : {}),
     ...(d.status === 'pending' ? { next_attempt_at: d.nextAttemptAt ?? null } : {}),
+    resend_count: d.resendCount,
     created_at: d.createdAt,
+  }),
+  /** One attempt behind a delivery; retry_at is when the next one was scheduled (outcome retry). */
+  deliveryAttempt: (a: webhooks.Attempt) => ({
+    attempt: a.attempt,
+    cycle: a.cycle,
+    started_at: a.startedAt,
+    duration_ms: a.durationMs,
+    http_status: a.httpStatus ?? null,
+    outcome: a.outcome,
+    error: a.error ?? null,
+    redirects: a.redirects,
+    retry_at: a.retryAt ?? null,
   }),
 };
