@@ -14,6 +14,7 @@ import compose from 'koa-compose';
 import { limitAuthentication, limitTenant } from './middleware/rate-limit.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
+import { dataRoutes } from './routes/data.js';
 import { errorRoutes } from './routes/errors.js';
 import { projectRoutes } from './routes/projects.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -55,6 +56,7 @@ export function createApp(deps: AppDeps): Koa {
   authRoutes(v3, deps.clients, limitAuthentication(deps.limits));
   apiKeyRoutes(v3, deps.clients, can('system:admin'));
   projectRoutes(v3, deps.clients, can);
+  dataRoutes(v3, deps.clients, can, deps.limits);
   webhookRoutes(v3, deps.clients, adminByApiKey);
   errorRoutes(v3, authed, requirePermission('system:read'));
 

@@ -1,4 +1,4 @@
-import { identity, projects, webhooks } from '@mp/contracts';
+import { identity, monitoringData, projects, webhooks } from '@mp/contracts';
 import { createClient, type PromiseClient } from '@mp/grpc';
 
 export type Environment = 'live' | 'sandbox';
@@ -7,15 +7,17 @@ export interface ServiceClients {
   identity: PromiseClient<identity.IdentityServer>;
   projects: PromiseClient<projects.ProjectsServer>;
   webhooks: PromiseClient<webhooks.WebhooksServer>;
+  monitoringData: PromiseClient<monitoringData.MonitoringDataServer>;
   close(): void;
 }
 
-export function createServiceClients(addr: { identity: string; projects: string; webhooks: string }): ServiceClients {
+export function createServiceClients(addr: { identity: string; projects: string; webhooks: string; monitoringData: string }): ServiceClients {
   const c = {
     identity: createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, addr.identity),
     projects: createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, addr.projects),
     // Test deliveries may wait the full 30 s attempt timeout.
     webhooks: createClient<webhooks.WebhooksServer>(webhooks.WebhooksClient, webhooks.WebhooksService, addr.webhooks, { deadlineMs: 45_000 }),
+    monitoringData: createClient<monitoringData.MonitoringDataServer>(monitoringData.MonitoringDataClient, monitoringData.MonitoringDataService, addr.monitoringData),
   };
   return { ...c, close: () => Object.values(c).forEach((x) => x.close()) };
 }

@@ -42,8 +42,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, tlsOve
     certificatePath = made.certPath;
   }
 
-  const clients = createServiceClients({ identity: config.MP_IDENTITY_ADDR, projects: config.MP_PROJECTS_ADDR, webhooks: config.MP_WEBHOOKS_ADDR });
-  const readiness = new Readiness({ identity: config.MP_IDENTITY_ADDR, projects: config.MP_PROJECTS_ADDR, webhooks: config.MP_WEBHOOKS_ADDR });
+  const clients = createServiceClients({ identity: config.MP_IDENTITY_ADDR, projects: config.MP_PROJECTS_ADDR, webhooks: config.MP_WEBHOOKS_ADDR, monitoringData: config.MP_MONITORING_DATA_ADDR });
+  const readiness = new Readiness({ identity: config.MP_IDENTITY_ADDR, projects: config.MP_PROJECTS_ADDR, webhooks: config.MP_WEBHOOKS_ADDR, 'monitoring-data': config.MP_MONITORING_DATA_ADDR });
   const jwt = new JwtVerifier(clients);
   const limits = new RateLimits({
     ...(config.MP_REDIS_URL ? { redisUrl: config.MP_REDIS_URL } : {}),

@@ -1,4 +1,5 @@
 import type { Queryable } from '@mp/db';
+import { ASYNC_COMMIT_SQL } from './async-commit.js';
 import type { WebhooksDeps } from './deps.js';
 import { signatureHeaders } from './delivery/sign.js';
 import { sendWebhook, type AttemptResult } from './delivery/send.js';
@@ -7,13 +8,16 @@ import { envelopeBody } from './envelope.js';
 /** What an attempt needs of a claimed delivery, its event and its webhook. */
 export interface ClaimedDelivery {
   id: string;
+  /** Attempts already made in the current cycle. */
   attempts: number;
+  cycle: number;
   event_id: string;
   event_type: string;
   occurred_at: string;
   data: unknown;
   webhook_id: string;
   url: string;
+  /** The secret that signs now (the old one during a rotation's grace period). */
   secret_sealed: string;
   max_retries: number;
   retry_interval: number;
@@ -37,39 +41,87 @@ export async function sendAttempt(deps: Pick<WebhooksDeps, 'secrets' | 'sender'>
     timeoutMs: deps.sender.timeoutMs,
     maxRedirects: 3,
     allowPrivate: deps.sender.allowPrivate,
-    ...(deps.sender.ca ? { ca: deps.sender.ca } : {}),
+    ...(deps.sender.secureContext ? { secureContext: deps.sender.secureContext } : {}),
+    ...(deps.sender.agent ? { agent: deps.sender.agent } : {}),
   });
 }
 
-/**
- * Records an attempt and moves the delivery on (spec §3): delivered; failed without retry (4xx,
- * refused target); or, for 5xx and time-outs, pending again after the back-off while retries
- * remain, failed once max_retries retries were used. `retry` is forced to `failed` when
- * `allowRetry` is false (test events get one attempt).
- */
-export async function recordAttempt(q: Queryable, d: ClaimedDelivery, startedAt: Date, result: AttemptResult, allowRetry = true): Promise<'delivered' | 'failed' | 'pending'> {
-  const attempt = d.attempts + 1;
-  const retriesUsed = attempt - 1;
-  let status: 'delivered' | 'failed' | 'pending';
-  let nextAt: Date | null = null;
-  if (result.outcome === 'delivered') status = 'delivered';
-  else if (result.outcome === 'retry' && allowRetry && retriesUsed < d.max_retries) {
-    status = 'pending';
-    nextAt = new Date(Date.now() + retryDelaySeconds(d.retry_interval, retriesUsed + 1) * 1000);
-  } else status = 'failed';
+export type DeliveryStatus = 'delivered' | 'failed' | 'pending';
 
-  await q.query(
-    `INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, http_status, outcome, error)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-    [d.id, attempt, startedAt.toISOString(), result.durationMs, result.httpStatus, result.outcome, result.error],
+/** One finished attempt, ready to be recorded. */
+export interface AttemptRecord {
+  delivery: ClaimedDelivery;
+  startedAt: Date;
+  finishedAt: Date;
+  result: AttemptResult;
+  /** False for test events: one attempt, no retries. */
+  allowRetry: boolean;
+}
+
+/**
+ * Where a delivery goes after an attempt (spec §3): any 2xx delivered; 4xx, refused targets and
+ * other final failures failed; 5xx, time-outs and connection failures pending again after the
+ * back-off while retries remain, failed once max_retries retries were used. The back-off counts
+ * from the end of the attempt: retry n is due retry_interval × 5^(n-1) seconds after it.
+ */
+export function nextStep(r: Pick<AttemptRecord, 'delivery' | 'finishedAt' | 'result' | 'allowRetry'>): { attempt: number; status: DeliveryStatus; nextAttemptAt: Date | null } {
+  const attempt = r.delivery.attempts + 1;
+  const retriesUsed = attempt - 1;
+  if (r.result.outcome === 'delivered') return { attempt, status: 'delivered', nextAttemptAt: null };
+  if (r.result.outcome === 'retry' && r.allowRetry && retriesUsed < r.delivery.max_retries) {
+    return { attempt, status: 'pending', nextAttemptAt: new Date(r.finishedAt.getTime() + retryDelaySeconds(r.delivery.retry_interval, retriesUsed + 1) * 1000) };
+  }
+  return { attempt, status: 'failed', nextAttemptAt: null };
+}
+
+/**
+ * Records finished attempts in one statement: each attempt row, and the delivery moved on. The
+ * update only applies while the delivery is still pending in the same cycle with the attempt
+ * count the attempt started from; so a late record (a lease that lapsed, a resend, a delete in
+ * between) never overwrites newer state, and recording the same attempt twice is harmless.
+ * Committed with synchronous_commit off (ASYNC_COMMIT_SQL): a database crash can only forget an
+ * outcome, and the delivery is then attempted again after its lease (a repeat, never a loss).
+ * Resolves with the new status of each record (null where the delivery had moved on).
+ */
+export async function recordAttempts(q: Queryable, records: AttemptRecord[]): Promise<(DeliveryStatus | null)[]> {
+  if (records.length === 0) return [];
+  const steps = records.map(nextStep);
+  const col = <T>(f: (r: AttemptRecord, i: number) => T) => records.map(f);
+  const { rows } = await q.query<{ id: string; status: DeliveryStatus }>(
+    `WITH ${ASYNC_COMMIT_SQL}, input AS (
+       SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[],
+                            $8::text[], $9::text[], $10::int[], $11::text[], $12::timestamptz[])
+         AS t(delivery_id, cycle, attempt, started_at, finished_at, duration_ms, http_status, outcome, error, redirects, status, next_attempt_at)
+     ), attempts AS (
+       INSERT INTO delivery_attempts (delivery_id, cycle, attempt, started_at, finished_at, duration_ms, http_status, outcome, error, redirects, retry_at)
+       SELECT delivery_id, cycle, attempt, started_at, finished_at, duration_ms, http_status, outcome, error, redirects, next_attempt_at FROM input
+       ON CONFLICT DO NOTHING
+     )
+     UPDATE deliveries d
+        SET status = i.status, attempts = i.attempt, http_status = i.http_status, duration_ms = i.duration_ms,
+            error = CASE WHEN i.status = 'delivered' THEN NULL ELSE i.error END,
+            delivered_at = CASE WHEN i.status = 'delivered' THEN i.finished_at END,
+            failed_at = CASE WHEN i.status = 'failed' THEN i.finished_at END,
+            next_attempt_at = i.next_attempt_at, lease_until = NULL, updated_at = now()
+       FROM input i CROSS JOIN async_commit
+      WHERE d.id = i.delivery_id AND d.cycle = i.cycle AND d.attempts = i.attempt - 1 AND d.status = 'pending'
+     RETURNING d.id, d.status`,
+    [
+      col((r) => r.delivery.id),
+      col((r) => r.delivery.cycle),
+      steps.map((s) => s.attempt),
+      col((r) => r.startedAt.toISOString()),
+      col((r) => r.finishedAt.toISOString()),
+      col((r) => r.result.durationMs),
+      col((r) => r.result.httpStatus),
+      // The attempt's effect on the delivery: the 5xx that used up the last retry is 'failed'.
+      steps.map((s) => (s.status === 'pending' ? 'retry' : s.status)),
+      col((r) => r.result.error),
+      col((r) => r.result.redirects),
+      steps.map((s) => s.status),
+      steps.map((s) => s.nextAttemptAt?.toISOString() ?? null),
+    ],
   );
-  await q.query(
-    `UPDATE deliveries SET status = $2, attempts = $3, http_status = $4, duration_ms = $5, error = $6,
-            delivered_at = CASE WHEN $2 = 'delivered' THEN now() ELSE NULL END,
-            failed_at = CASE WHEN $2 = 'failed' THEN now() ELSE NULL END,
-            next_attempt_at = $7, lease_until = NULL, updated_at = now()
-      WHERE id = $1`,
-    [d.id, status, attempt, result.httpStatus, result.durationMs, status === 'delivered' ? null : result.error, nextAt?.toISOString() ?? null],
-  );
-  return status;
+  const applied = new Map(rows.map((r) => [r.id, r.status]));
+  return records.map((r) => applied.get(r.delivery.id) ?? null);
 }

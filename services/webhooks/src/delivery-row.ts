@@ -7,6 +7,7 @@ export interface DeliveryRow {
   event_type: string;
   status: 'pending' | 'delivered' | 'failed';
   attempts: number;
+  cycle: number;
   next_attempt_at: string | null;
   http_status: number | null;
   duration_ms: number | null;
@@ -17,12 +18,13 @@ export interface DeliveryRow {
 }
 
 export const DELIVERY_COLUMNS =
-  'id, event_id, webhook_id, event_type, status, attempts, next_attempt_at, http_status, duration_ms, error, delivered_at, failed_at, created_at';
+  'id, event_id, webhook_id, event_type, status, attempts, cycle, next_attempt_at, http_status, duration_ms, error, delivered_at, failed_at, created_at';
 
 /**
- * The delivery record of spec §2.4. `retry_count` is the number of attempts after the first.
- * Delivered records carry delivered_at and duration_ms; failed ones error, retry_count and
- * failed_at; pending ones (retries still to come) next_attempt_at and the last error.
+ * The delivery record of spec §2.4. `retry_count` is the number of attempts after the first in
+ * the current cycle (a resend starts a new cycle). Delivered records carry delivered_at and
+ * duration_ms; failed ones error, retry_count and failed_at; pending ones (retries still to come)
+ * next_attempt_at and the last error.
  */
 export function toDelivery(row: DeliveryRow): webhooks.Delivery {
   const d: webhooks.Delivery = {
@@ -33,6 +35,7 @@ export function toDelivery(row: DeliveryRow): webhooks.Delivery {
     status: row.status,
     retryCount: Math.max(0, row.attempts - 1),
     createdAt: row.created_at,
+    resendCount: row.cycle - 1,
   };
   if (row.http_status !== null) d.httpStatus = row.http_status;
   if (row.status === 'delivered') {

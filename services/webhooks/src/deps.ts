@@ -1,11 +1,16 @@
+import type https from 'node:https';
+import type tls from 'node:tls';
 import type { Database } from '@mp/db';
 import type { Clock, Logger, SecretBox } from '@mp/kit';
+import type { WebhookMetrics } from './metrics.js';
 
 export interface SenderSettings {
   allowPrivate: boolean;
   timeoutMs: number;
-  /** Trusted CAs for receivers: the system roots plus NODE_EXTRA_CA_CERTS. */
-  ca?: string[];
+  /** Trusted CAs for receivers (the system roots plus NODE_EXTRA_CA_CERTS), built once. */
+  secureContext?: tls.SecureContext;
+  /** Keep-alive agent shared by every attempt of this service. */
+  agent?: https.Agent;
 }
 
 /** What every use case of the webhooks service is given. */
@@ -15,6 +20,7 @@ export interface WebhooksDeps {
   clock: Clock;
   secrets: SecretBox;
   sender: SenderSettings;
-  /** Wakes the delivery worker after new deliveries were committed. */
+  metrics: WebhookMetrics;
+  /** Wakes the delivery worker after new deliveries were committed or made due. */
   wakeWorker(): void;
 }

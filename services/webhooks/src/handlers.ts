@@ -3,9 +3,12 @@ import { bindService } from '@mp/grpc';
 import type { WebhooksDeps } from './deps.js';
 import { createWebhook } from './use-cases/create-webhook.js';
 import { deleteWebhook } from './use-cases/delete-webhook.js';
+import { getDelivery } from './use-cases/get-delivery.js';
 import { getWebhook } from './use-cases/get-webhook.js';
 import { listDeliveries } from './use-cases/list-deliveries.js';
 import { listWebhooks } from './use-cases/list-webhooks.js';
+import { resendDelivery } from './use-cases/resend-delivery.js';
+import { rotateSecret } from './use-cases/rotate-secret.js';
 import { testWebhook } from './use-cases/test-webhook.js';
 import { updateWebhook } from './use-cases/update-webhook.js';
 
@@ -18,5 +21,8 @@ export function webhooksBinding(deps: WebhooksDeps) {
     listWebhooks: (req, ctx) => listWebhooks(deps, req, ctx),
     testWebhook: (req, ctx) => testWebhook(deps, req, ctx),
     listDeliveries: (req, ctx) => listDeliveries(deps, req, ctx),
+    getDelivery: (req, ctx) => getDelivery(deps, req, ctx),
+    resendDelivery: (req, ctx) => resendDelivery(deps, req, ctx),
+    rotateSecret: (req, ctx) => rotateSecret(deps, req, ctx),
   });
 }

@@ -19,9 +19,12 @@ const service = await startWebhooksService({
   allowPrivateTargets: config.MP_WEBHOOK_ALLOW_PRIVATE_TARGETS,
   timeoutMs: config.MP_WEBHOOK_TIMEOUT_MS,
   concurrency: config.MP_WEBHOOK_CONCURRENCY,
+  perWebhookConcurrency: config.MP_WEBHOOK_CONCURRENCY_PER_WEBHOOK,
+  statsIntervalMs: config.MP_WEBHOOK_STATS_INTERVAL_MS,
+  ...(config.MP_WEBHOOKS_METRICS_PORT !== 'off' ? { metricsPort: config.MP_WEBHOOKS_METRICS_PORT } : {}),
   extraCa: readExtraCa(config.NODE_EXTRA_CA_CERTS),
 });
-logger.info({ port: service.port }, 'webhooks service listening');
+logger.info({ port: service.port, metrics_port: service.metricsPort }, 'webhooks service listening');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {

@@ -73,4 +73,37 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    id: '002_operations',
+    sql: `
+      -- Secret rotation (ADR 0006): the old secret keeps signing until secret_switch_at, then
+      -- next_secret_sealed does. Nothing rewrites the row at the switch; readers pick the secret.
+      ALTER TABLE webhooks
+        ADD COLUMN next_secret_sealed text,
+        ADD COLUMN secret_switch_at timestamptz,
+        ADD COLUMN secret_rotated_at timestamptz;
+
+      -- A resend starts a new cycle: attempts counts the attempts of the current cycle only.
+      ALTER TABLE deliveries ADD COLUMN cycle integer NOT NULL DEFAULT 1;
+      ALTER TABLE delivery_attempts
+        ADD COLUMN cycle integer NOT NULL DEFAULT 1,
+        ADD COLUMN finished_at timestamptz,
+        ADD COLUMN redirects integer NOT NULL DEFAULT 0,
+        ADD COLUMN retry_at timestamptz;
+      ALTER TABLE delivery_attempts DROP CONSTRAINT delivery_attempts_pkey;
+      ALTER TABLE delivery_attempts ADD PRIMARY KEY (delivery_id, cycle, attempt);
+
+      -- The worker claims per webhook (a receiver that hangs cannot take every slot), walking
+      -- the webhooks that have pending rows through this index.
+      DROP INDEX deliveries_due;
+      CREATE INDEX deliveries_pending_by_webhook ON deliveries (webhook_id, next_attempt_at) WHERE status = 'pending';
+      -- List cursors carry created_at as an ISO string (milliseconds); microsecond values would
+      -- make rows created in the same millisecond fall between two pages.
+      ALTER TABLE deliveries ALTER COLUMN created_at TYPE timestamptz(3);
+      ALTER TABLE webhooks ALTER COLUMN created_at TYPE timestamptz(3);
+
+      -- deliveries_by_webhook (webhook_id, created_at DESC, id DESC) also serves the 24-hour
+      -- success rate and the from/to filters of the delivery list.
+    `,
+  },
 ];

@@ -1,13 +1,18 @@
 import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Database } from '@mp/db';
 import type { EventTransport, Subscription } from '@mp/events';
 import { startGrpcServer } from '@mp/grpc';
 import { SecretBox, systemClock, type Clock, type Logger } from '@mp/kit';
 import type { WebhooksDeps } from './deps.js';
+import { createDeliveryAgent } from './delivery/agent.js';
+import { DEFAULT_TIMEOUT_MS } from './delivery/send.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { webhooksBinding } from './handlers.js';
-import { ingestEvent } from './ingest-event.js';
+import { EventIngester } from './ingest-event.js';
+import { WebhookMetrics } from './metrics.js';
+import { startMetricsServer } from './metrics-server.js';
+import { SuccessRateMonitor } from './success-rate-monitor.js';
 
 export interface WebhooksServiceOptions {
   db: Database;
@@ -17,13 +22,26 @@ export interface WebhooksServiceOptions {
   host?: string;
   port: number;
   allowPrivateTargets: boolean;
+  /** Per attempt; spec §6.5 says 30 s, the default. */
   timeoutMs?: number;
   concurrency?: number;
+  perWebhookConcurrency?: number;
   /** PEM of extra CAs to trust besides the system roots (NODE_EXTRA_CA_CERTS). */
   extraCa?: string[];
   clock?: Clock;
   /** Durable consumer name on the event stream. */
   consumerName?: string;
+  /**
+   * Pullers on the durable consumer: events handed over in parallel are committed together
+   * (EventIngester), so ingestion is not one disk flush per event. Default 64.
+   */
+  ingestConcurrency?: number;
+  /** Serve Prometheus /metrics on this port (0: a free one); not served when absent. */
+  metricsPort?: number;
+  /** How often success rates are recomputed (metric and alarm); default 30 s. */
+  statsIntervalMs?: number;
+  /** Finished deliveries a webhook needs before its success rate can raise the alarm; default 20. */
+  alarmMinFinished?: number;
 }
 
 export function readExtraCa(path: string | undefined): string[] | undefined {
@@ -33,6 +51,8 @@ export function readExtraCa(path: string | undefined): string[] | undefined {
 /** Starts the webhooks gRPC service, its durable event consumer and its delivery worker. */
 export async function startWebhooksService(opts: WebhooksServiceOptions) {
   let worker: DeliveryWorker | null = null;
+  const agent = createDeliveryAgent();
+  const metrics = new WebhookMetrics();
   const deps: WebhooksDeps = {
     db: opts.db,
     logger: opts.logger,
@@ -40,24 +60,52 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
     secrets: new SecretBox(opts.secretsKey),
     sender: {
       allowPrivate: opts.allowPrivateTargets,
-      timeoutMs: opts.timeoutMs ?? 30_000,
-      ...(opts.extraCa?.length ? { ca: [...rootCertificates, ...opts.extraCa] } : {}),
+      timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      agent,
+      ...(opts.extraCa?.length ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...opts.extraCa] }) } : {}),
     },
+    metrics,
     wakeWorker: () => worker?.wake(),
   };
-  worker = new DeliveryWorker(deps, opts.logger, { concurrency: opts.concurrency ?? 256 });
+  worker = new DeliveryWorker(deps, opts.logger, { concurrency: opts.concurrency ?? 1024, perWebhookConcurrency: opts.perWebhookConcurrency ?? 64 });
+  const monitor = new SuccessRateMonitor(deps, opts.logger, { intervalMs: opts.statsIntervalMs ?? 30_000, ...(opts.alarmMinFinished !== undefined ? { minFinished: opts.alarmMinFinished } : {}) });
   const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [webhooksBinding(deps)], logger: opts.logger });
-  const subscription: Subscription = await opts.transport.subscribe(opts.consumerName ?? 'webhooks', async (event) => {
-    await ingestEvent(deps, event);
-  });
+  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
+  if (opts.metricsPort !== undefined) {
+    metrics.collectProcessMetrics();
+    metricsServer = await startMetricsServer(metrics.registry, opts.host ?? '127.0.0.1', opts.metricsPort);
+  }
+  const ingester = new EventIngester(deps);
+  // Several pullers on one durable consumer compete for its messages (JetStream hands each to
+  // one of them), so up to ingestConcurrency events are being committed at once.
+  const subscriptions: Subscription[] = [];
+  for (let i = 0; i < (opts.ingestConcurrency ?? 64); i++) {
+    subscriptions.push(await opts.transport.subscribe(opts.consumerName ?? 'webhooks', (event) => ingester.ingest(event)));
+  }
   worker.start();
+  monitor.start();
+  opts.logger.info(
+    {
+      timeout_ms: deps.sender.timeoutMs,
+      concurrency: opts.concurrency ?? 1024,
+      per_webhook_concurrency: opts.perWebhookConcurrency ?? 64,
+      allow_private_targets: opts.allowPrivateTargets,
+      metrics_port: metricsServer?.port ?? null,
+    },
+    'webhook delivery settings',
+  );
   return {
     port: server.port,
+    metricsPort: metricsServer?.port ?? null,
     deps,
+    monitor,
     async stop() {
-      await subscription.stop();
+      await Promise.all(subscriptions.map((s) => s.stop()));
       await server.stop();
+      await monitor.stop();
       await worker!.stop();
+      await metricsServer?.close();
+      agent.destroy();
     },
   };
 }

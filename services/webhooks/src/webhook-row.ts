@@ -3,6 +3,7 @@ import { DomainError } from '@mp/errors';
 import { isId } from '@mp/kit';
 import type { CallerContext } from '@mp/grpc';
 import type { Queryable } from '@mp/db';
+import type { DeliveryStatsRow } from './delivery-stats.js';
 
 export interface WebhookRow {
   id: string;
@@ -15,15 +16,30 @@ export interface WebhookRow {
   retry_interval: number;
   active: boolean;
   secret_sealed: string;
+  next_secret_sealed: string | null;
+  secret_switch_at: string | null;
+  secret_rotated_at: string | null;
+  /** The secret that signs now: the rotated-in one once its switch time has passed. */
+  signing_secret_sealed: string;
+  /** A rotated secret is waiting for its switch time (by the database clock). */
+  rotation_pending: boolean;
   created_at: string;
   updated_at: string;
   version: number;
 }
 
-export const WEBHOOK_COLUMNS = 'id, tenant_id, environment, name, url, events, max_retries, retry_interval, active, secret_sealed, created_at, updated_at, version';
+/** SQL for the secret that signs now (ADR 0006): the new one from its switch time, else the old. */
+export const SIGNING_SECRET_SQL = (alias = '') => {
+  const a = alias ? `${alias}.` : '';
+  return `CASE WHEN ${a}next_secret_sealed IS NOT NULL AND ${a}secret_switch_at <= now() THEN ${a}next_secret_sealed ELSE ${a}secret_sealed END`;
+};
 
-export function toWebhook(row: WebhookRow): webhooks.Webhook {
-  return {
+export const WEBHOOK_COLUMNS = `id, tenant_id, environment, name, url, events, max_retries, retry_interval, active, secret_sealed,
+  next_secret_sealed, secret_switch_at, secret_rotated_at, ${SIGNING_SECRET_SQL()} AS signing_secret_sealed,
+  (next_secret_sealed IS NOT NULL AND secret_switch_at > now()) AS rotation_pending, created_at, updated_at, version`;
+
+export function toWebhook(row: WebhookRow, stats: DeliveryStatsRow): webhooks.Webhook {
+  const w: webhooks.Webhook = {
     id: row.id,
     name: row.name,
     url: row.url,
@@ -32,7 +48,13 @@ export function toWebhook(row: WebhookRow): webhooks.Webhook {
     active: row.active,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    deliveryStats: { windowHours: stats.window_hours, delivered: stats.delivered, failed: stats.failed, pending: stats.pending },
   };
+  if (stats.success_rate !== null) w.successRate = stats.success_rate;
+  if (row.rotation_pending && row.secret_switch_at && row.secret_rotated_at) {
+    w.secretRotation = { rotatedAt: row.secret_rotated_at, newSecretSignsFrom: row.secret_switch_at };
+  }
+  return w;
 }
 
 /** Loads a webhook of the caller's tenant and environment; any other is reported missing. */

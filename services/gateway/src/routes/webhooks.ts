@@ -28,12 +28,24 @@ const updateBody = z.object({
   active: z.boolean().optional(),
 });
 
-const deliveriesQuery = pageQuery.extend({ status: z.string().optional(), event_type: z.string().optional() });
+// Values are checked by the webhooks service (400001 for an unknown status or event type, 400004
+// for a from/to that is not ISO 8601, 400003 for to not after from).
+const deliveriesQuery = pageQuery.extend({
+  status: z.string().optional(),
+  event_type: z.string().optional(),
+  from: z.string().optional(),
+  to: z.string().optional(),
+});
+
+const rotateBody = z.object({ grace_period_seconds: z.number().int().optional() });
 
 const policyOf = (p: z.infer<typeof retryPolicy> | undefined, fallback = { maxRetries: 3, retryInterval: 5 }) =>
   p ? { maxRetries: p.max_retries ?? fallback.maxRetries, retryInterval: p.retry_interval ?? fallback.retryInterval } : undefined;
 
-/** The specification's webhook endpoints plus GET list/one. Auth: API key with system:admin. */
+/**
+ * The specification's webhook endpoints plus GET list/one, one delivery with its attempts, resend
+ * and secret rotation (api-surface). Auth: API key with system:admin.
+ */
 export function webhookRoutes(router: Router, clients: ServiceClients, guard: Middleware): void {
   router.post('/webhooks', guard, async (ctx) => {
     const state = ctx.state as GatewayState;
@@ -101,9 +113,32 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
         page: pageOf(q),
         ...(q.status !== undefined ? { status: q.status } : {}),
         ...(q.event_type !== undefined ? { eventType: q.event_type } : {}),
+        ...(q.from !== undefined ? { from: q.from } : {}),
+        ...(q.to !== undefined ? { to: q.to } : {}),
       },
       state.caller!,
     );
     ok(ctx, listData(list.items, present.delivery, list.page));
+  });
+
+  router.get('/webhooks/:webhook_id/deliveries/:delivery_id', guard, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const detail = await clients.webhooks.getDelivery({ webhookId: ctx.params.webhook_id!, deliveryId: ctx.params.delivery_id! }, state.caller!);
+    ok(ctx, { ...present.delivery(detail.delivery!), attempts: detail.attempts.map(present.deliveryAttempt) });
+  });
+
+  router.post('/webhooks/:webhook_id/deliveries/:delivery_id/resend', guard, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    ok(ctx, present.delivery(await clients.webhooks.resendDelivery({ webhookId: ctx.params.webhook_id!, deliveryId: ctx.params.delivery_id! }, state.caller!)));
+  });
+
+  router.post('/webhooks/:webhook_id/rotate-secret', guard, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const b = validate(rotateBody, state.body ?? {}, 'body');
+    const rotated = await clients.webhooks.rotateSecret(
+      { id: ctx.params.webhook_id!, ...(b.grace_period_seconds !== undefined ? { gracePeriodSeconds: b.grace_period_seconds } : {}) },
+      state.caller!,
+    );
+    ok(ctx, { ...present.webhook(rotated.webhook!), secret: rotated.secret });
   });
 }

@@ -1,8 +1,9 @@
 import https from 'node:https';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import net from 'node:net';
+import type tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
-import { guardedLookup, hostOf, isForbiddenAddress } from './target-guard.js';
+import { guardedLookup, hostOf, isForbiddenAddress, type AddressPolicy, type ResolveHost } from './target-guard.js';
 
 export interface SendOptions {
   url: string;
@@ -17,6 +18,20 @@ export interface SendOptions {
   allowPrivate: boolean;
   /** Trusted CAs; when given, used INSTEAD of the default roots. */
   ca?: string[];
+  /**
+   * TLS context holding the trusted CAs, built once per service: passing `ca` on every request
+   * would build a context per connection and make the agent key a 200 KB string per request.
+   */
+  secureContext?: tls.SecureContext;
+  /**
+   * Keep-alive agent shared by the attempts of one service (see agent.ts); without it every hop
+   * opens a new TLS connection. A reused socket was checked when it connected.
+   */
+  agent?: https.Agent;
+  /** Replaces the system resolver (tests). */
+  resolve?: ResolveHost;
+  /** Replaces the address policy (tests; see AddressPolicy). */
+  isForbidden?: AddressPolicy;
 }
 
 export type AttemptOutcome = 'delivered' | 'failed' | 'retry';
@@ -41,7 +56,13 @@ export const MAX_RESPONSE_BYTES = 64 * 1024;
 /** Headers the transport owns; callers' values for them are ignored. */
 const TRANSPORT_HEADERS = new Set(['content-length', 'host', 'transfer-encoding', 'connection']);
 
-type HopResult = { kind: 'response'; status: number; location: string | undefined } | { kind: 'timeout' } | { kind: 'error'; err: unknown; fatal: boolean };
+type HopResult =
+  | { kind: 'response'; status: number; location: string | undefined }
+  | { kind: 'timeout' }
+  | { kind: 'error'; err: unknown; fatal: boolean; staleSocket?: boolean };
+
+/** Errors a kept-alive socket shows when the receiver closed it while it sat idle in the pool. */
+const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
 function errorText(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
@@ -63,13 +84,16 @@ function requestOnce(url: URL, opts: SendOptions, remainingMs: number): Promise<
     let res: IncomingMessage | undefined;
     let response: HopResult | undefined;
 
-    const finish = (r: HopResult) => {
+    // keepSocket: the response was read to its end, so a keep-alive socket can serve the next
+    // attempt. Any other ending (time-out, oversized body, error) frees the socket at once.
+    const finish = (r: HopResult, keepSocket = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      // Nothing more is needed from this exchange: free the socket right away.
-      res?.destroy();
-      req?.destroy();
+      if (!keepSocket) {
+        res?.destroy();
+        req?.destroy();
+      }
       resolve(r);
     };
     const timer = setTimeout(() => finish(response ?? { kind: 'timeout' }), Math.max(0, remainingMs));
@@ -84,9 +108,9 @@ function requestOnce(url: URL, opts: SendOptions, remainingMs: number): Promise<
         {
           method: 'POST',
           headers,
-          agent: false,
-          lookup: guardedLookup(opts.allowPrivate),
-          ...(opts.ca ? { ca: opts.ca } : {}),
+          agent: opts.agent ?? false,
+          lookup: guardedLookup(opts.allowPrivate, opts.resolve, opts.isForbidden),
+          ...(opts.secureContext ? { secureContext: opts.secureContext } : opts.ca ? { ca: opts.ca } : {}),
         },
         (incoming) => {
           res = incoming;
@@ -98,7 +122,7 @@ function requestOnce(url: URL, opts: SendOptions, remainingMs: number): Promise<
             bytes += chunk.length;
             if (bytes >= MAX_RESPONSE_BYTES) done();
           });
-          incoming.on('end', done);
+          incoming.on('end', () => finish(response!, true));
           incoming.on('aborted', done);
           incoming.on('error', done);
           incoming.on('close', done);
@@ -109,8 +133,12 @@ function requestOnce(url: URL, opts: SendOptions, remainingMs: number): Promise<
       finish({ kind: 'error', err, fatal: true });
       return;
     }
-    req.on('error', (err) => finish(response ?? { kind: 'error', err, fatal: false }));
-    req.end(opts.body);
+    const sent = req;
+    sent.on('error', (err) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      finish(response ?? { kind: 'error', err, fatal: false, staleSocket: sent.reusedSocket && code !== undefined && STALE_SOCKET_CODES.has(code) });
+    });
+    sent.end(opts.body);
   });
 }
 
@@ -151,13 +179,18 @@ export async function sendWebhook(opts: SendOptions): Promise<AttemptResult> {
       if (url.protocol !== 'https:') return result('failed', lastRedirectStatus, `${what} is not https: ${url.protocol}//${url.host}`);
       if (url.username !== '' || url.password !== '') return result('failed', lastRedirectStatus, `${what} contains credentials`);
       const host = hostOf(url);
-      if (!opts.allowPrivate && net.isIP(host) && isForbiddenAddress(host)) {
+      if (!opts.allowPrivate && net.isIP(host) && (opts.isForbidden ?? isForbiddenAddress)(host)) {
         return result('failed', lastRedirectStatus, `SSRF protection: ${what} ${host} is a private or reserved address`);
       }
 
       const remaining = deadline - performance.now();
       if (remaining <= 0) return result('retry', null, `timeout after ${timeoutMs} ms`);
-      const hop = await requestOnce(url, opts, remaining);
+      let hop = await requestOnce(url, opts, remaining);
+      if (hop.kind === 'error' && hop.staleSocket) {
+        // The pooled socket had been closed by the receiver; nothing reached it. Send again on a
+        // fresh connection (the agent drops the dead one) instead of spending a retry on it.
+        hop = await requestOnce(url, opts, deadline - performance.now());
+      }
 
       if (hop.kind === 'timeout') return result('retry', null, `timeout after ${timeoutMs} ms`);
       if (hop.kind === 'error') {

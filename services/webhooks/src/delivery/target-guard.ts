@@ -223,15 +223,22 @@ export class SsrfError extends Error {
   }
 }
 
+/**
+ * Decides whether an address is refused; isForbiddenAddress in production. Tests pass the same
+ * policy with their receiver's own loopback address exempted, to reach a first hop and then
+ * prove that a redirect to a private address is refused.
+ */
+export type AddressPolicy = (ip: string) => boolean;
+
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
 
 /**
  * A drop-in for `dns.lookup` (the `lookup` option of net/tls/https) that refuses, with an Error
  * whose code is 'ESSRF', any name resolving to a forbidden address. Because the socket connects
  * to exactly the addresses returned here, the check also holds against DNS rebinding.
- * `resolve` replaces the system resolver (tests).
+ * `resolve` replaces the system resolver and `isForbidden` the address policy (tests).
  */
-export function guardedLookup(allowPrivate: boolean, resolve?: ResolveHost): net.LookupFunction {
+export function guardedLookup(allowPrivate: boolean, resolve?: ResolveHost, isForbidden: AddressPolicy = isForbiddenAddress): net.LookupFunction {
   return function lookup(hostname: string, options: dns.LookupOptions | number | LookupCallback | undefined, callback?: LookupCallback): void {
     let cb = callback;
     let o: dns.LookupOptions = {};
@@ -248,7 +255,7 @@ export function guardedLookup(allowPrivate: boolean, resolve?: ResolveHost): net
         return done(e, o.all ? [] : '', undefined);
       }
       if (!allowPrivate) {
-        const bad = list.find((a) => isForbiddenAddress(a.address));
+        const bad = list.find((a) => isForbidden(a.address));
         if (bad) return done(new SsrfError(hostname, bad.address), o.all ? [] : '', undefined);
       }
       if (o.all) done(null, list);

@@ -3,6 +3,7 @@ import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { newId, randomToken } from '@mp/kit';
 import type { WebhooksDeps } from '../deps.js';
+import { statsOf } from '../delivery-stats.js';
 import { checkEvents, checkName, checkRetryPolicy, checkUrl } from '../validation.js';
 import { toWebhook, WEBHOOK_COLUMNS, type WebhookRow } from '../webhook-row.js';
 
@@ -36,5 +37,5 @@ export async function createWebhook(deps: WebhooksDeps, req: webhooks.CreateWebh
     );
     return rows[0]!;
   });
-  return { webhook: toWebhook(row), secret };
+  return { webhook: toWebhook(row, await statsOf(deps.db, row.id)), secret };
 }

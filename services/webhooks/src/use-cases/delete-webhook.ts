@@ -1,6 +1,7 @@
 import type { webhooks } from '@mp/contracts';
 import type { CallerContext } from '@mp/grpc';
 import type { WebhooksDeps } from '../deps.js';
+import { statsOf } from '../delivery-stats.js';
 import { loadWebhook, toWebhook, WEBHOOK_COLUMNS, type WebhookRow } from '../webhook-row.js';
 
 /**
@@ -21,5 +22,5 @@ export async function deleteWebhook(deps: WebhooksDeps, req: webhooks.WebhookRef
     );
     return rows[0]!;
   });
-  return toWebhook(row);
+  return toWebhook(row, await statsOf(deps.db, row.id));
 }

@@ -3,25 +3,30 @@ import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { decodeCursor, pageLimit, toPage } from '@mp/kit';
 import type { WebhooksDeps } from '../deps.js';
+import { checkEnum, checkInstant, checkRange, DELIVERY_EVENT_TYPES, DELIVERY_STATUSES } from '../delivery-filters.js';
 import { DELIVERY_COLUMNS, toDelivery, type DeliveryRow } from '../delivery-row.js';
 import { loadWebhookAnyState } from './load-any.js';
 
-const STATUSES = ['pending', 'delivered', 'failed'];
-
+/**
+ * GET /webhooks/{id}/deliveries: newest first, cursor-paginated, filtered by status, event_type
+ * and created_at in [from, to). A cursor stays valid with the same filters.
+ */
 export async function listDeliveries(deps: WebhooksDeps, req: webhooks.ListDeliveriesRequest, ctx: CallerContext): Promise<webhooks.DeliveryList> {
   const webhook = await loadWebhookAnyState(deps, req.webhookId, ctx);
   const limit = pageLimit(req.page?.limit);
   const where = ['webhook_id = $1'];
   const params: unknown[] = [webhook.id];
-  if (req.status !== undefined) {
-    if (!STATUSES.includes(req.status)) throw new DomainError('422103', { field: 'status', detail: `status must be one of ${STATUSES.join(', ')}.` });
-    params.push(req.status);
-    where.push(`status = $${params.length}`);
-  }
-  if (req.eventType !== undefined) {
-    params.push(req.eventType);
-    where.push(`event_type = $${params.length}`);
-  }
+  const add = (sql: (n: number) => string, value: unknown) => {
+    params.push(value);
+    where.push(sql(params.length));
+  };
+  if (req.status !== undefined) add((n) => `status = $${n}`, checkEnum(req.status, DELIVERY_STATUSES, 'status'));
+  if (req.eventType !== undefined) add((n) => `event_type = $${n}`, checkEnum(req.eventType, DELIVERY_EVENT_TYPES, 'event_type'));
+  const from = req.from !== undefined ? checkInstant(req.from, 'from') : undefined;
+  const to = req.to !== undefined ? checkInstant(req.to, 'to') : undefined;
+  checkRange(from, to);
+  if (from !== undefined) add((n) => `created_at >= $${n}::timestamptz`, from);
+  if (to !== undefined) add((n) => `created_at < $${n}::timestamptz`, to);
   if (req.page?.cursor) {
     const [createdAt, id] = decodeCursor(req.page.cursor);
     if (typeof createdAt !== 'string' || typeof id !== 'string') throw new DomainError('400004', { field: 'cursor', detail: 'cursor is not one this API returned' });

@@ -3,6 +3,7 @@ import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { decodeCursor, pageLimit, toPage } from '@mp/kit';
 import type { WebhooksDeps } from '../deps.js';
+import { deliveryStats } from '../delivery-stats.js';
 import { toWebhook, WEBHOOK_COLUMNS, type WebhookRow } from '../webhook-row.js';
 
 export async function listWebhooks(deps: WebhooksDeps, req: webhooks.ListWebhooksRequest, ctx: CallerContext): Promise<webhooks.WebhookList> {
@@ -22,5 +23,9 @@ export async function listWebhooks(deps: WebhooksDeps, req: webhooks.ListWebhook
     params,
   );
   const page = toPage(rows, limit, (r) => [r.created_at, r.id]);
-  return { items: page.items.map(toWebhook), page: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } };
+  const stats = await deliveryStats(
+    deps.db,
+    page.items.map((r) => r.id),
+  );
+  return { items: page.items.map((r) => toWebhook(r, stats.get(r.id)!)), page: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } };
 }

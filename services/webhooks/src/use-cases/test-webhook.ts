@@ -3,23 +3,24 @@ import { TEST_EVENT_TYPE } from '@mp/events';
 import type { CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
 import type { WebhooksDeps } from '../deps.js';
-import { recordAttempt, sendAttempt, type ClaimedDelivery } from '../attempt.js';
+import { recordAttempts, sendAttempt, type ClaimedDelivery } from '../attempt.js';
 import { DELIVERY_COLUMNS, toDelivery, type DeliveryRow } from '../delivery-row.js';
 import { loadWebhook } from '../webhook-row.js';
 
+/** The `data` of a webhook.test event (documented in README "Receiving webhooks"). */
+export function testEventData(webhook: { id: string; name: string }) {
+  return { message: 'Test event from the Monitoring Platform. No action is needed.', webhook_id: webhook.id, webhook_name: webhook.name };
+}
+
 /**
  * POST /webhooks/{id}/test: sends a `webhook.test` event to this webhook now, signed like any
- * other, and answers with its delivery record. A test gets one attempt (no retries), so the caller
- * sees the receiver's answer in the response; it works on inactive webhooks too.
+ * other (with the secret that signs now, the old one during a rotation's grace period), and
+ * answers with its delivery record. A test gets one attempt (no retries), so the caller sees the
+ * receiver's answer in the response; it works on inactive webhooks too.
  */
 export async function testWebhook(deps: WebhooksDeps, req: webhooks.WebhookRef, ctx: CallerContext): Promise<webhooks.Delivery> {
   const webhook = await loadWebhook(deps.db, req.id, ctx);
-  const event = {
-    event_id: newId('event'),
-    event_type: TEST_EVENT_TYPE,
-    occurred_at: deps.clock.now().toISOString(),
-    data: { message: 'Test event from the Monitoring Platform. No action is needed.', webhook_id: webhook.id, webhook_name: webhook.name },
-  };
+  const event = { event_id: newId('event'), event_type: TEST_EVENT_TYPE, occurred_at: deps.clock.now().toISOString(), data: testEventData(webhook) };
   const deliveryId = newId('delivery');
   await deps.db.transaction(async (tx) => {
     await tx.query(`INSERT INTO events (event_id, event_type, tenant_id, environment, occurred_at, data) VALUES ($1, $2, $3, $4, $5, $6)`, [
@@ -39,18 +40,20 @@ export async function testWebhook(deps: WebhooksDeps, req: webhooks.WebhookRef, 
   const claimed: ClaimedDelivery = {
     id: deliveryId,
     attempts: 0,
+    cycle: 1,
     ...event,
     webhook_id: webhook.id,
     url: webhook.url,
-    secret_sealed: webhook.secret_sealed,
+    secret_sealed: webhook.signing_secret_sealed,
     max_retries: 0,
     retry_interval: webhook.retry_interval,
     active: true,
     deleted: false,
   };
-  const startedAt = new Date();
+  const startedAt = deps.clock.now();
   const result = await sendAttempt(deps, claimed);
-  await recordAttempt(deps.db, claimed, startedAt, result, false);
+  deps.metrics.observeAttempt(result);
+  await recordAttempts(deps.db, [{ delivery: claimed, startedAt, finishedAt: deps.clock.now(), result, allowRetry: false }]);
   const { rows } = await deps.db.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = $1`, [deliveryId]);
   return toDelivery(rows[0]!);
 }

@@ -1,0 +1,312 @@
+// Ingestion benchmark (issue 6). One command: `npm run bench:ingest`.
+//
+// Starts the platform (real PostgreSQL + NATS JetStream, a database and stream of its own) in a
+// child process, drives POST /projects/{id}/data through the HTTPS gateway with 1,000-record
+// writes at several concurrency levels, and reports records/s, p50/p99 request latency, the time
+// until every event was published, and memory (RSS) and CPU of the platform, PostgreSQL and this
+// load generator. In the same run it measures the raw PostgreSQL insert rate of identical rows
+// (same table, partitions and indexes, the same multi-row INSERT … SELECT FROM unnest straight
+// from pg) as the baseline, and the latency of a one-month series of a point holding 1,000,000
+// records. The data-write and request limits are raised for the run (MP_LIMIT_* settings).
+//
+// Options (environment): BENCH_LEVELS=1,4,8  BENCH_REQUESTS=60 (writes per level)  BENCH_POINTS=200
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { projects } from '@mp/contracts';
+import { createClient } from '@mp/grpc';
+import { createSelfSignedCertificate, newId } from '@mp/kit';
+import { createTestDatabase, createTestStream } from '@mp/testing';
+import { createPgDatabase, migrate } from '@mp/db';
+import { monitoringDataMigrations } from '@mp/monitoring-data';
+/* global setInterval, clearInterval */
+
+const here = dirname(fileURLToPath(import.meta.url));
+const LEVELS = (process.env.BENCH_LEVELS ?? '1,4,8').split(',').map(Number);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 60);
+const POINTS = Number(process.env.BENCH_POINTS ?? 200);
+const PER_REQUEST = 1000;
+const SERIES_RECORDS = 1_000_000;
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+};
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+const procStat = (pid) => {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return { rssMb: Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024, cpuS: (Number(stat[11]) + Number(stat[12])) / 100 };
+  } catch {
+    return { rssMb: 0, cpuS: 0 };
+  }
+};
+const postgres = () => {
+  const pids = execFileSync('pgrep', ['-x', 'postgres']).toString().trim().split('\n').map(Number);
+  return pids.map(procStat).reduce((a, b) => ({ rssMb: a.rssMb + b.rssMb, cpuS: a.cpuS + b.cpuS }), { rssMb: 0, cpuS: 0 });
+};
+
+const loadStart = loadavg().map((x) => x.toFixed(1)).join(' ');
+const db = await createTestDatabase();
+const stream = createTestStream();
+const tls = await createSelfSignedCertificate();
+const dataDir = mkdtempSync(join(tmpdir(), 'mp-bench-'));
+const env = {
+  ...process.env,
+  BENCH_TLS: JSON.stringify({ cert: tls.cert, key: tls.key }),
+  MP_DATABASE_URL: db.url,
+  MP_NATS_URL: stream.url,
+  MP_NATS_STREAM: stream.stream,
+  MP_NATS_SUBJECT_PREFIX: stream.subjectPrefix,
+  MP_HTTPS_PORT: '0',
+  MP_SANDBOX_HTTPS_PORT: '0',
+  MP_BIND_HOST: '127.0.0.1',
+  MP_ADMIN_USERNAME: 'admin',
+  MP_ADMIN_PASSWORD: 'bench password 0123',
+  MP_DATA_DIR: dataDir,
+  // This tenant's run is allowed far more than spec §8's defaults (500 records, 100 requests per minute).
+  MP_LIMIT_DATA_RECORDS_PER_MINUTE: '1000000000',
+  MP_LIMIT_API_PER_MINUTE: '1000000000',
+  MP_LIMIT_CONCURRENT: '1000',
+};
+delete env.MP_REDIS_URL;
+// BENCH_PROFILE=<dir> writes a V8 CPU profile of the platform process there (for finding hot spots).
+const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+const child = spawn(process.execPath, [...profile, join(here, 'platform.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+const cleanup = async () => {
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  await db.drop().catch(() => undefined);
+  await stream.drop().catch(() => undefined);
+  rmSync(dataDir, { recursive: true, force: true });
+};
+try {
+  const info = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) resolve(JSON.parse(line));
+    });
+    child.once('exit', (code) => reject(new Error(`platform exited with ${code}`)));
+  });
+  const base = `https://127.0.0.1:${info.port}/v3`;
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 64, ca: tls.cert });
+  const call = (method, path, body, headers = {}) =>
+    new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+      const req = https.request(`${base}${path}`, { method, agent, headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(Buffer.concat(chunks).toString() || 'null') }));
+      });
+      req.on('error', reject);
+      if (payload) req.write(payload);
+      req.end();
+    });
+
+  // A tenant key, a project in progress and its points (set up through the projects service).
+  const login = await call('POST', '/auth/login', { username: 'admin', password: 'bench password 0123', grant_type: 'password' });
+  const keyRes = await call('POST', '/api-keys', { name: 'bench', permissions: ['project:read', 'project:write', 'data:read', 'data:write'] }, { authorization: `Bearer ${login.body.data.access_token}` });
+  const key = { 'x-api-key': keyRes.body.data.key };
+  const project = (await call('POST', '/projects', { name: 'Benchmark tunnel', number: 'BENCH-1', start_date: '2020-01-01' }, key)).body.data;
+  const sql = new pg.Pool({ connectionString: db.url, max: 8 });
+  const tenantId = (await sql.query('SELECT tenant_id FROM projects.projects WHERE id = $1', [project.id])).rows[0].tenant_id;
+  const caller = { requestId: 'req_bench', tenantId, environment: 'live', principalId: 'key_bench', principalType: 'api_key', permissions: [] };
+  const pc = createClient(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${info.ports.projects}`);
+  await pc.changeProjectStatus({ id: project.id, status: 'in_progress' }, caller);
+  const points = [];
+  for (let i = 0; i < POINTS + 1; i++) {
+    const p = await pc.createPoint(
+      { projectId: project.id, number: `B-${i}`, name: `Benchmark point ${i}`, sensorType: 'total_station', reference: { x: 3512345.1, y: 512345.6, z: 45.3 }, warningThreshold: 10, alarmThreshold: 20, abruptChangeLimit: 50, precision: 1 },
+      caller,
+    );
+    points.push(p.id);
+  }
+  pc.close();
+  const seriesPoint = points.pop();
+
+  // Request bodies, made before the clock starts: POINTS points × (1000 / POINTS) epochs each,
+  // one minute apart, coordinates to the millimetre, about 1 % of them over the warning threshold.
+  let epoch = 0;
+  const start = Date.UTC(2025, 0, 1);
+  const bodies = (n) =>
+    Array.from({ length: n }, () => {
+      const records = [];
+      for (let e = 0; e < PER_REQUEST / POINTS; e++, epoch++) {
+        const at = new Date(start + epoch * 60_000).toISOString().replace('Z', '+00:00');
+        for (let i = 0; i < POINTS; i++) {
+          const dz = Math.random() < 0.01 ? 12 : Math.round((Math.random() * 6 - 3) * 1000) / 1000;
+          // x and y move 1–9 mm from the reference (written to the millimetre, as instruments export them).
+          records.push({ point_id: points[i], measured_at: at, values: { x: Math.round((3512345.1 + (1 + Math.floor(Math.random() * 9)) / 1000) * 1000) / 1000, y: Math.round((512345.6 + (1 + Math.floor(Math.random() * 9)) / 1000) * 1000) / 1000, z: Math.round((45.3 + dz / 1000) * 1e6) / 1e6 } });
+        }
+      }
+      return JSON.stringify({ records });
+    });
+
+  const pendingEvents = async () => Number((await sql.query('SELECT count(*) FROM monitoring_data.outbox WHERE dispatched_at IS NULL')).rows[0].count);
+  const waitForEvents = async () => {
+    while ((await pendingEvents()) > 0) await new Promise((r) => setTimeout(r, 20));
+  };
+
+  // Warm-up (JIT, partitions, caches), not measured.
+  for (const b of bodies(5)) if ((await call('POST', `/projects/${project.id}/data`, b, key)).status !== 200) throw new Error('warm-up write failed');
+  await waitForEvents();
+
+  const results = [];
+  for (const level of LEVELS) {
+    const queue = bodies(REQUESTS);
+    const latencies = [];
+    let peakRss = 0;
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, procStat(child.pid).rssMb)), 100);
+    const cpu0 = { platform: procStat(child.pid).cpuS, pg: postgres().cpuS, client: process.cpuUsage() };
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: level }, async () => {
+        for (let b = queue.pop(); b; b = queue.pop()) {
+          const s = performance.now();
+          const res = await call('POST', `/projects/${project.id}/data`, b, key);
+          latencies.push(performance.now() - s);
+          if (res.status !== 200) throw new Error(`write failed: ${JSON.stringify(res.body)}`);
+        }
+      }),
+    );
+    const t1 = performance.now();
+    await waitForEvents();
+    const t2 = performance.now();
+    clearInterval(sampler);
+    const cpuClient = process.cpuUsage(cpu0.client);
+    const secs = (t1 - t0) / 1000;
+    results.push({
+      level,
+      recordsPerS: (REQUESTS * PER_REQUEST) / secs,
+      withEventsPerS: (REQUESTS * PER_REQUEST) / ((t2 - t0) / 1000),
+      p50: pct(latencies, 50),
+      p99: pct(latencies, 99),
+      peakRss,
+      cpu: { platform: (procStat(child.pid).cpuS - cpu0.platform) / secs, pg: (postgres().cpuS - cpu0.pg) / secs, client: (cpuClient.user + cpuClient.system) / 1e6 / secs },
+    });
+    console.log(`concurrency ${level}: ${fmt(results.at(-1).recordsPerS)} records/s`);
+  }
+  const stored = Number((await sql.query('SELECT count(*) FROM monitoring_data.data_records')).rows[0].count);
+  const events = Number((await sql.query(`SELECT count(*) FROM monitoring_data.outbox WHERE dispatched_at IS NOT NULL`)).rows[0].count);
+
+  // Baseline: the same rows straight into PostgreSQL — same table shape (the service's own
+  // migrations in another schema), same partitions, same multi-row INSERT … unnest, 1,000 rows
+  // per statement, at each concurrency level; the fastest is the baseline.
+  const best = results.reduce((a, b) => (b.recordsPerS > a.recordsPerS ? b : a));
+  const raw = createPgDatabase({ url: db.url, schema: 'bench_raw', max: Math.max(...LEVELS) });
+  await migrate(raw, 'bench_raw', monitoringDataMigrations);
+  for (let m = 0; m < 12; m++) {
+    const from = new Date(Date.UTC(2026, m, 1)).toISOString();
+    const to = new Date(Date.UTC(2026, m + 1, 1)).toISOString();
+    await raw.exec(`CREATE TABLE bench_raw.data_records_p${2026}${String(m + 1).padStart(2, '0')} PARTITION OF bench_raw.data_records FOR VALUES FROM ('${from}') TO ('${to}')`);
+  }
+  let rawEpoch = 0;
+  const rawBatches = Array.from({ length: REQUESTS * LEVELS.length + 1 }, () => {
+    const c = { id: [], point: [], at: [], off: [], x: [], y: [], z: [], dx: [], dy: [], dz: [], status: [] };
+    for (let e = 0; e < PER_REQUEST / POINTS; e++, rawEpoch++) {
+      const at = new Date(Date.UTC(2026, 0, 1) + rawEpoch * 60_000).toISOString();
+      for (let i = 0; i < POINTS; i++) {
+        c.id.push(newId('data'));
+        c.point.push(points[i]);
+        c.at.push(at);
+        c.off.push(0);
+        c.x.push(3512345.101);
+        c.y.push(512345.602);
+        c.z.push(45.301);
+        c.dx.push(1);
+        c.dy.push(2);
+        c.dz.push(1);
+        c.status.push('normal');
+      }
+    }
+    return c;
+  });
+  const rawInsert = (c) =>
+    raw.query(
+      `INSERT INTO data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status, quality_flag, batch_id, created_at, updated_at)
+       SELECT u.id, $1, $2, $3, u.point_id, u.measured_at, u.utc_offset, u.x, u.y, u.z, u.dx, u.dy, u.dz, u.status, 'valid', NULL, now(), now()
+         FROM unnest($4::text[], $5::text[], $6::timestamptz[], $7::smallint[], $8::float8[], $9::float8[], $10::float8[], $11::float8[], $12::float8[], $13::float8[], $14::text[])
+           AS u(id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status)
+       ON CONFLICT (point_id, measured_at) DO NOTHING`,
+      [tenantId, 'live', project.id, c.id, c.point, c.at, c.off, c.x, c.y, c.z, c.dx, c.dy, c.dz, c.status],
+    );
+  await rawInsert(rawBatches.pop());
+  const rawRates = {};
+  for (const level of LEVELS) {
+    const rawQueue = rawBatches.splice(0, REQUESTS);
+    const r0 = performance.now();
+    await Promise.all(Array.from({ length: level }, async () => {
+      for (let c = rawQueue.pop(); c; c = rawQueue.pop()) await rawInsert(c);
+    }));
+    rawRates[level] = (REQUESTS * PER_REQUEST) / ((performance.now() - r0) / 1000);
+  }
+  const rawRate = Math.max(...Object.values(rawRates));
+  await raw.close();
+
+  // A one-month series of one point holding 1,000,000 records (February 2026: one every 2.4 s).
+  const s0 = performance.now();
+  await sql.query(
+    `INSERT INTO monitoring_data.data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, dz, status, created_at, updated_at)
+     SELECT 'dat_s' || lpad(to_hex(g), 19, '0'), $1, 'live', $2, $3, timestamptz '2026-02-01T00:00:00Z' + (g * 2419200000.0 / $4) * interval '1 millisecond', 0,
+            sin(g / 5000.0) * 8, 'normal', now(), now()
+       FROM generate_series(0, $4 - 1) AS g`,
+    [tenantId, project.id, seriesPoint, SERIES_RECORDS],
+  ).catch(async (err) => {
+    if (!/no partition/.test(err.message)) throw err;
+    await sql.query(`CREATE TABLE monitoring_data.data_records_p202602 PARTITION OF monitoring_data.data_records FOR VALUES FROM ('2026-02-01T00:00:00Z') TO ('2026-03-01T00:00:00Z')`);
+    return sql.query(
+      `INSERT INTO monitoring_data.data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, dz, status, created_at, updated_at)
+       SELECT 'dat_s' || lpad(to_hex(g), 19, '0'), $1, 'live', $2, $3, timestamptz '2026-02-01T00:00:00Z' + (g * 2419200000.0 / $4) * interval '1 millisecond', 0,
+              sin(g / 5000.0) * 8, 'normal', now(), now()
+         FROM generate_series(0, $4 - 1) AS g`,
+      [tenantId, project.id, seriesPoint, SERIES_RECORDS],
+    );
+  });
+  await sql.query('VACUUM ANALYZE monitoring_data.data_records_p202602');
+  const loadS = (performance.now() - s0) / 1000;
+  const seriesTimes = {};
+  for (const [label, q] of [['200 buckets (default)', ''], ['hourly (672 buckets)', '&interval_seconds=3600']]) {
+    const times = [];
+    let buckets = 0;
+    for (let i = 0; i < 8; i++) {
+      const s = performance.now();
+      const res = await call('GET', `/points/${seriesPoint}/series?from=2026-02-01T00:00:00Z&to=2026-03-01T00:00:00Z${q}`, undefined, key);
+      times.push(performance.now() - s);
+      if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+      buckets = res.body.data.buckets.length;
+    }
+    seriesTimes[label] = { p50: pct(times.slice(1), 50), max: Math.max(...times.slice(1)), buckets };
+  }
+  await sql.end();
+
+  const cpuModel = cpus()[0]?.model ?? 'unknown';
+  console.log('');
+  console.log(`## Ingestion benchmark — ${new Date().toISOString().slice(0, 10)}`);
+  console.log('');
+  console.log(`Machine: ${cpus().length} × ${cpuModel}, ${Math.round(totalmem() / 2 ** 30)} GB RAM, Node ${process.version}, ${execFileSync('psql', ['--version']).toString().trim()}, nats-server ${execFileSync('nats-server', ['--version']).toString().trim().replace(/^nats-server: /, '')}.`);
+  console.log(`Writes of ${PER_REQUEST} records (${POINTS} points × ${PER_REQUEST / POINTS} epochs, coordinates only: displacements derived, abrupt-change and precision rules on), ${REQUESTS} writes per level, through HTTPS → gateway → gRPC → monitoring-data → PostgreSQL, each with its data.created (and data.abnormal) in the outbox, published to JetStream and consumed by the webhooks service.`);
+  console.log('');
+  console.log('| concurrency | records/s (responses) | records/s (until every event published) | p50 ms | p99 ms | platform RSS peak MB | CPU cores: platform / PostgreSQL / load generator |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    console.log(`| ${r.level} | ${fmt(r.recordsPerS)} | ${fmt(r.withEventsPerS)} | ${r.p50.toFixed(0)} | ${r.p99.toFixed(0)} | ${fmt(r.peakRss)} | ${r.cpu.platform.toFixed(2)} / ${r.cpu.pg.toFixed(2)} / ${r.cpu.client.toFixed(2)} |`);
+  }
+  console.log('');
+  console.log(`Stored ${fmt(stored)} records; ${fmt(events)} events published. PostgreSQL RSS (all backends): ${fmt(postgres().rssMb)} MB; load generator RSS: ${fmt(process.memoryUsage().rss / 2 ** 20)} MB.`);
+  console.log(`Raw PostgreSQL baseline (same table, partitions and indexes; INSERT … SELECT FROM unnest of 1,000 rows per statement): ${LEVELS.map((l) => `${fmt(rawRates[l])} records/s with ${l} connection${l > 1 ? 's' : ''}`).join(', ')}.`);
+  console.log(`Best end to end (concurrency ${best.level}): ${fmt(best.recordsPerS)} records/s = ${((best.recordsPerS / rawRate) * 100).toFixed(0)} % of the best raw insert rate (${fmt(rawRate)} records/s).`);
+  console.log(`Load average of the machine during the run (shared with other work): ${loadStart} at the start, ${loadavg().map((x) => x.toFixed(1)).join(' ')} at the end.`);
+  console.log('');
+  console.log(`Series of one point holding ${fmt(SERIES_RECORDS)} records in one month (loaded in ${loadS.toFixed(1)} s), GET /points/{id}/series over the month, through HTTPS:`);
+  for (const [label, t] of Object.entries(seriesTimes)) console.log(`- ${label}: p50 ${t.p50.toFixed(0)} ms, max ${t.max.toFixed(0)} ms (${t.buckets} buckets, 7 runs after one warm-up)`);
+  agent.destroy();
+} finally {
+  await cleanup();
+}

@@ -1,0 +1,279 @@
+// Webhook delivery throughput and latency (issue 7, part 4).
+//
+// Starts the projects and webhooks services as separate processes (their standalone main.js) on
+// the machine's PostgreSQL and NATS JetStream, with a database and stream of their own, and a
+// local HTTPS receiver in a process of its own (receiver.mjs). Measures:
+//   baseline  a bare keep-alive HTTPS POST loop to the same receiver (what the machine can do)
+//   steady    500 events/s written through the projects service API (gRPC CreateProject) →
+//             outbox → relay → JetStream → webhooks → receiver; p50/p99 from the write to arrival
+//   max       events committed to the outbox in bulk as fast as possible; deliveries/s to one
+//             webhook and, fanned out, to four; latency from the outbox commit to arrival
+// and the resident memory of both services.
+//
+// Usage: npm run build && npm run bench:webhooks [-- --events 20000 --steady-seconds 20]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { projects, webhooks } from '@mp/contracts';
+import { createClient } from '@mp/grpc';
+import { newId, newMasterKey } from '@mp/kit';
+import { createTestDatabase, createTestStream, queryTestDatabase, testCertificate } from '@mp/testing';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const { values: args } = parseArgs({
+  options: {
+    events: { type: 'string', default: '20000' },
+    'steady-seconds': { type: 'string', default: '20' },
+    'steady-rate': { type: 'string', default: '500' },
+    // Writes V8 CPU profiles of both services to this directory.
+    profile: { type: 'string' },
+    only: { type: 'string' },
+  },
+});
+const MAX_EVENTS = Number(args.events);
+const STEADY_SECONDS = Number(args['steady-seconds']);
+const STEADY_RATE = Number(args['steady-rate']);
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
+const fmt = (ms) => (Number.isFinite(ms) ? `${ms.toFixed(1)} ms` : 'n/a');
+const rssMb = (pid) => {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+};
+
+// ---------------------------------------------------------------- receiver
+const tls = await testCertificate();
+const now = () => performance.timeOrigin + performance.now();
+/** Called with (event_type, key, arrival ms since epoch) for every event the receiver got. */
+let onArrival = () => {};
+const receiverProcess = spawn(process.execPath, [join(dirname(fileURLToPath(import.meta.url)), 'receiver.mjs'), JSON.stringify(tls)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const receiverUrl = await new Promise((resolve) => {
+  receiverProcess.on('message', (m) => {
+    if (Array.isArray(m)) for (const [type, key, at] of m) onArrival(type, key, at);
+    else resolve(`https://127.0.0.1:${m.port}/hook`);
+  });
+});
+
+// ---------------------------------------------------------------- baseline
+async function baseline(seconds = 5, concurrency = 64) {
+  const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency });
+  const body = JSON.stringify({ event_id: 'evt_baseline', data: { x: 1 } });
+  const latencies = [];
+  const end = performance.now() + seconds * 1000;
+  const post = () =>
+    new Promise((resolve, reject) => {
+      const t0 = now();
+      const req = https.request(receiverUrl, { method: 'POST', agent, ca: tls.cert, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          latencies.push(now() - t0);
+          resolve();
+        });
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) await post();
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { perSecond: latencies.length / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99) };
+}
+
+// ---------------------------------------------------------------- platform
+const db = await createTestDatabase();
+const stream = createTestStream();
+const dir = mkdtempSync(join(tmpdir(), 'mp-bench-webhooks-'));
+const caFile = join(dir, 'ca.pem');
+writeFileSync(caFile, tls.cert);
+const env = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  MP_DATABASE_URL: db.url,
+  MP_NATS_URL: stream.url,
+  MP_NATS_STREAM: stream.stream,
+  MP_NATS_SUBJECT_PREFIX: stream.subjectPrefix,
+  MP_SECRETS_KEY: newMasterKey(),
+  MP_DATA_DIR: dir,
+  MP_LOG_LEVEL: 'warn',
+};
+const children = [];
+function startService(name, extra) {
+  return new Promise((resolve, reject) => {
+    const flags = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [];
+    const child = spawn(process.execPath, [...flags, `services/${name}/dist/main.js`], { cwd: root, env: { ...env, MP_LOG_LEVEL: 'info', ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let out = '';
+    const onData = (d) => {
+      out += d;
+      const m = new RegExp(`"port":(\\d+)[^\\n]*${name} service listening`).exec(out);
+      if (m) resolve({ child, port: Number(m[1]) });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${name} exited ${code}:\n${out}`)));
+  });
+}
+const projectsSvc = await startService('projects', { MP_PROJECTS_GRPC_PORT: '0' });
+const webhooksSvc = await startService('webhooks', {
+  MP_WEBHOOKS_GRPC_PORT: '0',
+  MP_WEBHOOKS_METRICS_PORT: 'off',
+  MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  NODE_EXTRA_CA_CERTS: caFile,
+});
+const ctx = { requestId: newId('request'), tenantId: newId('tenant'), environment: 'live', principalId: newId('user'), principalType: 'user', permissions: ['project:read', 'project:write', 'system:admin'] };
+const projectsClient = createClient(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${projectsSvc.port}`);
+const webhooksClient = createClient(webhooks.WebhooksClient, webhooks.WebhooksService, `127.0.0.1:${webhooksSvc.port}`);
+const hook = (events) => webhooksClient.createWebhook({ name: `bench ${events[0]}`, url: receiverUrl, events }, ctx);
+
+const memory = { webhooks: 0, projects: 0 };
+const sampler = setInterval(() => {
+  memory.webhooks = Math.max(memory.webhooks, rssMb(webhooksSvc.child.pid));
+  memory.projects = Math.max(memory.projects, rssMb(projectsSvc.child.pid));
+}, 250);
+const memoryNow = () => ({ webhooks: rssMb(webhooksSvc.child.pid), projects: rssMb(projectsSvc.child.pid) });
+
+// ---------------------------------------------------------------- steady
+async function steady() {
+  await hook(['project.created']);
+  const sent = new Map();
+  const latencies = [];
+  let errors = 0;
+  onArrival = (type, number, at) => {
+    if (type !== 'project.created') return;
+    const t0 = sent.get(number);
+    if (t0 !== undefined) latencies.push(at - t0);
+  };
+  const total = STEADY_RATE * STEADY_SECONDS;
+  const started = performance.now();
+  const calls = [];
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / STEADY_RATE;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    const number = `B-${i}`;
+    sent.set(number, now());
+    calls.push(projectsClient.createProject({ name: `Bench project ${i}`, number }, ctx).catch(() => errors++));
+  }
+  await Promise.all(calls);
+  const writeSeconds = (performance.now() - started) / 1000;
+  const deadline = performance.now() + 60_000;
+  while (latencies.length < total - errors && performance.now() < deadline) await sleep(50);
+  const delivered = latencies.length;
+  latencies.sort((a, b) => a - b);
+  return { total, errors, writeRate: total / writeSeconds, delivered, p50: pct(latencies, 50), p99: pct(latencies, 99), max: latencies.at(-1) };
+}
+
+/** Where the time goes, from the rows' own timestamps: outbox commit → relay → ingest → delivered. */
+async function breakdown(eventType) {
+  const [r] = await queryTestDatabase(
+    db.url,
+    `WITH x AS (
+       SELECT extract(epoch FROM o.dispatched_at - o.occurred_at) * 1000 AS relay,
+              extract(epoch FROM e.received_at - o.dispatched_at) * 1000 AS ingest,
+              extract(epoch FROM d.delivered_at - e.received_at) * 1000 AS deliver
+         FROM projects.outbox o JOIN webhooks.events e USING (event_id) JOIN webhooks.deliveries d USING (event_id)
+        WHERE o.event_type = $1 AND d.status = 'delivered')
+     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY relay) AS relay50, percentile_cont(0.99) WITHIN GROUP (ORDER BY relay) AS relay99,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY ingest) AS ingest50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ingest) AS ingest99,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY deliver) AS deliver50, percentile_cont(0.99) WITHIN GROUP (ORDER BY deliver) AS deliver99
+       FROM x`,
+    [eventType],
+  );
+  return `outbox→published p50 ${fmt(r.relay50)} p99 ${fmt(r.relay99)} | published→ingested p50 ${fmt(r.ingest50)} p99 ${fmt(r.ingest99)} | ingested→delivered p50 ${fmt(r.deliver50)} p99 ${fmt(r.deliver99)}`;
+}
+
+// ---------------------------------------------------------------- max
+async function max(eventType, fanOut) {
+  for (let i = 0; i < fanOut; i++) await hook([eventType]);
+  const expected = MAX_EVENTS * fanOut;
+  const committed = new Map();
+  const latencies = [];
+  let first = Infinity;
+  let last = 0;
+  onArrival = (type, chunkNo, at) => {
+    if (type !== eventType) return;
+    const t0 = committed.get(chunkNo);
+    latencies.push(at - t0);
+    first = Math.min(first, at);
+    last = Math.max(last, at);
+  };
+  const chunk = 2000;
+  const started = now();
+  for (let c = 0; c * chunk < MAX_EVENTS; c++) {
+    const from = c * chunk + 1;
+    const to = Math.min(MAX_EVENTS, (c + 1) * chunk);
+    await queryTestDatabase(
+      db.url,
+      `INSERT INTO projects.outbox (event_id, event_type, tenant_id, environment, occurred_at, data)
+       SELECT 'evt_' || lpad(($4::int * 1000000 + n)::text, 20, '0'), $3, $5, 'live', now(), jsonb_build_object('chunk', $6::int, 'n', n)
+         FROM generate_series($1::int, $2::int) AS n`,
+      [from, to, eventType, fanOut, ctx.tenantId, c],
+    );
+    committed.set(c, now());
+  }
+  const deadline = performance.now() + 180_000;
+  while (latencies.length < expected && performance.now() < deadline) await sleep(50);
+  latencies.sort((a, b) => a - b);
+  const seconds = (last - started) / 1000;
+  return { events: MAX_EVENTS, fanOut, delivered: latencies.length, seconds, eventsPerSecond: MAX_EVENTS / seconds, deliveriesPerSecond: latencies.length / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99) };
+}
+
+let exitCode = 0;
+try {
+  console.log(`Webhook delivery benchmark — ${new Date().toISOString()} — ${cpus().length} × ${cpus()[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`);
+  const base = await baseline();
+  console.log(`baseline  bare HTTPS POST loop (64 keep-alive connections): ${base.perSecond.toFixed(0)} req/s, p50 ${fmt(base.p50)}, p99 ${fmt(base.p99)}`);
+  const idle = memoryNow();
+  console.log(`memory    idle: webhooks ${idle.webhooks.toFixed(0)} MB, projects ${idle.projects.toFixed(0)} MB (RSS)`);
+
+  memory.webhooks = 0;
+  const s = args.only === 'max' ? null : await steady();
+  if (s) {
+    console.log(
+    `steady    ${s.total} events at ${STEADY_RATE}/s through the projects API (achieved ${s.writeRate.toFixed(0)}/s, ${s.errors} errors): ` +
+      `${s.delivered} delivered, write → arrival p50 ${fmt(s.p50)}, p99 ${fmt(s.p99)}, max ${fmt(s.max)}; peak RSS webhooks ${memory.webhooks.toFixed(0)} MB, projects ${memory.projects.toFixed(0)} MB`,
+    );
+    console.log(`          stages: ${await breakdown('project.created')}`);
+  }
+
+  for (const [type, fanOut] of args.only === 'steady' ? [] : [
+    ['data.created', 1],
+    ['report.generated', 4],
+  ]) {
+    memory.webhooks = 0;
+    const m = await max(type, fanOut);
+    console.log(
+      `max       ${m.events} events committed in bulk, ${fanOut} webhook${fanOut > 1 ? 's' : ''}: ${m.delivered} deliveries in ${m.seconds.toFixed(1)} s = ` +
+        `${m.eventsPerSecond.toFixed(0)} events/s, ${m.deliveriesPerSecond.toFixed(0)} deliveries/s; commit → arrival p50 ${fmt(m.p50)}, p99 ${fmt(m.p99)}; peak RSS webhooks ${memory.webhooks.toFixed(0)} MB`,
+    );
+    console.log(`          stages: ${await breakdown(type)}`);
+  }
+} catch (err) {
+  console.error(err);
+  exitCode = 1;
+} finally {
+  clearInterval(sampler);
+  projectsClient.close();
+  webhooksClient.close();
+  for (const c of children) c.kill(args.profile ? 'SIGINT' : 'SIGKILL');
+  if (args.profile) await sleep(3000);
+  receiverProcess.kill('SIGKILL');
+  await db.drop().catch(() => {});
+  await stream.drop().catch(() => {});
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(exitCode);

@@ -1,0 +1,60 @@
+import type { monitoringData } from '@mp/contracts';
+
+/** API shapes (snake_case JSON) of the monitoring-data contract messages. */
+export const presentData = {
+  /** A stored record: `data_id` as in the events of spec 2.6; coordinates in m, displacements in mm. */
+  record: (r: monitoringData.DataRecord) => ({
+    data_id: r.id,
+    project_id: r.projectId,
+    point_id: r.pointId,
+    measured_at: r.measuredAt,
+    values: { ...r.values },
+    status: r.status,
+    quality_flag: r.qualityFlag,
+    remark: r.remark ?? null,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+    version: r.version,
+  }),
+  /** The answer to a synchronous write: every stored record in request order. */
+  written: (projectId: string, pointIds: string[], res: monitoringData.WriteRecordsResult) => {
+    const records = new Array(res.dataId.length);
+    for (let i = 0; i < records.length; i++) {
+      records[i] = { data_id: res.dataId[i], point_id: pointIds[i], measured_at: res.measuredAt[i], status: res.status[i], quality_flag: 'valid' };
+    }
+    return { project_id: projectId, total_count: res.totalCount, abnormal_count: res.abnormalCount, records };
+  },
+  batch: (b: monitoringData.Batch) => ({
+    batch_id: b.id,
+    project_id: b.projectId,
+    status: b.status,
+    total_count: b.totalCount,
+    processed_count: b.processedCount,
+    accepted_count: b.acceptedCount,
+    rejected_count: b.rejectedCount,
+    abnormal_count: b.abnormalCount,
+    failure: b.failureCode ? { code: Number(b.failureCode), detail: b.failureDetail ?? '' } : null,
+    created_at: b.createdAt,
+    started_at: b.startedAt ?? null,
+    completed_at: b.completedAt ?? null,
+    errors: {
+      items: b.errors.map((e) => ({ index: e.index, code: Number(e.code), field: e.field, detail: e.detail })),
+      next_cursor: b.errorsPage?.nextCursor ?? null,
+      has_more: b.errorsPage?.hasMore ?? false,
+    },
+  }),
+  series: (s: monitoringData.Series) => ({
+    point_id: s.pointId,
+    project_id: s.projectId,
+    from: s.from,
+    to: s.to,
+    interval_seconds: s.intervalSeconds,
+    buckets: s.buckets.map((b) => ({
+      start: b.start,
+      count: b.count,
+      ...(b.dx ? { dx: { ...b.dx } } : {}),
+      ...(b.dy ? { dy: { ...b.dy } } : {}),
+      ...(b.dz ? { dz: { ...b.dz } } : {}),
+    })),
+  }),
+};

@@ -1,0 +1,217 @@
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { z } from 'zod';
+import type { monitoringData } from '@mp/contracts';
+import { DomainError } from '@mp/errors';
+import { rateLimitError, rateLimitHeaders, type RateLimits } from '@mp/ratelimit';
+import type { ServiceClients } from '../clients.js';
+import { ok } from '../envelope.js';
+import { presentData } from '../presenters-data.js';
+import type { GatewayState } from '../state.js';
+import { listData, pageOf, pageQuery, validate } from '../validate.js';
+
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+const value = z.number().optional();
+const values = z.object({ x: value, y: value, z: value, dx: value, dy: value, dz: value });
+const record = z.object({
+  point_id: z.string().regex(/^pt_[0-9a-z]{20}$/),
+  measured_at: z.string().regex(ISO_WITH_OFFSET),
+  values,
+  /** the precision the client states for this record, mm (422205 when coarser than the point requires) */
+  precision: z.number().positive().optional(),
+});
+/** Synchronous writes take at most 1,000 records (MAX_RECORDS_PER_WRITE of the service). */
+const writeBody = z.object({ records: z.array(record).min(1).max(1000) });
+const batchBody = z.object({ records: z.array(record).min(1) });
+
+const listQuery = pageQuery.extend({
+  point_id: z.string().optional(),
+  from: z.string().optional(),
+  to: z.string().optional(),
+  status: z.enum(['normal', 'warning', 'alarm']).optional(),
+  quality_flag: z.enum(['valid', 'suspect', 'invalid']).optional(),
+  order: z.enum(['asc', 'desc']).optional(),
+});
+const seriesQuery = z.object({
+  from: z.string().optional(),
+  to: z.string().optional(),
+  interval_seconds: z.coerce.number().int().min(1).max(31_536_000).optional(),
+  buckets: z.coerce.number().int().min(1).max(5000).optional(),
+});
+const latestQuery = pageQuery.extend({ point_id: z.union([z.string(), z.array(z.string())]).optional() });
+const patchBody = z.object({
+  values: values.optional(),
+  quality_flag: z.enum(['valid', 'suspect', 'invalid']).optional(),
+  remark: z.string().max(500).nullable().optional(),
+  version: z.number().int().positive().optional(),
+});
+
+type RecordInput = z.infer<typeof record>;
+
+/** Request records → the columns of the contract (absent numbers are NaN). */
+function toColumns(records: RecordInput[]): monitoringData.RecordColumns {
+  const n = records.length;
+  const cols = {
+    pointId: new Array<string>(n),
+    measuredAt: new Array<string>(n),
+    x: new Array<number>(n),
+    y: new Array<number>(n),
+    z: new Array<number>(n),
+    dx: new Array<number>(n),
+    dy: new Array<number>(n),
+    dz: new Array<number>(n),
+    precision: [] as number[],
+  };
+  let anyPrecision = false;
+  for (let i = 0; i < n; i++) {
+    const r = records[i]!;
+    const v = r.values;
+    cols.pointId[i] = r.point_id;
+    cols.measuredAt[i] = r.measured_at;
+    cols.x[i] = v.x ?? NaN;
+    cols.y[i] = v.y ?? NaN;
+    cols.z[i] = v.z ?? NaN;
+    cols.dx[i] = v.dx ?? NaN;
+    cols.dy[i] = v.dy ?? NaN;
+    cols.dz[i] = v.dz ?? NaN;
+    if (r.precision !== undefined) anyPrecision = true;
+  }
+  if (anyPrecision) cols.precision = records.map((r) => r.precision ?? NaN);
+  return cols;
+}
+
+/** If-Match (`3`, `"3"` or `W/"3"`) or the body's `version`: the version a change expects (409004 when stale). */
+function expectedVersion(ctx: Context, bodyVersion?: number): number | undefined {
+  const header = ctx.get('if-match');
+  if (!header) return bodyVersion;
+  const m = /^(?:W\/)?"?(\d+)"?$/.exec(header.trim());
+  if (!m) throw new DomainError('400004', { field: 'If-Match', detail: 'If-Match must carry the record version, e.g. "3".' });
+  return Number(m[1]);
+}
+
+/**
+ * Spec §8: data writes are limited in records, not requests (500 per minute per tenant and
+ * environment by default, 429002): a write of n records takes n points, batches included. The
+ * X-RateLimit-* headers of the refusal describe this limit.
+ */
+async function limitRecords(limits: RateLimits, ctx: Context, records: number): Promise<void> {
+  const state = ctx.state as GatewayState;
+  const verdict = await limits.consume('data_records', `${state.caller!.tenantId}:${state.environment}`, records);
+  if (!verdict.allowed) {
+    const err = rateLimitError(verdict);
+    throw new DomainError(err.code, {
+      field: 'records',
+      detail: `This write holds ${records} records; ${verdict.remaining} of the ${verdict.limit} data records per minute remain.`,
+      suggestion: `Wait ${verdict.retryAfter} s (Retry-After) and send again, or split the records over several minutes.`,
+      headers: rateLimitHeaders(verdict),
+    });
+  }
+}
+
+const toValues = (v: z.infer<typeof values>): monitoringData.Values => Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined));
+
+/**
+ * Monitoring data (api-surface "data"): writes need data:write, reads data:read; project access
+ * (membership) is checked by the services. Writes count their records against the tenant's
+ * data-write limit (429002) before they are forwarded.
+ */
+export function dataRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware, limits: RateLimits): void {
+  router.post('/projects/:project_id/data', can('data:write'), async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const body = validate(writeBody, state.body ?? {}, 'body');
+    await limitRecords(limits, ctx, body.records.length);
+    const columns = toColumns(body.records);
+    const projectId = ctx.params.project_id!;
+    const res = await clients.monitoringData.writeRecords({ projectId, records: columns }, state.caller!);
+    ok(ctx, presentData.written(projectId, columns.pointId, res));
+  });
+
+  router.post('/projects/:project_id/data/batches', can('data:write'), async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const body = validate(batchBody, state.body ?? {}, 'body');
+    await limitRecords(limits, ctx, body.records.length);
+    ok(ctx, presentData.batch(await clients.monitoringData.createBatch({ projectId: ctx.params.project_id!, records: toColumns(body.records) }, state.caller!)));
+  });
+
+  router.get('/data/batches/:batch_id', can('data:read'), async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const q = validate(pageQuery, ctx.query, 'query');
+    ok(ctx, presentData.batch(await clients.monitoringData.getBatch({ id: ctx.params.batch_id!, errorsPage: pageOf(q) }, state.caller!)));
+  });
+
+  router.get('/projects/:project_id/data/latest', can('data:read'), async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const q = validate(latestQuery, ctx.query, 'query');
+    const pointIds = (Array.isArray(q.point_id) ? q.point_id : q.point_id ? [q.point_id] : []).flatMap((p) => p.split(',')).filter(Boolean);
+    const list = await clients.monitoringData.getLatest({ projectId: ctx.params.project_id!, pointIds, page: pageOf(q) }, state.caller!);
+    ok(ctx, listData(list.items, presentData.record, list.page));
+  });
+
+  const list = (by: 'project' | 'point') => async (ctx: Context) => {
+    const state = ctx.state as GatewayState;
+    const q = validate(listQuery, ctx.query, 'query');
+    const pointId = by === 'point' ? ctx.params.point_id! : q.point_id;
+    const res = await clients.monitoringData.listRecords(
+      {
+        ...(by === 'project' ? { projectId: ctx.params.project_id! } : {}),
+        ...(pointId !== undefined ? { pointId } : {}),
+        ...(q.from !== undefined ? { from: q.from } : {}),
+        ...(q.to !== undefined ? { to: q.to } : {}),
+        ...(q.status !== undefined ? { status: q.status } : {}),
+        ...(q.quality_flag !== undefined ? { qualityFlag: q.quality_flag } : {}),
+        ...(q.order !== undefined ? { order: q.order } : {}),
+        page: pageOf(q),
+      },
+      state.caller!,
+    );
+    ok(ctx, listData(res.items, presentData.record, res.page));
+  };
+  router.get('/projects/:project_id/data', can('data:read'), list('project'));
+  router.get('/points/:point_id/data', can('data:read'), list('point'));
+
+  router.get('/points/:point_id/series', can('data:read'), async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const q = validate(seriesQuery, ctx.query, 'query');
+    const series = await clients.monitoringData.getSeries(
+      {
+        pointId: ctx.params.point_id!,
+        ...(q.from !== undefined ? { from: q.from } : {}),
+        ...(q.to !== undefined ? { to: q.to } : {}),
+        ...(q.interval_seconds !== undefined ? { intervalSeconds: q.interval_seconds } : {}),
+        ...(q.buckets !== undefined ? { buckets: q.buckets } : {}),
+      },
+      state.caller!,
+    );
+    ok(ctx, presentData.series(series));
+  });
+
+  router.get('/data/:data_id', can('data:read'), async (ctx) => {
+    const state = ctx.state as GatewayState;
+    ok(ctx, presentData.record(await clients.monitoringData.getRecord({ id: ctx.params.data_id! }, state.caller!)));
+  });
+
+  router.patch('/data/:data_id', can('data:write'), async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const b = validate(patchBody, state.body ?? {}, 'body');
+    const expected = expectedVersion(ctx, b.version);
+    const updated = await clients.monitoringData.updateRecord(
+      {
+        id: ctx.params.data_id!,
+        ...(expected !== undefined ? { expectedVersion: expected } : {}),
+        ...(b.values !== undefined ? { values: toValues(b.values) } : {}),
+        ...(b.quality_flag !== undefined ? { qualityFlag: b.quality_flag } : {}),
+        ...(typeof b.remark === 'string' ? { remark: b.remark } : {}),
+        clear: b.remark === null ? ['remark'] : [],
+      },
+      state.caller!,
+    );
+    ok(ctx, presentData.record(updated));
+  });
+
+  router.delete('/data/:data_id', can('data:write'), async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const expected = expectedVersion(ctx);
+    const deleted = await clients.monitoringData.deleteRecord({ id: ctx.params.data_id!, ...(expected !== undefined ? { expectedVersion: expected } : {}) }, state.caller!);
+    ok(ctx, { ...presentData.record(deleted), deleted: true });
+  });
+}

@@ -1,0 +1,20 @@
+import type { Database } from '@mp/db';
+import type { OutboxRelay } from '@mp/events';
+import type { Clock, Logger } from '@mp/kit';
+import type { IngestContexts } from './ingest-context.js';
+import type { Partitions } from './partitions.js';
+import type { KnownPoints } from './known-points.js';
+
+/** What every use case of the monitoring-data service is given. */
+export interface DataDeps {
+  db: Database;
+  relay: Pick<OutboxRelay, 'kick'>;
+  logger: Logger;
+  clock: Clock;
+  contexts: IngestContexts;
+  partitions: Partitions;
+  knownPoints: KnownPoints;
+  /** Wakes this replica's batch worker after a batch was stored. */
+  wakeBatches: () => void;
+  batchChunk: number;
+}

@@ -1,0 +1,136 @@
+import type { projects } from '@mp/contracts';
+import { DomainError } from '@mp/errors';
+import type { CallerContext, PromiseClient } from '@mp/grpc';
+import type { Clock } from '@mp/kit';
+
+export interface PointInfo {
+  id: string;
+  projectId: string;
+  name: string;
+  sensorType: string;
+  ref: { x: number; y: number; z: number };
+  /** millimetres; 0 or less means not configured */
+  warning: number;
+  alarm: number;
+  abruptLimit: number | null;
+  precision: number | null;
+  active: boolean;
+}
+
+export interface ProjectInfo {
+  id: string;
+  name: string;
+  status: string;
+  startDate: string | null;
+}
+
+export interface Bounds {
+  minX: number;
+  maxX: number;
+  minY: number;
+  maxY: number;
+  minZ: number;
+  maxZ: number;
+}
+
+export interface ProjectContext {
+  project: ProjectInfo;
+  bounds: Bounds | null;
+  points: Map<string, PointInfo>;
+}
+
+interface Entry extends ProjectContext {
+  fetchedAt: number;
+}
+
+export type ProjectsClient = Pick<PromiseClient<projects.ProjectsServer>, 'getIngestContext' | 'getPoint'>;
+
+const MAX_ENTRIES = 10_000;
+const MAX_POINT_PROJECTS = 200_000;
+
+/**
+ * What the projects service says about a project and its points (GetIngestContext), reused for
+ * `ttlMs` so that a stream of writes does not ask once per request, let alone once per record.
+ * Entries are per caller (the projects service checks membership) and per read/write access.
+ * Unknown points are never cached: a point created a moment ago is found at once. The staleness
+ * window — a status, membership or threshold change reaching writes up to `ttlMs` late on each
+ * replica — is documented with MP_MONITORING_DATA_CONTEXT_TTL_MS.
+ */
+export class IngestContexts {
+  private readonly entries = new Map<string, Entry>();
+  /** A point never moves to another project, so this mapping is kept without expiry. */
+  private readonly projectOfPoint = new Map<string, string>();
+
+  constructor(
+    private readonly client: ProjectsClient,
+    private readonly ttlMs: number,
+    private readonly clock: Clock,
+  ) {}
+
+  async get(caller: CallerContext, projectId: string, pointIds: Iterable<string>, forWrite: boolean): Promise<ProjectContext> {
+    const key = `${caller.tenantId}|${caller.environment}|${caller.principalType}:${caller.principalId}|${projectId}|${forWrite ? 'w' : 'r'}`;
+    const now = this.clock.now().getTime();
+    const wanted = [...new Set(pointIds)];
+    const cached = this.entries.get(key);
+    if (cached && now - cached.fetchedAt < this.ttlMs) {
+      const missing = wanted.filter((id) => !cached.points.has(id));
+      if (missing.length === 0) return cached;
+      const fresh = await this.fetch(caller, projectId, missing, forWrite);
+      for (const [id, p] of fresh.points) cached.points.set(id, p);
+      cached.project = fresh.project;
+      cached.bounds = fresh.bounds;
+      return cached;
+    }
+    const fresh = await this.fetch(caller, projectId, wanted, forWrite);
+    const entry: Entry = { ...fresh, fetchedAt: now };
+    if (this.ttlMs > 0) {
+      this.entries.delete(key);
+      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  /** The project a point belongs to (404003 from the projects service when there is no such point). */
+  async projectOf(caller: CallerContext, pointId: string): Promise<string> {
+    const known = this.projectOfPoint.get(pointId);
+    if (known) return known;
+    const point = await this.client.getPoint({ id: pointId }, caller);
+    this.remember(point.id, point.projectId);
+    return point.projectId;
+  }
+
+  private remember(pointId: string, projectId: string): void {
+    if (this.projectOfPoint.size >= MAX_POINT_PROJECTS) this.projectOfPoint.clear();
+    this.projectOfPoint.set(pointId, projectId);
+  }
+
+  private async fetch(caller: CallerContext, projectId: string, pointIds: string[], forWrite: boolean): Promise<ProjectContext> {
+    const res = await this.client.getIngestContext({ projectId, pointIds, forWrite }, caller);
+    if (!res.project) throw new DomainError('502001', { detail: 'The projects service answered without the project.' });
+    const points = new Map<string, PointInfo>();
+    for (const p of res.points) {
+      // Only points of this project count; anything else is an unknown point for this write.
+      if (p.projectId !== projectId) continue;
+      points.set(p.id, {
+        id: p.id,
+        projectId: p.projectId,
+        name: p.name,
+        sensorType: p.sensorType,
+        ref: { x: p.reference?.x ?? 0, y: p.reference?.y ?? 0, z: p.reference?.z ?? 0 },
+        warning: p.warningThreshold,
+        alarm: p.alarmThreshold,
+        abruptLimit: p.abruptChangeLimit ?? null,
+        precision: p.precision ?? null,
+        active: p.active,
+      });
+      this.remember(p.id, p.projectId);
+    }
+    const b = res.bounds;
+    return {
+      project: { id: res.project.id, name: res.project.name, status: res.project.status, startDate: res.project.startDate ?? null },
+      bounds: b ? { minX: b.minX, maxX: b.maxX, minY: b.minY, maxY: b.maxY, minZ: b.minZ, maxZ: b.maxZ } : null,
+      points,
+    };
+  }
+}

@@ -1,0 +1,64 @@
+import type { monitoringData } from '@mp/contracts';
+import type { Queryable } from '@mp/db';
+import { appendEvent } from '@mp/events';
+import type { CallerContext } from '@mp/grpc';
+import type { DataDeps } from './deps.js';
+import { dataAbnormal, dataCreated, type EventRecord } from './events.js';
+import { newDataIds } from './ids.js';
+import type { ProjectContext } from './ingest-context.js';
+import { loadPrevious } from './previous.js';
+import { checkAbruptChanges, checkRecords, type CheckedRecord, type RecordFailure } from './record-rules.js';
+import { insertRecords, type Scope } from './store-records.js';
+
+/** Every rule that can be decided before the insert, for the records of one write. */
+export async function validateWrite(deps: Pick<DataDeps, 'db'>, cols: monitoringData.RecordColumns, ctx: ProjectContext, nowMs: number): Promise<{ ok: CheckedRecord[]; failures: RecordFailure[] }> {
+  const first = checkRecords(cols, ctx, nowMs);
+  const stored = await loadPrevious(deps.db, first.ok);
+  const second = checkAbruptChanges(first.ok, stored);
+  return { ok: second.ok, failures: [...first.failures, ...second.failures].sort((a, b) => a.index - b.index) };
+}
+
+export interface StoredWrite {
+  records: EventRecord[];
+  /** Records the unique constraint turned away (already stored at that instant). */
+  duplicates: CheckedRecord[];
+  abnormalCount: number;
+}
+
+/**
+ * Inserts the checked records and writes data.created (and data.abnormal when any record is over
+ * a threshold) to the outbox in the caller's transaction: the rows and their events commit
+ * together or not at all. `onDuplicates` decides what a duplicate does: a synchronous write
+ * throws (rolling everything back), a batch reports it and keeps the rest.
+ */
+export async function storeWrite(
+  deps: Pick<DataDeps, 'knownPoints'>,
+  tx: Queryable,
+  caller: CallerContext,
+  ctx: ProjectContext,
+  records: CheckedRecord[],
+  opts: { now: Date; batchId: string | null; onDuplicates: (dups: CheckedRecord[]) => void },
+): Promise<StoredWrite> {
+  const scope: Scope = { tenantId: caller.tenantId, environment: caller.environment, projectId: ctx.project.id };
+  const nowIso = opts.now.toISOString();
+  const ids = newDataIds(records.length, opts.now.getTime());
+  const conflictAt = await insertRecords(tx, scope, records, ids, { batchId: opts.batchId, now: nowIso });
+  let kept = records;
+  let keptIds = ids;
+  const duplicates = conflictAt.map((i) => records[i]!);
+  if (duplicates.length) {
+    opts.onDuplicates(duplicates);
+    const skip = new Set(conflictAt);
+    kept = records.filter((_, i) => !skip.has(i));
+    keptIds = ids.filter((_, i) => !skip.has(i));
+  }
+  const stored: EventRecord[] = kept.map((r, i) => ({ ...r, id: keptIds[i]!, qualityFlag: 'valid' }));
+  if (stored.length === 0) return { records: stored, duplicates, abnormalCount: 0 };
+  await deps.knownPoints.register(tx, scope, deps.knownPoints.unknown(new Set(stored.map((r) => r.point.id))));
+  const base = { tenantId: caller.tenantId, environment: caller.environment, occurredAt: nowIso, ...(caller.traceparent ? { traceparent: caller.traceparent } : {}) };
+  const created = dataCreated(ctx.project, stored);
+  await appendEvent(tx, { ...base, type: 'data.created', data: created });
+  const abnormal = dataAbnormal(ctx.project, stored);
+  if (abnormal) await appendEvent(tx, { ...base, type: 'data.abnormal', data: abnormal });
+  return { records: stored, duplicates, abnormalCount: created.abnormal_count };
+}

@@ -1,0 +1,31 @@
+import { createLogger } from '@mp/kit';
+import { openServiceDatabase, openTransport } from '@mp/runtime';
+import { parseMonitoringDataConfig } from './config.js';
+import { migrations, SCHEMA } from './migrations.js';
+import { startMonitoringDataService } from './service.js';
+
+// Standalone process entry (one replica of the monitoring-data service).
+const config = parseMonitoringDataConfig();
+const logger = createLogger('monitoring-data');
+const db = await openServiceDatabase(config, SCHEMA, migrations, { poolSize: config.MP_MONITORING_DATA_DB_POOL });
+const transport = await openTransport(config, logger);
+const service = await startMonitoringDataService({
+  db,
+  transport,
+  logger,
+  host: config.MP_GRPC_HOST,
+  port: config.MP_MONITORING_DATA_GRPC_PORT,
+  projects: config.MP_PROJECTS_ADDR,
+  contextTtlMs: config.MP_MONITORING_DATA_CONTEXT_TTL_MS,
+  batchChunk: config.MP_MONITORING_DATA_BATCH_CHUNK,
+});
+logger.info({ port: service.port }, 'monitoring-data service listening');
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    await service.stop();
+    await transport.close();
+    await db.close();
+    process.exit(0);
+  });
+}

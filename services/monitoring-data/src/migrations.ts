@@ -1,0 +1,95 @@
+import type { Migration } from '@mp/db';
+import { outboxMigration } from '@mp/events';
+
+export const SCHEMA = 'monitoring_data';
+
+export const migrations: Migration[] = [
+  outboxMigration,
+  {
+    id: '001_data_records',
+    sql: `
+      -- One row per measurement, partitioned by month of measured_at (partitions.ts creates them
+      -- on demand). Unique and primary keys of a partitioned table must contain the partition key,
+      -- so the natural key (point, instant) is the unique constraint that makes 409003 race-free.
+      CREATE TABLE data_records (
+        id text NOT NULL,
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        project_id text NOT NULL,
+        point_id text NOT NULL,
+        measured_at timestamptz NOT NULL,
+        -- minutes east of UTC that measured_at was sent with; responses and events keep it
+        utc_offset smallint NOT NULL,
+        x double precision,
+        y double precision,
+        z double precision,
+        dx double precision,
+        dy double precision,
+        dz double precision,
+        status text NOT NULL,
+        quality_flag text NOT NULL DEFAULT 'valid',
+        remark text,
+        batch_id text,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        version integer NOT NULL DEFAULT 1,
+        CONSTRAINT data_records_point_time UNIQUE (point_id, measured_at)
+      ) PARTITION BY RANGE (measured_at);
+      -- ids start with their creation time, so this index grows at its right edge
+      CREATE INDEX data_records_id ON data_records (id);
+      CREATE INDEX data_records_project_time ON data_records (project_id, measured_at);
+
+      -- Points that have data, per project: the list behind "latest value per point".
+      CREATE TABLE data_points (
+        point_id text PRIMARY KEY,
+        project_id text NOT NULL,
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX data_points_project ON data_points (project_id, point_id);
+
+      CREATE TABLE batches (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        project_id text NOT NULL,
+        status text NOT NULL DEFAULT 'pending',
+        total_count integer NOT NULL,
+        processed_count integer NOT NULL DEFAULT 0,
+        accepted_count integer NOT NULL DEFAULT 0,
+        rejected_count integer NOT NULL DEFAULT 0,
+        abnormal_count integer NOT NULL DEFAULT 0,
+        -- the records, protobuf-encoded RecordColumns; cleared when the batch is done
+        payload bytea,
+        -- who sent it: the batch is processed with the sender's access, on any replica
+        caller jsonb NOT NULL,
+        failure_code text,
+        failure_detail text,
+        lease_until timestamptz,
+        created_at timestamptz NOT NULL,
+        started_at timestamptz,
+        completed_at timestamptz
+      );
+      CREATE INDEX batches_open ON batches (created_at) WHERE status IN ('pending', 'processing');
+
+      CREATE TABLE batch_errors (
+        batch_id text NOT NULL REFERENCES batches (id) ON DELETE CASCADE,
+        idx integer NOT NULL,
+        code text NOT NULL,
+        field text NOT NULL,
+        detail text NOT NULL,
+        PRIMARY KEY (batch_id, idx)
+      );
+    `,
+  },
+  {
+    id: '002_outbox_json',
+    sql: `
+      -- data.created events carry up to 1,000 records; stored as json (text, checked once)
+      -- instead of jsonb they cost a fraction to write, keep the key order of the payload, and the
+      -- relay reads them the same way.
+      ALTER TABLE outbox ALTER COLUMN data TYPE json USING data::json;
+    `,
+  },
+];

@@ -1,0 +1,267 @@
+import type { monitoringData } from '@mp/contracts';
+import { DomainError } from '@mp/errors';
+import { isId } from '@mp/kit';
+import type { PointInfo, ProjectContext } from './ingest-context.js';
+import { localDate, parseMeasuredAt } from './measured-at.js';
+
+export type Status = 'normal' | 'warning' | 'alarm';
+
+/** A refused record: the code, the field that names it (`records[3].measured_at`) and why. */
+export interface RecordFailure {
+  index: number;
+  code: string;
+  field: string;
+  detail: string;
+  suggestion?: string;
+}
+
+/** A record that passed the per-record rules, with displacements derived and status set. */
+export interface CheckedRecord {
+  index: number;
+  point: PointInfo;
+  ms: number;
+  offset: number;
+  x: number | null;
+  y: number | null;
+  z: number | null;
+  dx: number | null;
+  dy: number | null;
+  dz: number | null;
+  status: Status;
+}
+
+/** A measured_at later than this after "now" is a clock error, not a measurement (422202). */
+const FUTURE_TOLERANCE_MS = 10 * 60_000;
+/** Tolerance of 422204 when the point states no precision, millimetres. */
+const DEFAULT_AGREEMENT_MM = 1;
+
+const COORDS = ['x', 'y', 'z'] as const;
+const DISPLACEMENTS = ['dx', 'dy', 'dz'] as const;
+
+/**
+ * The project-level rules of a data write (spec §3): not started → 422303, archived → 422301.
+ * Paused and completed projects keep receiving data: the specification forbids only new tasks in a
+ * paused project, monitoring goes on during a pause, and the last readings of a completed project
+ * often arrive after it was closed (it can also be reopened); archiving makes it read-only.
+ */
+export function checkProjectAcceptsData(ctx: ProjectContext): void {
+  const { status, id } = ctx.project;
+  if (status === 'not_started') {
+    throw new DomainError('422303', { field: 'project_id', detail: `Project ${id} has not started; it accepts monitoring data once it is in progress.`, suggestion: 'Start the project with PUT /v3/projects/{project_id}/status {"status":"in_progress"}, then write again.' });
+  }
+  if (status === 'archived') {
+    throw new DomainError('422301', { field: 'project_id', detail: `Project ${id} is archived; its data can no longer be changed.`, suggestion: 'Archived projects are read-only: read their data, and write to a project that is not archived.' });
+  }
+}
+
+/** Rounds derived millimetres to the nanometre, dropping floating-point noise (0.023 m → 23 mm, not 22.9999…). */
+const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
+
+/** Smallest step the written number can express: 3512345.12 → 0.01. Trailing zeros are lost in JSON. */
+export function resolutionOf(v: number): number {
+  const s = String(Math.abs(v));
+  const e = s.indexOf('e');
+  const mantissa = e >= 0 ? s.slice(0, e) : s;
+  const dot = mantissa.indexOf('.');
+  const decimals = (dot >= 0 ? mantissa.length - dot - 1 : 0) - (e >= 0 ? Number(s.slice(e + 1)) : 0);
+  return 10 ** -decimals;
+}
+
+const num = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? null : v);
+
+/**
+ * Applies the per-record rules in this order, the first that fails refusing the record:
+ * formats (400004 point_id / measured_at, 400003 before 1970), a value present (422101), the point
+ * (404003 unknown, 422103 inactive), time (422202 before the project start on the site's calendar,
+ * or in the future), plausible coordinates (422201), precision (422205), coordinates agreeing with
+ * given displacements (422204), and a second record for the same point and instant in the same
+ * request (409003). Displacements are derived from coordinates where missing:
+ * d = (coordinate − reference) × 1000 mm. Status: the largest |dx|, |dy|, |dz| reaching the alarm
+ * threshold is `alarm`, else reaching the warning threshold `warning`, else `normal`.
+ */
+export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectContext, nowMs: number): { ok: CheckedRecord[]; failures: RecordFailure[] } {
+  const n = cols.pointId.length;
+  for (const [name, col] of Object.entries(cols) as [string, unknown[]][]) {
+    // A numeric column may be left empty when no record has that value.
+    if (col.length !== n && !(name !== 'pointId' && name !== 'measuredAt' && col.length === 0)) {
+      throw new DomainError('400001', { field: 'records', detail: `Column ${name} has ${col.length} entries for ${n} records.` });
+    }
+  }
+  const ok: CheckedRecord[] = [];
+  const failures: RecordFailure[] = [];
+  const seen = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const f = (code: string, field: string, detail: string, suggestion?: string) => failures.push({ index: i, code, field: `records[${i}].${field}`, detail, ...(suggestion ? { suggestion } : {}) });
+    const pointId = cols.pointId[i]!;
+    if (!isId('point', pointId)) {
+      f('400004', 'point_id', 'point_id is not a monitoring point id (pt_…).', 'Use the id returned when the point was created.');
+      continue;
+    }
+    const at = parseMeasuredAt(cols.measuredAt[i]!);
+    if (!at) {
+      f('400004', 'measured_at', 'measured_at must be an ISO 8601 date-time with a UTC offset, e.g. 2026-03-01T08:30:00+08:00.', 'Send measured_at as YYYY-MM-DDTHH:mm:ss with Z or ±HH:MM.');
+      continue;
+    }
+    if (at.ms < 0) {
+      f('400003', 'measured_at', 'measured_at is before 1970-01-01.');
+      continue;
+    }
+    const v = { x: num(cols.x[i]), y: num(cols.y[i]), z: num(cols.z[i]), dx: num(cols.dx[i]), dy: num(cols.dy[i]), dz: num(cols.dz[i]) };
+    const given = [...COORDS, ...DISPLACEMENTS].filter((k) => v[k] !== null);
+    if (given.length === 0) {
+      f('422101', 'values', 'values holds none of x, y, z (coordinates, m) or dx, dy, dz (displacements, mm).', 'Send at least one coordinate or displacement.');
+      continue;
+    }
+    const point = ctx.points.get(pointId);
+    if (!point) {
+      f('404003', 'point_id', `Monitoring point ${pointId} does not exist in project ${ctx.project.id}.`, 'Check the point id, or list the points with GET /v3/projects/{project_id}/points.');
+      continue;
+    }
+    if (!point.active) {
+      f('422103', 'point_id', `Monitoring point ${pointId} is inactive and takes no data.`, 'Reactivate the point with PATCH /v3/points/{point_id} {"active":true}, or write to an active point.');
+      continue;
+    }
+    if (ctx.project.startDate && localDate(at.ms, at.offset) < ctx.project.startDate) {
+      f('422202', 'measured_at', `measured_at ${cols.measuredAt[i]} is before the project start date ${ctx.project.startDate}.`);
+      continue;
+    }
+    if (at.ms > nowMs + FUTURE_TOLERANCE_MS) {
+      f('422202', 'measured_at', `measured_at ${cols.measuredAt[i]} lies in the future.`, 'Check the instrument clock and the UTC offset of measured_at.');
+      continue;
+    }
+    const b = ctx.bounds;
+    if (b) {
+      const out = COORDS.find((k) => {
+        const c = v[k];
+        if (c === null) return false;
+        const [min, max] = k === 'x' ? [b.minX, b.maxX] : k === 'y' ? [b.minY, b.maxY] : [b.minZ, b.maxZ];
+        return c < min || c > max;
+      });
+      if (out) {
+        const [min, max] = out === 'x' ? [b.minX, b.maxX] : out === 'y' ? [b.minY, b.maxY] : [b.minZ, b.maxZ];
+        f('422201', `values.${out}`, `${out} = ${v[out]} m lies outside the project's plausible range ${min} … ${max} m.`);
+        continue;
+      }
+    }
+    const precisionFailure = checkPrecision(v, given, num(cols.precision[i]), point);
+    if (precisionFailure) {
+      f('422205', precisionFailure.field, precisionFailure.detail);
+      continue;
+    }
+    let inconsistent: string | null = null;
+    const d: Record<'dx' | 'dy' | 'dz', number | null> = { dx: v.dx, dy: v.dy, dz: v.dz };
+    const tolerance = (point.precision ?? DEFAULT_AGREEMENT_MM) + 1e-6;
+    for (const k of COORDS) {
+      const c = v[k];
+      if (c === null) continue;
+      const dk = `d${k}` as 'dx' | 'dy' | 'dz';
+      const derived = round6((c - point.ref[k]) * 1000);
+      if (d[dk] === null) d[dk] = derived;
+      else if (Math.abs(d[dk]! - derived) > tolerance) {
+        inconsistent = `${dk} = ${d[dk]} mm, but ${k} − reference ${k} = ${derived} mm (allowed difference ${tolerance - 1e-6} mm).`;
+        failures.push({ index: i, code: '422204', field: `records[${i}].values.${dk}`, detail: inconsistent });
+        break;
+      }
+    }
+    if (inconsistent) continue;
+    const key = `${pointId}|${at.ms}`;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      f('409003', 'measured_at', `records[${first}] already holds point ${pointId} at this instant.`, 'Send one record per point and measured_at.');
+      continue;
+    }
+    seen.set(key, i);
+    ok.push({ index: i, point, ms: at.ms, offset: at.offset, ...v, ...d, status: statusOf(d, point) });
+  }
+  return { ok, failures };
+}
+
+function checkPrecision(v: Record<string, number | null>, given: readonly string[], stated: number | null, point: PointInfo): { field: string; detail: string } | null {
+  const required = point.precision;
+  if (required === null || required <= 0) return null;
+  if (stated !== null) {
+    return stated > required * (1 + 1e-9) ? { field: 'precision', detail: `The record states a precision of ${stated} mm; point ${point.id} requires ${required} mm or finer.` } : null;
+  }
+  // Without a stated precision it is read from the digits written, cautiously: JSON numbers lose
+  // trailing zeros (3512345.120 arrives as 3512345.12) and a zero tells nothing, so a correct
+  // reading often looks one or two decimals short. A record is refused only when it has at least
+  // three non-zero values and every one of them is at least 100 times coarser than required
+  // (e.g. metres to one decimal for millimetre precision): a correct record looks like that about
+  // once in a million. Clients that need the rule for every record state `precision`.
+  const informative = given.filter((k) => v[k] !== 0);
+  if (informative.length < 3) return null;
+  let finest = Infinity;
+  for (const k of informative) finest = Math.min(finest, resolutionOf(v[k]!) * (k.startsWith('d') ? 1 : 1000));
+  if (finest < required * 100 * (1 - 1e-9)) return null;
+  return { field: `values.${informative[0]}`, detail: `The values are given to ${finest} mm; point ${point.id} requires ${required} mm or finer.` };
+}
+
+export function statusOf(d: Record<'dx' | 'dy' | 'dz', number | null>, point: Pick<PointInfo, 'warning' | 'alarm'>): Status {
+  const m = Math.max(Math.abs(d.dx ?? 0), Math.abs(d.dy ?? 0), Math.abs(d.dz ?? 0));
+  if (point.alarm > 0 && m >= point.alarm) return 'alarm';
+  if (point.warning > 0 && m >= point.warning) return 'warning';
+  return 'normal';
+}
+
+/** Stored measurements of a point around the records of a write, oldest first (previous.ts). */
+export interface StoredMeasurement {
+  ms: number;
+  dx: number | null;
+  dy: number | null;
+  dz: number | null;
+}
+
+/**
+ * 422203: the change of any displacement component from the previous measurement of the point —
+ * the nearest earlier valid one, stored or accepted earlier in this write — must not exceed the
+ * point's abrupt-change limit. A stored record at the same instant is a duplicate (409003).
+ * Returns the records that pass and the failures.
+ */
+export function checkAbruptChanges(records: CheckedRecord[], stored: Map<string, StoredMeasurement[]>): { ok: CheckedRecord[]; failures: RecordFailure[] } {
+  const failures: RecordFailure[] = [];
+  const refused = new Set<number>();
+  const byPoint = new Map<string, CheckedRecord[]>();
+  for (const r of records) {
+    if (r.point.abruptLimit === null && !stored.has(r.point.id)) continue;
+    const list = byPoint.get(r.point.id);
+    if (list) list.push(r);
+    else byPoint.set(r.point.id, [r]);
+  }
+  for (const [pointId, list] of byPoint) {
+    list.sort((a, b) => a.ms - b.ms);
+    const history = stored.get(pointId) ?? [];
+    let h = 0;
+    let prev: StoredMeasurement | null = null;
+    for (const r of list) {
+      while (h < history.length && history[h]!.ms < r.ms) prev = history[h++]!;
+      if (h < history.length && history[h]!.ms === r.ms) {
+        failures.push({ index: r.index, code: '409003', field: `records[${r.index}].measured_at`, detail: `Point ${pointId} already has a record at ${new Date(r.ms).toISOString()}.` });
+        refused.add(r.index);
+        continue;
+      }
+      const limit = r.point.abruptLimit;
+      if (limit !== null && prev) {
+        let worst: 'dx' | 'dy' | 'dz' | null = null;
+        let worstDiff = 0;
+        for (const k of DISPLACEMENTS) {
+          const a = r[k], b = prev[k];
+          if (a === null || b === null) continue;
+          const diff = Math.abs(a - b);
+          if (diff > worstDiff) [worst, worstDiff] = [k, diff];
+        }
+        if (worst && worstDiff > limit + 1e-9) {
+          failures.push({
+            index: r.index,
+            code: '422203',
+            field: `records[${r.index}].values.${worst}`,
+            detail: `${worst} changed by ${round6(worstDiff)} mm from the previous measurement (${prev[worst]} → ${r[worst]} mm); the limit of point ${pointId} is ${limit} mm.`,
+          });
+          refused.add(r.index);
+          continue;
+        }
+      }
+      prev = r;
+    }
+  }
+  return { ok: refused.size ? records.filter((r) => !refused.has(r.index)) : records, failures };
+}

@@ -1,0 +1,67 @@
+import { projects } from '@mp/contracts';
+import type { Database } from '@mp/db';
+import { OutboxRelay, type EventTransport } from '@mp/events';
+import { createClient, startGrpcServer } from '@mp/grpc';
+import { systemClock, type Clock, type Logger } from '@mp/kit';
+import { BatchWorker } from './batch-worker.js';
+import type { DataDeps } from './deps.js';
+import { monitoringDataBinding } from './handlers.js';
+import { IngestContexts, type ProjectsClient } from './ingest-context.js';
+import { KnownPoints } from './known-points.js';
+import { Partitions } from './partitions.js';
+
+export interface MonitoringDataServiceOptions {
+  db: Database;
+  transport: EventTransport;
+  logger: Logger;
+  host?: string;
+  port: number;
+  /** Address of the projects service (or a client, e.g. one shared in-process). */
+  projects: string | ProjectsClient;
+  contextTtlMs?: number;
+  batchChunk?: number;
+  batchPollMs?: number;
+  clock?: Clock;
+}
+
+export interface RunningService {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the monitoring-data gRPC service, its outbox relay and its batch worker on an already
+ * migrated database. It keeps no state of its own beyond caches, so any number of replicas can
+ * run against one database.
+ */
+export async function startMonitoringDataService(opts: MonitoringDataServiceOptions): Promise<RunningService> {
+  const clock = opts.clock ?? systemClock;
+  const client =
+    typeof opts.projects === 'string' ? createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, opts.projects, { deadlineMs: 10_000 }) : opts.projects;
+  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger });
+  let worker: BatchWorker | null = null;
+  const deps: DataDeps = {
+    db: opts.db,
+    relay,
+    logger: opts.logger,
+    clock,
+    contexts: new IngestContexts(client, opts.contextTtlMs ?? 2000, clock),
+    partitions: new Partitions(opts.db),
+    knownPoints: new KnownPoints(),
+    wakeBatches: () => worker?.wake(),
+    batchChunk: opts.batchChunk ?? 1000,
+  };
+  worker = new BatchWorker(deps, opts.batchPollMs ?? 1000);
+  const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [monitoringDataBinding(deps)], logger: opts.logger });
+  relay.start();
+  worker.start();
+  return {
+    port: server.port,
+    async stop() {
+      await server.stop();
+      await worker!.stop();
+      await relay.stop();
+      if (typeof opts.projects === 'string') (client as unknown as { close(): void }).close();
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { monitoringData, projects } from '@mp/contracts';
+import { createPgDatabase, migrate, type Database } from '@mp/db';
+import { MemoryTransport, type DomainEvent } from '@mp/events';
+import { createClient, type CallerContext, type PromiseClient } from '@mp/grpc';
+import { createLogger } from '@mp/kit';
+import { PROJECTS_SCHEMA, projectsMigrations, startProjectsService } from '@mp/projects';
+import { createTestDatabase, queryTestDatabase, type TestDatabase } from '@mp/testing';
+import { migrations, SCHEMA } from '../src/migrations.js';
+import { startMonitoringDataService, type RunningService } from '../src/service.js';
+
+export const NaN_ = Number.NaN;
+
+/**
+ * The monitoring-data service against a real projects service, both on a fresh PostgreSQL
+ * database of their own (one schema each, as in production), talking gRPC on loopback.
+ */
+export interface Harness {
+  db: TestDatabase;
+  /** Events the relays published, in order. */
+  published: DomainEvent[];
+  data: PromiseClient<monitoringData.MonitoringDataServer>;
+  projects: PromiseClient<projects.ProjectsServer>;
+  /** An API-key caller of the tenant (acts tenant-wide, like integrations do). */
+  caller: CallerContext;
+  /** Starts one more replica of monitoring-data on the same database. */
+  replica(opts?: { contextTtlMs?: number }): Promise<PromiseClient<monitoringData.MonitoringDataServer>>;
+  rows<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
+  outbox(): Promise<{ event_type: string; data: any }[]>;
+  /** A project in progress (start date 2026-01-01, plausible bounds) with points. */
+  project(opts?: { status?: string; startDate?: string; points?: Partial<projects.CreatePointRequest>[]; name?: string }): Promise<{ id: string; name: string; points: projects.Point[] }>;
+  stop(): Promise<void>;
+}
+
+export async function startHarness(opts: { contextTtlMs?: number } = {}): Promise<Harness> {
+  const db = await createTestDatabase();
+  const logger = createLogger('test', process.env.MP_LOG_LEVEL ?? 'warn');
+  const transport = new MemoryTransport();
+  // The in-process transport wants a consumer; it collects what the relays published.
+  const published: DomainEvent[] = [];
+  await transport.subscribe('test', async (e) => {
+    published.push(e);
+  });
+  const stops: (() => Promise<void>)[] = [];
+  const open = async (schema: string, m: Parameters<typeof migrate>[2], max = 5): Promise<Database> => {
+    const d = createPgDatabase({ url: db.url, schema, max });
+    stops.push(() => d.close());
+    await migrate(d, schema, m);
+    return d;
+  };
+  try {
+    const prDb = await open(PROJECTS_SCHEMA, projectsMigrations);
+    const pr = await startProjectsService({ db: prDb, transport, logger, port: 0, overdueSweepMs: 0 });
+    stops.push(() => pr.stop());
+    const projectsClient = createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${pr.port}`);
+    stops.push(async () => projectsClient.close());
+    const mdDb = await open(SCHEMA, migrations, 10);
+    const replica = async (o: { contextTtlMs?: number } = {}) => {
+      const svc: RunningService = await startMonitoringDataService({ db: mdDb, transport, logger, port: 0, projects: `127.0.0.1:${pr.port}`, contextTtlMs: o.contextTtlMs ?? opts.contextTtlMs ?? 2000, batchPollMs: 100 });
+      stops.push(() => svc.stop());
+      const client = createClient<monitoringData.MonitoringDataServer>(monitoringData.MonitoringDataClient, monitoringData.MonitoringDataService, `127.0.0.1:${svc.port}`);
+      stops.push(async () => client.close());
+      return client;
+    };
+    const data = await replica();
+    const caller: CallerContext = { requestId: 'req_test', tenantId: 'ten_test0000000000000001', environment: 'live', principalId: 'key_test0000000000000001', principalType: 'api_key', permissions: ['project:read', 'project:write', 'data:read', 'data:write'] };
+    let seq = 0;
+    const h: Harness = {
+      db,
+      published,
+      data,
+      projects: projectsClient,
+      caller,
+      replica,
+      rows: (sql, params = []) => queryTestDatabase(db.url, sql, params),
+      outbox: () => queryTestDatabase(db.url, 'SELECT event_type, data FROM monitoring_data.outbox ORDER BY seq'),
+      async project(o = {}) {
+        seq++;
+        const p = await projectsClient.createProject(
+          {
+            name: o.name ?? `Tunnel section ${seq}`,
+            number: `T-${seq}-${Date.now()}`,
+            startDate: o.startDate ?? '2026-01-01',
+            bounds: { minX: 3_000_000, maxX: 4_000_000, minY: 400_000, maxY: 600_000, minZ: -100, maxZ: 500 },
+          },
+          caller,
+        );
+        const points: projects.Point[] = [];
+        for (const [i, spec] of (o.points ?? [{}]).entries()) {
+          points.push(
+            await projectsClient.createPoint(
+              {
+                projectId: p.id,
+                number: `P${i + 1}`,
+                name: `Crown settlement P${i + 1}`,
+                sensorType: 'total_station',
+                reference: { x: 3512345.1, y: 512345.6, z: 45.3 },
+                warningThreshold: 10,
+                alarmThreshold: 20,
+                ...spec,
+              },
+              caller,
+            ),
+          );
+        }
+        // Points first: an archived project takes none.
+        if ((o.status ?? 'in_progress') !== 'not_started') await projectsClient.changeProjectStatus({ id: p.id, status: 'in_progress' }, caller);
+        if (o.status === 'archived' || o.status === 'completed' || o.status === 'paused') {
+          await projectsClient.changeProjectStatus({ id: p.id, status: o.status === 'paused' ? 'paused' : 'completed' }, caller);
+          if (o.status === 'archived') await projectsClient.changeProjectStatus({ id: p.id, status: 'archived' }, caller);
+        }
+        return { id: p.id, name: p.name, points };
+      },
+      async stop() {
+        for (const s of stops.reverse()) await s().catch(() => undefined);
+        await db.drop();
+      },
+    };
+    return h;
+  } catch (err) {
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+    await db.drop();
+    throw err;
+  }
+}
+
+export interface RecordIn {
+  point_id: string;
+  measured_at: string;
+  values: Partial<Record<'x' | 'y' | 'z' | 'dx' | 'dy' | 'dz', number>>;
+  precision?: number;
+}
+
+/** API-shaped records → the contract's columns (what the gateway sends). */
+export function columns(records: RecordIn[]): monitoringData.RecordColumns {
+  const col = (k: 'x' | 'y' | 'z' | 'dx' | 'dy' | 'dz') => records.map((r) => r.values[k] ?? NaN_);
+  return {
+    pointId: records.map((r) => r.point_id),
+    measuredAt: records.map((r) => r.measured_at),
+    x: col('x'),
+    y: col('y'),
+    z: col('z'),
+    dx: col('dx'),
+    dy: col('dy'),
+    dz: col('dz'),
+    precision: records.some((r) => r.precision !== undefined) ? records.map((r) => r.precision ?? NaN_) : [],
+  };
+}

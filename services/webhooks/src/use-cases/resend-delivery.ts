@@ -1,0 +1,31 @@
+import type { webhooks } from '@mp/contracts';
+import type { CallerContext } from '@mp/grpc';
+import type { WebhooksDeps } from '../deps.js';
+import { DELIVERY_COLUMNS, toDelivery, type DeliveryRow } from '../delivery-row.js';
+import { loadWebhook } from '../webhook-row.js';
+import { loadDelivery } from './load-delivery.js';
+
+/**
+ * POST /webhooks/{id}/deliveries/{delivery_id}/resend: starts a new attempt cycle of the same
+ * event for the same webhook (ADR 0006): same event_id and body, signed anew with the secret that
+ * signs now; a fresh retry budget; due at once. The delivery id stays, its earlier attempts stay
+ * in its history (under their cycle), and resend_count goes up by one. Any status can be resent:
+ * a pending delivery is brought forward (an attempt already in flight is no longer recorded as
+ * its outcome). The webhook must exist (404009); it is sent even when inactive, since someone
+ * asked for it. The answer is the delivery, pending; the attempt follows within moments.
+ */
+export async function resendDelivery(deps: WebhooksDeps, req: webhooks.DeliveryRef, ctx: CallerContext): Promise<webhooks.Delivery> {
+  const row = await deps.db.transaction(async (tx) => {
+    const webhook = await loadWebhook(tx, req.webhookId, ctx);
+    const current = await loadDelivery(tx, webhook.id, req.deliveryId, true);
+    const { rows } = await tx.query<DeliveryRow>(
+      `UPDATE deliveries SET status = 'pending', cycle = cycle + 1, attempts = 0, next_attempt_at = now(), lease_until = NULL,
+              http_status = NULL, duration_ms = NULL, error = NULL, delivered_at = NULL, failed_at = NULL, updated_at = now()
+        WHERE id = $1 RETURNING ${DELIVERY_COLUMNS}`,
+      [current.id],
+    );
+    return rows[0]!;
+  });
+  deps.wakeWorker();
+  return toDelivery(row);
+}

@@ -1,0 +1,89 @@
+import { pino } from 'pino';
+import { webhooks } from '@mp/contracts';
+import { createPgDatabase, migrate, type Database } from '@mp/db';
+import { NatsTransport, type DomainEvent, type EventType } from '@mp/events';
+import { createClient, type CallerContext, type PromiseClient } from '@mp/grpc';
+import { newId, newMasterKey } from '@mp/kit';
+import { createTestDatabase, createTestStream, queryTestDatabase, testCertificate, type TestDatabase, type TestStream } from '@mp/testing';
+import { migrations, SCHEMA } from '../../src/migrations.js';
+import { startWebhooksService, type RunningWebhooksService, type WebhooksServiceOptions } from '../../src/service.js';
+
+export interface LogLine {
+  level: number;
+  msg: string;
+  [k: string]: unknown;
+}
+
+export interface TestWebhooks {
+  service: RunningWebhooksService;
+  client: PromiseClient<webhooks.WebhooksServer>;
+  ctx: CallerContext;
+  db: TestDatabase;
+  database: Database;
+  stream: TestStream;
+  transport: NatsTransport;
+  logs: LogLine[];
+  /** Publishes a domain event of the test tenant to the service's stream (as a producer's relay would). */
+  publish(type?: EventType, data?: Record<string, unknown>): Promise<DomainEvent>;
+  /** A query on the service's database (tables are in schema `webhooks`). */
+  sql<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The webhooks service alone, on a fresh PostgreSQL database and JetStream stream, with a gRPC
+ * client acting as the gateway would for one tenant. Receivers on 127.0.0.1 are allowed and the
+ * test certificate is trusted, unless the options say otherwise.
+ */
+export async function startTestWebhooks(opts: Partial<WebhooksServiceOptions> = {}): Promise<TestWebhooks> {
+  const db = await createTestDatabase();
+  const stream = createTestStream();
+  const logs: LogLine[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
+  const database = createPgDatabase({ url: db.url, schema: SCHEMA, max: 10 });
+  await migrate(database, SCHEMA, migrations);
+  const transport = await NatsTransport.connect({ url: stream.url, stream: stream.stream, subjectPrefix: stream.subjectPrefix, logger });
+  const service = await startWebhooksService({
+    db: database,
+    transport,
+    logger,
+    secretsKey: newMasterKey(),
+    port: 0,
+    allowPrivateTargets: true,
+    extraCa: [(await testCertificate()).cert],
+    ...opts,
+  });
+  const client = createClient<webhooks.WebhooksServer>(webhooks.WebhooksClient, webhooks.WebhooksService, `127.0.0.1:${service.port}`);
+  const ctx: CallerContext = {
+    requestId: newId('request'),
+    tenantId: newId('tenant'),
+    environment: 'live',
+    principalId: newId('apiKey'),
+    principalType: 'api_key',
+    permissions: ['system:admin'],
+  };
+  return {
+    service,
+    client,
+    ctx,
+    db,
+    database,
+    stream,
+    transport,
+    logs,
+    async publish(type = 'project.created', data = { project_id: newId('project'), project_name: 'Tunnel' }) {
+      const event: DomainEvent = { event_id: newId('event'), event_type: type, tenant_id: ctx.tenantId, environment: 'live', occurred_at: new Date().toISOString(), data };
+      await transport.publish(event);
+      return event;
+    },
+    sql: (text, params = []) => queryTestDatabase(db.url, text, params),
+    async stop() {
+      client.close();
+      await service.stop();
+      await transport.close();
+      await database.close();
+      await stream.drop();
+      await db.drop();
+    },
+  };
+}

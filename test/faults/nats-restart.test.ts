@@ -1,0 +1,47 @@
+import { startPrivateNats, type PrivateNats } from './support/infra.js';
+import { startCountingReceiver, type CountingReceiver } from './support/receiver.js';
+import { reportDuplicates, startFaultPlatform, type FaultPlatform } from './support/platform.js';
+import { EVENTS, missing, writeStream } from './support/stream.js';
+
+// Issue 7: NATS restarted while events are written. A nats-server of this test's own (free port,
+// own JetStream store), so the test files that share the machine's server are not disturbed. It
+// is killed (SIGKILL, no clean shutdown) while the producer commits events and the webhooks
+// service consumes them, and started again on the same store.
+describe('NATS JetStream restarted while events are written', () => {
+  let nats: PrivateNats;
+  let p: FaultPlatform;
+  const receivers: CountingReceiver[] = [];
+
+  beforeAll(async () => {
+    nats = await startPrivateNats();
+    p = await startFaultPlatform({ nats });
+    receivers.push(await startCountingReceiver('site-office'), await startCountingReceiver('control-room'));
+    await p.startProjects();
+    await p.startWebhooks();
+    for (const r of receivers) await p.createWebhook(r.name, r.url);
+  });
+  afterAll(async () => {
+    await p?.stop();
+    await nats?.destroy();
+    await Promise.all(receivers.map((r) => r.close()));
+  });
+
+  it('loses no event', async () => {
+    const writing = writeStream(p);
+    await receivers[0]!.waitForAccepted(2000, 60_000);
+    await nats.stop('SIGKILL');
+    const acceptedWhileDown = receivers[0]!.accepted.size;
+    // Commits go on while the server is away; the relay keeps them in the outbox.
+    await new Promise((r) => setTimeout(r, 2000));
+    await nats.start();
+    await writing;
+    for (const r of receivers) await r.waitForAccepted(EVENTS, 120_000);
+
+    expect(acceptedWhileDown).toBeLessThan(EVENTS);
+    for (const r of receivers) expect(missing(r)).toEqual([]);
+    expect(await p.sql('SELECT count(*)::int AS n FROM projects.outbox WHERE dispatched_at IS NULL')).toEqual([{ n: 0 }]);
+    expect(await p.streamMessages()).toBe(EVENTS);
+    expect(await p.sql('SELECT status, count(*)::int AS n FROM webhooks.deliveries GROUP BY status')).toEqual([{ status: 'delivered', n: EVENTS * receivers.length }]);
+    reportDuplicates('NATS restart', receivers);
+  }, 180_000);
+});

@@ -1,0 +1,40 @@
+import { eventId, type FaultPlatform } from './platform.js';
+import type { CountingReceiver } from './receiver.js';
+
+export const EVENTS = 10_000;
+const CHUNK = 500;
+
+/**
+ * Commits EVENTS events to the producer's outbox in chunks of 500, every `pauseMs`, as a busy
+ * producer would; resolves when all are committed. Chunks that fail (the database restarting)
+ * are tried again, as a client would retry its write.
+ */
+export async function writeStream(p: FaultPlatform, pauseMs = 100): Promise<void> {
+  for (let first = 1; first <= EVENTS; first += CHUNK) {
+    for (;;) {
+      try {
+        await p.writeEvents(first, Math.min(EVENTS, first + CHUNK - 1));
+        break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    await new Promise((r) => setTimeout(r, pauseMs));
+  }
+}
+
+/** Every event 1..EVENTS that the receiver never acknowledged. */
+export function missing(r: CountingReceiver): string[] {
+  const out: string[] = [];
+  for (let n = 1; n <= EVENTS; n++) if (!r.accepted.has(eventId(n))) out.push(eventId(n));
+  return out;
+}
+
+/** Resolves once `check` holds, polling. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
