@@ -7,8 +7,6 @@ import { startProcess, type StartedProcess } from '../support/process.js';
 
 // Issue 3: the README's start command with nothing but Node.js: no database, broker or cache
 // settings, so every service runs on its embedded adapters under a fresh data folder.
-jest.setTimeout(240_000);
-
 describe('npm start: the embedded default', () => {
   let dataDir: string;
   let receiver: HttpsReceiver;
@@ -99,5 +97,5 @@ describe('npm start: the embedded default', () => {
     expect(receiver.requests).toHaveLength(2);
     await waitUntil(async () => (await proc!.stop('SIGINT')) === 0);
     proc = null;
-  });
+  }, 240_000);
 });

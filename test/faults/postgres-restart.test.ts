@@ -40,7 +40,7 @@ describe('PostgreSQL restarted mid-stream', () => {
     for (const r of receivers) expect(missing(r)).toEqual([]);
     expect(await p.streamMessages()).toBe(EVENTS);
     expect(await p.sql('SELECT count(*)::int AS n FROM projects.outbox WHERE dispatched_at IS NULL')).toEqual([{ n: 0 }]);
-    // Outcomes recorded just before the crash may be forgotten (ADR 0006): those deliveries are
+    // Outcomes recorded just before the crash may be forgotten (ADR 0009): those deliveries are
     // sent again, so the log ends delivered for every event and webhook.
     await until(async () => (await p.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhooks.deliveries WHERE status = 'delivered'"))[0]!.n === EVENTS * receivers.length, 60_000, 'every delivery recorded');
     reportDuplicates('PostgreSQL restart', receivers);

@@ -23,7 +23,7 @@ export const present = {
   /**
    * success_rate: delivered / (delivered + failed) over deliveries created in the last 24 h that
    * have finished (null when none has); secret_rotation: set while a rotated secret waits for its
-   * switch time (ADR 0006).
+   * switch time (ADR 0009).
    */
   webhook: (w: webhooks.Webhook) => ({
     id: w.id,

@@ -79,4 +79,108 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    // Issue 4: plans, sessions, users' profiles, rolled API keys, OAuth 2.0 (docs/adr/0009).
+    id: '002_identity_complete',
+    sql: `
+      -- A tenant's plan licenses features (403004 otherwise) and sets its rate limits; a limit of
+      -- 0 means the operator default (MP_LIMIT_*).
+      CREATE TABLE plans (
+        name text PRIMARY KEY,
+        features text[] NOT NULL DEFAULT '{}',
+        api_per_minute integer NOT NULL DEFAULT 0 CHECK (api_per_minute >= 0),
+        data_records_per_minute integer NOT NULL DEFAULT 0 CHECK (data_records_per_minute >= 0),
+        reports_per_hour integer NOT NULL DEFAULT 0 CHECK (reports_per_hour >= 0),
+        concurrent_requests integer NOT NULL DEFAULT 0 CHECK (concurrent_requests >= 0),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+      INSERT INTO plans (name, features) VALUES ('standard', ARRAY['sandbox', 'oauth', 'reports', 'data_batches']);
+      ALTER TABLE tenants ADD COLUMN plan text NOT NULL DEFAULT 'standard' REFERENCES plans (name);
+
+      ALTER TABLE users ADD COLUMN last_login_at timestamptz;
+
+      -- One row per sign-in (password login or OAuth code exchange). Refresh tokens of a session
+      -- share its id as family_id; access tokens carry it as "sid", so revoking the session (logout,
+      -- refresh-token reuse, code reuse, client deletion) ends every token of it at once.
+      CREATE TABLE sessions (
+        id text PRIMARY KEY,
+        user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        tenant_id text NOT NULL,
+        environment text NOT NULL CHECK (environment IN ('live', 'sandbox')),
+        -- the OAuth client the session was granted to; NULL for password sign-ins
+        client_id text,
+        -- what the user granted the client; NULL for password sign-ins (all of the user's permissions)
+        scope text[],
+        created_at timestamptz NOT NULL DEFAULT now(),
+        revoked_at timestamptz,
+        revoke_reason text
+      );
+      CREATE INDEX sessions_user ON sessions (user_id);
+      CREATE INDEX sessions_client ON sessions (client_id) WHERE client_id IS NOT NULL;
+      INSERT INTO sessions (id, user_id, tenant_id, environment, created_at, revoked_at)
+        SELECT family_id, min(user_id), min(tenant_id), min(environment), min(created_at), max(revoked_at)
+        FROM refresh_tokens GROUP BY family_id;
+
+      -- Rolling a key gives it a new value; the previous value keeps working until expires_at.
+      ALTER TABLE api_keys ADD COLUMN rolled_at timestamptz;
+      CREATE TABLE api_key_previous_values (
+        key_hash text PRIMARY KEY,
+        key_id text NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+        prefix text NOT NULL,
+        expires_at timestamptz NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX api_key_previous_values_key ON api_key_previous_values (key_id, expires_at DESC);
+
+      CREATE TABLE oauth_clients (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL REFERENCES tenants (id),
+        environment text NOT NULL CHECK (environment IN ('live', 'sandbox')),
+        name text NOT NULL,
+        client_type text NOT NULL CHECK (client_type IN ('confidential', 'public')),
+        -- sha256 hex of the secret (~190 random bits); NULL for public clients
+        secret_hash text,
+        redirect_uris text[] NOT NULL,
+        created_by text,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX oauth_clients_list ON oauth_clients (tenant_id, environment, created_at DESC, id DESC);
+
+      -- A pending authorization: what GET /oauth/authorize asked for, shown on the consent page.
+      -- The page's form names it by id and proves it came from that page with the CSRF token.
+      CREATE TABLE oauth_requests (
+        id text PRIMARY KEY,
+        csrf_hash text NOT NULL,
+        client_id text NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+        environment text NOT NULL,
+        redirect_uri text NOT NULL,
+        scope text[] NOT NULL,
+        state text,
+        code_challenge text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        expires_at timestamptz NOT NULL,
+        completed_at timestamptz
+      );
+      CREATE INDEX oauth_requests_expiry ON oauth_requests (expires_at);
+
+      CREATE TABLE oauth_codes (
+        -- sha256 hex of the code; the code itself is never stored
+        code_hash text PRIMARY KEY,
+        client_id text NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+        user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        redirect_uri text NOT NULL,
+        scope text[] NOT NULL,
+        code_challenge text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        expires_at timestamptz NOT NULL,
+        used_at timestamptz,
+        -- the session the exchange opened: a second use of the code revokes it
+        session_id text
+      );
+      CREATE INDEX oauth_codes_expiry ON oauth_codes (expires_at);
+    `,
+  },
 ];

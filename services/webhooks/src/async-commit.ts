@@ -3,7 +3,7 @@
  * transaction: the commit then does not wait for the WAL to reach the disk. A statement that uses
  * it must read from `async_commit` (a CTE nobody reads is not evaluated).
  *
- * Only for writes a database crash may forget without losing an event (ADR 0006): claim leases and
+ * Only for writes a database crash may forget without losing an event (ADR 0009): claim leases and
  * attempt outcomes. Forgetting them makes a delivery due again, so it is repeated, never lost. The
  * deliveries themselves are committed synchronously before their event is acknowledged.
  */

@@ -183,7 +183,7 @@ export class DeliveryWorker {
  *
  * Committed with synchronous_commit off (ASYNC_COMMIT_SQL): a database crash can only forget a
  * lease, which makes the delivery claimable again (a repeat at worst). The deliveries themselves
- * were committed durably before their event was acknowledged; see ADR 0006.
+ * were committed durably before their event was acknowledged; see ADR 0009.
  */
 function claimQuery(q: Queryable, n: number, leaseMs: number, busy: [string, number][], perWebhook: number) {
   return q.query<ClaimedDelivery>(

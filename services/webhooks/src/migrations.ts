@@ -76,7 +76,7 @@ export const migrations: Migration[] = [
   {
     id: '002_operations',
     sql: `
-      -- Secret rotation (ADR 0006): the old secret keeps signing until secret_switch_at, then
+      -- Secret rotation (ADR 0009): the old secret keeps signing until secret_switch_at, then
       -- next_secret_sealed does. Nothing rewrites the row at the switch; readers pick the secret.
       ALTER TABLE webhooks
         ADD COLUMN next_secret_sealed text,

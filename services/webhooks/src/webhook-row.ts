@@ -28,7 +28,7 @@ export interface WebhookRow {
   version: number;
 }
 
-/** SQL for the secret that signs now (ADR 0006): the new one from its switch time, else the old. */
+/** SQL for the secret that signs now (ADR 0009): the new one from its switch time, else the old. */
 export const SIGNING_SECRET_SQL = (alias = '') => {
   const a = alias ? `${alias}.` : '';
   return `CASE WHEN ${a}next_secret_sealed IS NOT NULL AND ${a}secret_switch_at <= now() THEN ${a}next_secret_sealed ELSE ${a}secret_sealed END`;

@@ -15,6 +15,8 @@ export interface CountingReceiver {
   /** When each event_id was first acknowledged (ms since epoch). */
   firstAcceptedAt: Map<string, number>;
   requests(): number;
+  /** Most requests open at once (arrived, not yet answered or closed). */
+  maxOpen(): number;
   /** Events acknowledged more than once: [event_id, times]. */
   duplicates(): [string, number][];
   waitForAccepted(n: number, timeoutMs: number): Promise<void>;
@@ -31,10 +33,15 @@ export async function startCountingReceiver(name: string, behaviour: Behaviour =
   const arrivals = new Map<string, number>();
   const firstAcceptedAt = new Map<string, number>();
   let requests = 0;
+  let open = 0;
+  let maxOpen = 0;
   const sockets = new Set<Socket>();
   const server = https.createServer({ cert: tls.cert, key: tls.key, keepAliveTimeout: 10_000 }, (req, res) => {
     const eventId = String(req.headers['x-service-event-id'] ?? '');
     requests++;
+    open++;
+    maxOpen = Math.max(maxOpen, open);
+    res.on('close', () => open--);
     const arrival = (arrivals.get(eventId) ?? 0) + 1;
     arrivals.set(eventId, arrival);
     const b = behaviour(eventId, arrival);
@@ -75,6 +82,7 @@ export async function startCountingReceiver(name: string, behaviour: Behaviour =
     arrivals,
     firstAcceptedAt,
     requests: () => requests,
+    maxOpen: () => maxOpen,
     duplicates: () => [...accepted].filter(([, n]) => n > 1),
     async waitForAccepted(n, timeoutMs) {
       const deadline = Date.now() + timeoutMs;

@@ -7,7 +7,7 @@ import { loadDelivery } from './load-delivery.js';
 
 /**
  * POST /webhooks/{id}/deliveries/{delivery_id}/resend: starts a new attempt cycle of the same
- * event for the same webhook (ADR 0006): same event_id and body, signed anew with the secret that
+ * event for the same webhook (ADR 0009): same event_id and body, signed anew with the secret that
  * signs now; a fresh retry budget; due at once. The delivery id stays, its earlier attempts stay
  * in its history (under their cycle), and resend_count goes up by one. Any status can be resent:
  * a pending delivery is brought forward (an attempt already in flight is no longer recorded as
