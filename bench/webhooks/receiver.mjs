@@ -1,6 +1,7 @@
 // The bench's HTTPS receiver, in a process of its own so that the load generator does not delay
 // arrivals. Reports [event_type, key, arrival time in ms since the epoch] to the parent in batches.
 import https from 'node:https';
+import { setInterval } from 'node:timers';
 
 const { cert, key } = JSON.parse(process.argv[2]);
 let batch = [];

@@ -14,6 +14,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
+import { clearInterval, setInterval } from 'node:timers';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,7 +55,9 @@ const tls = await testCertificate();
 const now = () => performance.timeOrigin + performance.now();
 /** Called with (event_type, key, arrival ms since epoch) for every event the receiver got. */
 let onArrival = () => {};
-const receiverProcess = spawn(process.execPath, [join(dirname(fileURLToPath(import.meta.url)), 'receiver.mjs'), JSON.stringify(tls)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const receiverProcess = spawn(process.execPath, [join(dirname(fileURLToPath(import.meta.url)), 'receiver.mjs'), JSON.stringify(tls)], {
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+});
 const receiverUrl = await new Promise((resolve) => {
   receiverProcess.on('message', (m) => {
     if (Array.isArray(m)) for (const [type, key, at] of m) onArrival(type, key, at);
@@ -71,13 +74,17 @@ async function baseline(seconds = 5, concurrency = 64) {
   const post = () =>
     new Promise((resolve, reject) => {
       const t0 = now();
-      const req = https.request(receiverUrl, { method: 'POST', agent, ca: tls.cert, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          latencies.push(now() - t0);
-          resolve();
-        });
-      });
+      const req = https.request(
+        receiverUrl,
+        { method: 'POST', agent, ca: tls.cert, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            latencies.push(now() - t0);
+            resolve();
+          });
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -114,7 +121,11 @@ const children = [];
 function startService(name, extra) {
   return new Promise((resolve, reject) => {
     const flags = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [];
-    const child = spawn(process.execPath, [...flags, `services/${name}/dist/main.js`], { cwd: root, env: { ...env, MP_LOG_LEVEL: 'info', ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...flags, `services/${name}/dist/main.js`], {
+      cwd: root,
+      env: { ...env, MP_LOG_LEVEL: 'info', ...extra },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let out = '';
     const onData = (d) => {
@@ -134,7 +145,14 @@ const webhooksSvc = await startService('webhooks', {
   MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   NODE_EXTRA_CA_CERTS: caFile,
 });
-const ctx = { requestId: newId('request'), tenantId: newId('tenant'), environment: 'live', principalId: newId('user'), principalType: 'user', permissions: ['project:read', 'project:write', 'system:admin'] };
+const ctx = {
+  requestId: newId('request'),
+  tenantId: newId('tenant'),
+  environment: 'live',
+  principalId: newId('user'),
+  principalType: 'user',
+  permissions: ['project:read', 'project:write', 'system:admin'],
+};
 const projectsClient = createClient(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${projectsSvc.port}`);
 const webhooksClient = createClient(webhooks.WebhooksClient, webhooks.WebhooksService, `127.0.0.1:${webhooksSvc.port}`);
 const hook = (events) => webhooksClient.createWebhook({ name: `bench ${events[0]}`, url: receiverUrl, events }, ctx);
@@ -229,12 +247,23 @@ async function max(eventType, fanOut) {
   while (latencies.length < expected && performance.now() < deadline) await sleep(50);
   latencies.sort((a, b) => a - b);
   const seconds = (last - started) / 1000;
-  return { events: MAX_EVENTS, fanOut, delivered: latencies.length, seconds, eventsPerSecond: MAX_EVENTS / seconds, deliveriesPerSecond: latencies.length / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99) };
+  return {
+    events: MAX_EVENTS,
+    fanOut,
+    delivered: latencies.length,
+    seconds,
+    eventsPerSecond: MAX_EVENTS / seconds,
+    deliveriesPerSecond: latencies.length / seconds,
+    p50: pct(latencies, 50),
+    p99: pct(latencies, 99),
+  };
 }
 
 let exitCode = 0;
 try {
-  console.log(`Webhook delivery benchmark — ${new Date().toISOString()} — ${cpus().length} × ${cpus()[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`);
+  console.log(
+    `Webhook delivery benchmark — ${new Date().toISOString()} — ${cpus().length} × ${cpus()[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`,
+  );
   const base = await baseline();
   console.log(`baseline  bare HTTPS POST loop (64 keep-alive connections): ${base.perSecond.toFixed(0)} req/s, p50 ${fmt(base.p50)}, p99 ${fmt(base.p99)}`);
   const idle = memoryNow();
@@ -244,16 +273,18 @@ try {
   const s = args.only === 'max' ? null : await steady();
   if (s) {
     console.log(
-    `steady    ${s.total} events at ${STEADY_RATE}/s through the projects API (achieved ${s.writeRate.toFixed(0)}/s, ${s.errors} errors): ` +
-      `${s.delivered} delivered, write → arrival p50 ${fmt(s.p50)}, p99 ${fmt(s.p99)}, max ${fmt(s.max)}; peak RSS webhooks ${memory.webhooks.toFixed(0)} MB, projects ${memory.projects.toFixed(0)} MB`,
+      `steady    ${s.total} events at ${STEADY_RATE}/s through the projects API (achieved ${s.writeRate.toFixed(0)}/s, ${s.errors} errors): ` +
+        `${s.delivered} delivered, write → arrival p50 ${fmt(s.p50)}, p99 ${fmt(s.p99)}, max ${fmt(s.max)}; peak RSS webhooks ${memory.webhooks.toFixed(0)} MB, projects ${memory.projects.toFixed(0)} MB`,
     );
     console.log(`          stages: ${await breakdown('project.created')}`);
   }
 
-  for (const [type, fanOut] of args.only === 'steady' ? [] : [
-    ['data.created', 1],
-    ['report.generated', 4],
-  ]) {
+  for (const [type, fanOut] of args.only === 'steady'
+    ? []
+    : [
+        ['data.created', 1],
+        ['report.generated', 4],
+      ]) {
     memory.webhooks = 0;
     const m = await max(type, fanOut);
     console.log(

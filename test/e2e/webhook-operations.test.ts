@@ -26,10 +26,15 @@ describe('operating webhooks through the API', () => {
         return { status: 503 };
       },
     });
-    const res = await t.api('POST', '/webhooks', { headers: h(), body: { name: 'Ops', url: receiver.url, events: ['project.created'], retry_policy: { max_retries: 3, retry_interval: 1 } } });
+    const res = await t.api('POST', '/webhooks', {
+      headers: h(),
+      body: { name: 'Ops', url: receiver.url, events: ['project.created'], retry_policy: { max_retries: 3, retry_interval: 1 } },
+    });
     hook = { id: res.body.data.id, secret: res.body.data.secret };
     for (let n = 1; n <= 3; n++) expect((await project(n)).status).toBe(200);
-    await waitUntil(async () => (await t.api('GET', `/webhooks/${hook.id}/deliveries?status=delivered`, { headers: h() })).body.data.items.length === 3, { timeoutMs: 20_000 });
+    await waitUntil(async () => (await t.api('GET', `/webhooks/${hook.id}/deliveries?status=delivered`, { headers: h() })).body.data.items.length === 3, {
+      timeoutMs: 20_000,
+    });
   });
   afterAll(async () => {
     await receiver?.close();
@@ -42,8 +47,28 @@ describe('operating webhooks through the API', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ delivery_id: d.delivery_id, event_type: 'project.created', status: 'delivered', http_status: 200, resend_count: 0 });
     expect(res.body.data.attempts).toEqual([
-      { attempt: 1, cycle: 1, started_at: expect.any(String), duration_ms: expect.any(Number), http_status: 503, outcome: 'retry', error: 'receiver answered 503', redirects: 0, retry_at: expect.any(String) },
-      { attempt: 2, cycle: 1, started_at: expect.any(String), duration_ms: expect.any(Number), http_status: 200, outcome: 'delivered', error: null, redirects: 0, retry_at: null },
+      {
+        attempt: 1,
+        cycle: 1,
+        started_at: expect.any(String),
+        duration_ms: expect.any(Number),
+        http_status: 503,
+        outcome: 'retry',
+        error: 'receiver answered 503',
+        redirects: 0,
+        retry_at: expect.any(String),
+      },
+      {
+        attempt: 2,
+        cycle: 1,
+        started_at: expect.any(String),
+        duration_ms: expect.any(Number),
+        http_status: 200,
+        outcome: 'delivered',
+        error: null,
+        redirects: 0,
+        retry_at: null,
+      },
     ]);
     expectError(await t.api('GET', `/webhooks/${hook.id}/deliveries/del_nope`, { headers: h() }), 400004, 'delivery_id');
     expectError(await t.api('GET', `/webhooks/${hook.id}/deliveries/del_zzzzzzzzzzzzzzzzzzzz`, { headers: h() }), 404011, 'delivery_id');
@@ -55,8 +80,11 @@ describe('operating webhooks through the API', () => {
     expect(all.items).toHaveLength(3);
     const page1 = (await t.api('GET', `/webhooks/${hook.id}/deliveries?limit=2&event_type=project.created`, { headers: h() })).body.data;
     expect(page1).toMatchObject({ has_more: true });
-    const page2 = (await t.api('GET', `/webhooks/${hook.id}/deliveries?limit=2&event_type=project.created&cursor=${page1.next_cursor}`, { headers: h() })).body.data;
-    expect([...page1.items, ...page2.items].map((d: { delivery_id: string }) => d.delivery_id)).toEqual(all.items.map((d: { delivery_id: string }) => d.delivery_id));
+    const page2 = (await t.api('GET', `/webhooks/${hook.id}/deliveries?limit=2&event_type=project.created&cursor=${page1.next_cursor}`, { headers: h() })).body
+      .data;
+    expect([...page1.items, ...page2.items].map((d: { delivery_id: string }) => d.delivery_id)).toEqual(
+      all.items.map((d: { delivery_id: string }) => d.delivery_id),
+    );
     const oldest = all.items[2].created_at;
     const newer = (await t.api('GET', `/webhooks/${hook.id}/deliveries?from=${encodeURIComponent(all.items[1].created_at)}`, { headers: h() })).body.data.items;
     expect(newer.map((d: { created_at: string }) => d.created_at).every((c: string) => c >= all.items[1].created_at)).toBe(true);
@@ -79,7 +107,14 @@ describe('operating webhooks through the API', () => {
     expect(res.body.data).toMatchObject({ delivery_id: d.delivery_id, event_id: d.event_id, status: 'pending', retry_count: 0, resend_count: 1 });
     const [again] = (await receiver.waitFor(before + 1)).slice(before);
     expect(again!.json.event_id).toBe(d.event_id);
-    expect(verifySignature({ secret: hook.secret, signatureHeader: again!.headers['x-service-signature'], timestampHeader: again!.headers['x-service-timestamp'], rawBody: again!.rawBody })).toBe(true);
+    expect(
+      verifySignature({
+        secret: hook.secret,
+        signatureHeader: again!.headers['x-service-signature'],
+        timestampHeader: again!.headers['x-service-timestamp'],
+        rawBody: again!.rawBody,
+      }),
+    ).toBe(true);
     const detail = await waitUntil(async () => {
       const r = await t.api('GET', `/webhooks/${hook.id}/deliveries/${d.delivery_id}`, { headers: h() });
       return r.body.data.status === 'delivered' ? r.body.data : null;
@@ -116,9 +151,19 @@ describe('operating webhooks through the API', () => {
     expect((await t.api('GET', `/webhooks/${hook.id}`, { headers: h() })).body.data.secret_rotation).toBeNull();
 
     const version = (await queryTestDatabase<{ version: number }>(t.db.url, 'SELECT version FROM webhooks.webhooks WHERE id = $1', [hook.id]))[0]!.version;
-    expectError(await t.api('POST', `/webhooks/${hook.id}/rotate-secret`, { headers: h(), body: { grace_period_seconds: 'soon' } }), 422102, 'grace_period_seconds');
-    expectError(await t.api('POST', `/webhooks/${hook.id}/rotate-secret`, { headers: h(), body: { grace_period_seconds: 8 * 86_400 } }), 400003, 'grace_period_seconds');
-    expect((await queryTestDatabase<{ version: number }>(t.db.url, 'SELECT version FROM webhooks.webhooks WHERE id = $1', [hook.id]))[0]!.version).toBe(version);
+    expectError(
+      await t.api('POST', `/webhooks/${hook.id}/rotate-secret`, { headers: h(), body: { grace_period_seconds: 'soon' } }),
+      422102,
+      'grace_period_seconds',
+    );
+    expectError(
+      await t.api('POST', `/webhooks/${hook.id}/rotate-secret`, { headers: h(), body: { grace_period_seconds: 8 * 86_400 } }),
+      400003,
+      'grace_period_seconds',
+    );
+    expect((await queryTestDatabase<{ version: number }>(t.db.url, 'SELECT version FROM webhooks.webhooks WHERE id = $1', [hook.id]))[0]!.version).toBe(
+      version,
+    );
     const weak = await t.apiKey(['project:read']);
     expectError(await t.api('POST', `/webhooks/${hook.id}/rotate-secret`, { headers: { 'x-api-key': weak } }), 401004);
   });

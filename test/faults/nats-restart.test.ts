@@ -41,7 +41,9 @@ describe('NATS JetStream restarted while events are written', () => {
     for (const r of receivers) expect(missing(r)).toEqual([]);
     expect(await p.sql('SELECT count(*)::int AS n FROM projects.outbox WHERE dispatched_at IS NULL')).toEqual([{ n: 0 }]);
     expect(await p.streamMessages()).toBe(EVENTS);
-    expect(await p.sql('SELECT status, count(*)::int AS n FROM webhooks.deliveries GROUP BY status')).toEqual([{ status: 'delivered', n: EVENTS * receivers.length }]);
+    expect(await p.sql('SELECT status, count(*)::int AS n FROM webhooks.deliveries GROUP BY status')).toEqual([
+      { status: 'delivered', n: EVENTS * receivers.length },
+    ]);
     reportDuplicates('NATS restart', receivers);
   }, 180_000);
 });

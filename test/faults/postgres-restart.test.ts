@@ -42,7 +42,12 @@ describe('PostgreSQL restarted mid-stream', () => {
     expect(await p.sql('SELECT count(*)::int AS n FROM projects.outbox WHERE dispatched_at IS NULL')).toEqual([{ n: 0 }]);
     // Outcomes recorded just before the crash may be forgotten (ADR 0009): those deliveries are
     // sent again, so the log ends delivered for every event and webhook.
-    await until(async () => (await p.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhooks.deliveries WHERE status = 'delivered'"))[0]!.n === EVENTS * receivers.length, 60_000, 'every delivery recorded');
+    await until(
+      async () =>
+        (await p.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhooks.deliveries WHERE status = 'delivered'"))[0]!.n === EVENTS * receivers.length,
+      60_000,
+      'every delivery recorded',
+    );
     reportDuplicates('PostgreSQL restart', receivers);
   }, 240_000);
 });

@@ -38,7 +38,9 @@ describe('kill -9 of the webhooks service mid-stream', () => {
 
     expect(acceptedAtKill).toBeLessThan(EVENTS);
     for (const r of receivers) expect(missing(r)).toEqual([]);
-    expect(await p.sql('SELECT status, count(*)::int AS n FROM webhooks.deliveries GROUP BY status')).toEqual([{ status: 'delivered', n: EVENTS * receivers.length }]);
+    expect(await p.sql('SELECT status, count(*)::int AS n FROM webhooks.deliveries GROUP BY status')).toEqual([
+      { status: 'delivered', n: EVENTS * receivers.length },
+    ]);
     expect(await p.sql('SELECT count(*)::int AS n FROM webhooks.events')).toEqual([{ n: EVENTS }]);
     expect(await p.streamMessages()).toBe(EVENTS);
 

@@ -15,7 +15,9 @@ export interface StartedProcess {
 
 /** Starts a process of the platform; the test must stop it (also when it fails). */
 export function startProcess(command: string, args: string[], opts: { env: Record<string, string | undefined>; cwd?: string }): StartedProcess {
-  const child = spawn(command, args, { cwd: opts.cwd ?? REPO_ROOT, env: opts.env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so a signal reaches every process of it, as Ctrl-C in a terminal does
+  // (npm does not pass SIGINT on to the script it runs).
+  const child = spawn(command, args, { cwd: opts.cwd ?? REPO_ROOT, env: opts.env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: Buffer) => {
@@ -55,8 +57,15 @@ export function startProcess(command: string, args: string[], opts: { env: Recor
     },
     async stop(signal = 'SIGINT', timeoutMs = 15_000) {
       if (child.exitCode !== null) return child.exitCode;
-      child.kill(signal);
-      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const kill = (s: NodeJS.Signals) => {
+        try {
+          process.kill(-child.pid!, s);
+        } catch {
+          child.kill(s);
+        }
+      };
+      kill(signal);
+      const timer = setTimeout(() => kill('SIGKILL'), timeoutMs);
       const code = await exited;
       clearTimeout(timer);
       return code;

@@ -33,7 +33,6 @@ export class OutboxRelay {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private again = false;
-  private dueNow = false;
   private stopped = true;
   private failures = 0;
   private readonly pollIntervalMs: number;
@@ -56,10 +55,6 @@ export class OutboxRelay {
       this.again = true;
       return;
     }
-    // A run is already due: rescheduling it on every kick would keep pushing it back, and under
-    // a steady stream of commits it would not run until the stream paused.
-    if (this.dueNow) return;
-    this.dueNow = true;
     this.schedule(0);
   }
 
@@ -85,7 +80,6 @@ export class OutboxRelay {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.dueNow = false;
       this.running = this.tick().finally(() => {
         this.running = null;
       });

@@ -64,12 +64,20 @@ export interface AttemptRecord {
  * back-off while retries remain, failed once max_retries retries were used. The back-off counts
  * from the end of the attempt: retry n is due retry_interval × 5^(n-1) seconds after it.
  */
-export function nextStep(r: Pick<AttemptRecord, 'delivery' | 'finishedAt' | 'result' | 'allowRetry'>): { attempt: number; status: DeliveryStatus; nextAttemptAt: Date | null } {
+export function nextStep(r: Pick<AttemptRecord, 'delivery' | 'finishedAt' | 'result' | 'allowRetry'>): {
+  attempt: number;
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+} {
   const attempt = r.delivery.attempts + 1;
   const retriesUsed = attempt - 1;
   if (r.result.outcome === 'delivered') return { attempt, status: 'delivered', nextAttemptAt: null };
   if (r.result.outcome === 'retry' && r.allowRetry && retriesUsed < r.delivery.max_retries) {
-    return { attempt, status: 'pending', nextAttemptAt: new Date(r.finishedAt.getTime() + retryDelaySeconds(r.delivery.retry_interval, retriesUsed + 1) * 1000) };
+    return {
+      attempt,
+      status: 'pending',
+      nextAttemptAt: new Date(r.finishedAt.getTime() + retryDelaySeconds(r.delivery.retry_interval, retriesUsed + 1) * 1000),
+    };
   }
   return { attempt, status: 'failed', nextAttemptAt: null };
 }

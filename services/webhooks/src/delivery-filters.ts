@@ -17,7 +17,11 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$
 
 export function checkInstant(value: string, field: string): string {
   if (!ISO.test(value) || Number.isNaN(Date.parse(value))) {
-    throw new DomainError('400004', { field, detail: `${field} is not an ISO 8601 date-time.`, suggestion: 'Use ISO 8601 with a UTC offset, e.g. 2026-03-01T08:00:00Z.' });
+    throw new DomainError('400004', {
+      field,
+      detail: `${field} is not an ISO 8601 date-time.`,
+      suggestion: 'Use ISO 8601 with a UTC offset, e.g. 2026-03-01T08:00:00Z.',
+    });
   }
   return new Date(value).toISOString();
 }
@@ -25,6 +29,10 @@ export function checkInstant(value: string, field: string): string {
 /** from (inclusive) must come before to (exclusive). */
 export function checkRange(from: string | undefined, to: string | undefined): void {
   if (from !== undefined && to !== undefined && Date.parse(from) >= Date.parse(to)) {
-    throw new DomainError('400003', { field: 'to', detail: 'to must be later than from (from is inclusive, to exclusive).', suggestion: 'Send a to later than from, or leave one of them out.' });
+    throw new DomainError('400003', {
+      field: 'to',
+      detail: 'to must be later than from (from is inclusive, to exclusive).',
+      suggestion: 'Send a to later than from, or leave one of them out.',
+    });
   }
 }

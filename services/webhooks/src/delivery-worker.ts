@@ -187,7 +187,7 @@ export class DeliveryWorker {
  */
 function claimQuery(q: Queryable, n: number, leaseMs: number, busy: [string, number][], perWebhook: number) {
   return q.query<ClaimedDelivery>(
-      `WITH RECURSIVE ${ASYNC_COMMIT_SQL}, hooks(webhook_id) AS (
+    `WITH RECURSIVE ${ASYNC_COMMIT_SQL}, hooks(webhook_id) AS (
          (SELECT webhook_id FROM deliveries WHERE status = 'pending' ORDER BY webhook_id LIMIT 1)
          UNION ALL
          SELECT (SELECT d.webhook_id FROM deliveries d WHERE d.status = 'pending' AND d.webhook_id > h.webhook_id ORDER BY d.webhook_id LIMIT 1)
@@ -219,6 +219,6 @@ function claimQuery(q: Queryable, n: number, leaseMs: number, busy: [string, num
        SELECT c.id, c.attempts, c.cycle, c.event_id, c.event_type, e.occurred_at, e.data, c.webhook_id,
               w.url, ${SIGNING_SECRET_SQL('w')} AS secret_sealed, w.max_retries, w.retry_interval, w.active, (w.deleted_at IS NOT NULL) AS deleted
          FROM claimed c JOIN events e ON e.event_id = c.event_id JOIN webhooks w ON w.id = c.webhook_id CROSS JOIN async_commit`,
-      [n, leaseMs, busy.map(([id]) => id), busy.map(([, k]) => k), perWebhook],
+    [n, leaseMs, busy.map(([id]) => id), busy.map(([, k]) => k), perWebhook],
   );
 }

@@ -6,7 +6,8 @@ import type { WebhooksDeps } from './deps.js';
  * Stores events taken from the transport and creates a pending delivery for every active webhook
  * of each event's tenant and environment subscribed to its type, atomically, in one statement for
  * the whole batch. Only after this commits are the events acknowledged, so a crash before that
- * gets them again; the event_id primary key makes a repeated event a no-op.
+ * gets them again; the event_id primary key makes a repeated event a no-op. An event no webhook
+ * subscribes to is acknowledged without being stored.
  */
 export async function ingestEvents(db: Database, events: DomainEvent[]): Promise<{ stored: number; created: number }> {
   const { rows } = await db.query<{ stored: number; created: number }>(
@@ -14,8 +15,12 @@ export async function ingestEvents(db: Database, events: DomainEvent[]): Promise
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::jsonb[])
          AS t(event_id, event_type, tenant_id, environment, occurred_at, data)
      ), stored AS (
+       -- Only events some webhook wants are kept: most data.* events have no subscriber, and
+       -- their payloads (up to hundreds of KB) would be written again for nothing.
        INSERT INTO events (event_id, event_type, tenant_id, environment, occurred_at, data)
-       SELECT event_id, event_type, tenant_id, environment, occurred_at, data FROM input
+       SELECT i.event_id, i.event_type, i.tenant_id, i.environment, i.occurred_at, i.data FROM input i
+        WHERE EXISTS (SELECT 1 FROM webhooks w
+                       WHERE w.tenant_id = i.tenant_id AND w.environment = i.environment AND w.active AND w.deleted_at IS NULL AND i.event_type = ANY (w.events))
        ON CONFLICT (event_id) DO NOTHING
        RETURNING event_id, event_type, tenant_id, environment
      ), created AS (

@@ -8,7 +8,12 @@ import type { AttemptResult } from './delivery/send.js';
  */
 export class WebhookMetrics {
   readonly registry = new Registry();
-  readonly attempts = new Counter({ name: 'mp_webhook_attempts_total', help: 'Delivery attempts by outcome (delivered, failed, retry).', labelNames: ['outcome'], registers: [this.registry] });
+  readonly attempts = new Counter({
+    name: 'mp_webhook_attempts_total',
+    help: 'Delivery attempts by outcome (delivered, failed, retry).',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
   readonly attemptDuration = new Histogram({
     name: 'mp_webhook_attempt_duration_seconds',
     help: 'Duration of delivery attempts, redirects included.',
@@ -17,8 +22,16 @@ export class WebhookMetrics {
     registers: [this.registry],
   });
   readonly inFlight = new Gauge({ name: 'mp_webhook_attempts_in_flight', help: 'Delivery attempts in flight in this process.', registers: [this.registry] });
-  readonly eventsIngested = new Counter({ name: 'mp_webhook_events_ingested_total', help: 'Domain events taken from the stream (repeats excluded).', registers: [this.registry] });
-  readonly deliveriesCreated = new Counter({ name: 'mp_webhook_deliveries_created_total', help: 'Deliveries created for ingested events.', registers: [this.registry] });
+  readonly eventsIngested = new Counter({
+    name: 'mp_webhook_events_ingested_total',
+    help: 'Domain events stored for delivery (at least one subscribed webhook; repeats excluded).',
+    registers: [this.registry],
+  });
+  readonly deliveriesCreated = new Counter({
+    name: 'mp_webhook_deliveries_created_total',
+    help: 'Deliveries created for ingested events.',
+    registers: [this.registry],
+  });
   readonly successRate = new Gauge({
     name: 'mp_webhook_success_rate',
     help: 'Per webhook: delivered / (delivered + failed) over deliveries created in the last 24 h that have finished. Spec §6.5 advises an alarm below 0.95.',

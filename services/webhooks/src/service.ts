@@ -68,7 +68,10 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
     wakeWorker: () => worker?.wake(),
   };
   worker = new DeliveryWorker(deps, opts.logger, { concurrency: opts.concurrency ?? 1024, perWebhookConcurrency: opts.perWebhookConcurrency ?? 64 });
-  const monitor = new SuccessRateMonitor(deps, opts.logger, { intervalMs: opts.statsIntervalMs ?? 30_000, ...(opts.alarmMinFinished !== undefined ? { minFinished: opts.alarmMinFinished } : {}) });
+  const monitor = new SuccessRateMonitor(deps, opts.logger, {
+    intervalMs: opts.statsIntervalMs ?? 30_000,
+    ...(opts.alarmMinFinished !== undefined ? { minFinished: opts.alarmMinFinished } : {}),
+  });
   const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [webhooksBinding(deps)], logger: opts.logger });
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
   if (opts.metricsPort !== undefined) {

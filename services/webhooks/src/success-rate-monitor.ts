@@ -78,7 +78,10 @@ export class SuccessRateMonitor {
       const low = s.success_rate < threshold && s.delivered + s.failed >= minFinished;
       if (low && !this.alarmed.has(hook.id)) {
         this.alarmed.add(hook.id);
-        this.logger.warn({ alarm: 'webhook_success_rate_low', ...fields }, `webhook delivery success rate ${(s.success_rate * 100).toFixed(2)}% is below ${threshold * 100}%`);
+        this.logger.warn(
+          { alarm: 'webhook_success_rate_low', ...fields },
+          `webhook delivery success rate ${(s.success_rate * 100).toFixed(2)}% is below ${threshold * 100}%`,
+        );
       } else if (!low && s.success_rate >= threshold && this.alarmed.delete(hook.id)) {
         this.logger.info({ alarm: 'webhook_success_rate_recovered', ...fields }, `webhook delivery success rate back at ${(s.success_rate * 100).toFixed(2)}%`);
       }

@@ -9,14 +9,22 @@ export const RETRY_LIMITS = { maxRetries: [0, 10], retryInterval: [1, 3600] } as
 export function checkName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 100) {
-    throw new DomainError('400003', { field: 'name', detail: 'name must be 1 to 100 characters long.', suggestion: 'Send a webhook name of 1 to 100 characters.' });
+    throw new DomainError('400003', {
+      field: 'name',
+      detail: 'name must be 1 to 100 characters long.',
+      suggestion: 'Send a webhook name of 1 to 100 characters.',
+    });
   }
   return trimmed;
 }
 
 export function checkEvents(events: string[]): string[] {
   if (events.length === 0) {
-    throw new DomainError('422101', { field: 'events', detail: 'events must list at least one event type.', suggestion: `Subscribe to one or more of: ${EVENT_TYPES.join(', ')}.` });
+    throw new DomainError('422101', {
+      field: 'events',
+      detail: 'events must list at least one event type.',
+      suggestion: `Subscribe to one or more of: ${EVENT_TYPES.join(', ')}.`,
+    });
   }
   events.forEach((e, i) => {
     if (!isEventType(e)) {

@@ -60,7 +60,11 @@ export function toWebhook(row: WebhookRow, stats: DeliveryStatsRow): webhooks.We
 /** Loads a webhook of the caller's tenant and environment; any other is reported missing. */
 export async function loadWebhook(q: Queryable, id: string, ctx: CallerContext, forUpdate = false): Promise<WebhookRow> {
   if (!isId('webhook', id)) {
-    throw new DomainError('400004', { field: 'webhook_id', detail: 'webhook_id is not a webhook id (whk_…).', suggestion: 'Use the id returned when the webhook was created.' });
+    throw new DomainError('400004', {
+      field: 'webhook_id',
+      detail: 'webhook_id is not a webhook id (whk_…).',
+      suggestion: 'Use the id returned when the webhook was created.',
+    });
   }
   const { rows } = await q.query<WebhookRow>(
     `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND tenant_id = $2 AND environment = $3 AND deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,

@@ -59,6 +59,17 @@ describe('operating webhooks', () => {
   });
   afterEach(() => t.sql('UPDATE webhooks.webhooks SET active = false'));
 
+  it('stores only events some webhook subscribes to', async () => {
+    const r = await receiver();
+    const webhookId = (await createHook(r.url, ['report.approved'])).webhook!.id;
+    const unwanted = await t.publish('report.rejected', { report_id: 'rpt_1' });
+    const wanted = await t.publish('report.approved', { report_id: 'rpt_1' });
+    await settled(webhookId, 'delivered');
+    await t.consumed();
+    const stored = await t.sql<{ event_id: string }>('SELECT event_id FROM webhooks.events WHERE event_id = ANY($1)', [[unwanted.event_id, wanted.event_id]]);
+    expect(stored).toEqual([{ event_id: wanted.event_id }]);
+  });
+
   describe('GET /webhooks/{id}/deliveries/{delivery_id}', () => {
     it('returns the delivery and every attempt behind it, oldest first', async () => {
       const r = await receiver({ replies: [{ status: 500 }], fallback: { status: 204 } });
@@ -68,7 +79,17 @@ describe('operating webhooks', () => {
       const detail = await t.client.getDelivery({ webhookId: webhook!.id, deliveryId: d!.deliveryId }, t.ctx);
       expect(detail.delivery).toMatchObject({ deliveryId: d!.deliveryId, status: 'delivered', httpStatus: 204, retryCount: 1, resendCount: 0 });
       expect(detail.attempts).toEqual([
-        { attempt: 1, cycle: 1, startedAt: expect.any(String), durationMs: expect.any(Number), httpStatus: 500, outcome: 'retry', error: 'receiver answered 500', redirects: 0, retryAt: expect.any(String) },
+        {
+          attempt: 1,
+          cycle: 1,
+          startedAt: expect.any(String),
+          durationMs: expect.any(Number),
+          httpStatus: 500,
+          outcome: 'retry',
+          error: 'receiver answered 500',
+          redirects: 0,
+          retryAt: expect.any(String),
+        },
         { attempt: 2, cycle: 1, startedAt: expect.any(String), durationMs: expect.any(Number), httpStatus: 204, outcome: 'delivered', redirects: 0 },
       ]);
       // The second attempt started at or after the retry time the first one scheduled.
@@ -106,7 +127,14 @@ describe('operating webhooks', () => {
       const [, second] = await r.waitFor(2);
       expect(second!.json).toEqual(r.requests[0]!.json);
       expect(second!.headers['x-service-event-id']).toBe(event.event_id);
-      expect(verifySignature({ secret: created.secret, signatureHeader: second!.headers['x-service-signature'], timestampHeader: second!.headers['x-service-timestamp'], rawBody: second!.rawBody })).toBe(true);
+      expect(
+        verifySignature({
+          secret: created.secret,
+          signatureHeader: second!.headers['x-service-signature'],
+          timestampHeader: second!.headers['x-service-timestamp'],
+          rawBody: second!.rawBody,
+        }),
+      ).toBe(true);
 
       const detail = await waitUntil(async () => {
         const x = await t.client.getDelivery({ webhookId, deliveryId: d!.deliveryId }, t.ctx);
@@ -168,7 +196,9 @@ describe('operating webhooks', () => {
 
       // Deliveries created in the same millisecond are not lost between pages.
       await t.sql('UPDATE webhooks.deliveries SET created_at = $2 WHERE webhook_id = $1', [webhookId, '2026-03-01T08:00:00.000Z']);
-      await t.sql("UPDATE webhooks.deliveries SET created_at = created_at + interval '1 hour' WHERE webhook_id = $1 AND event_type = 'data.abnormal'", [webhookId]);
+      await t.sql("UPDATE webhooks.deliveries SET created_at = created_at + interval '1 hour' WHERE webhook_id = $1 AND event_type = 'data.abnormal'", [
+        webhookId,
+      ]);
 
       const seen: string[] = [];
       let cursor = '';
@@ -213,7 +243,12 @@ describe('operating webhooks', () => {
 
   describe('POST /webhooks/{id}/rotate-secret', () => {
     const signedWith = (secret: string, req: { headers: Record<string, string | string[] | undefined>; rawBody: string }) =>
-      verifySignature({ secret, signatureHeader: req.headers['x-service-signature'], timestampHeader: req.headers['x-service-timestamp'], rawBody: req.rawBody });
+      verifySignature({
+        secret,
+        signatureHeader: req.headers['x-service-signature'],
+        timestampHeader: req.headers['x-service-timestamp'],
+        rawBody: req.rawBody,
+      });
     const switchNow = (webhookId: string) => t.sql("UPDATE webhooks.webhooks SET secret_switch_at = now() - interval '1 second' WHERE id = $1", [webhookId]);
 
     it('keeps signing with the old secret during the grace period, then with the new one', async () => {
@@ -245,7 +280,9 @@ describe('operating webhooks', () => {
       expect((await t.client.getWebhook({ id: webhookId }, t.ctx)).secretRotation).toBeUndefined();
 
       // Neither secret is stored in clear.
-      expect(JSON.stringify(await t.sql('SELECT * FROM webhooks.webhooks WHERE id = $1', [webhookId]))).not.toMatch(new RegExp(`${created.secret}|${rotated.secret}`));
+      expect(JSON.stringify(await t.sql('SELECT * FROM webhooks.webhooks WHERE id = $1', [webhookId]))).not.toMatch(
+        new RegExp(`${created.secret}|${rotated.secret}`),
+      );
     });
 
     it('grace_period_seconds 0 switches at once; rotating again during a grace period replaces the waiting secret', async () => {
@@ -287,7 +324,12 @@ describe('operating webhooks', () => {
       const badId = (await createHook(bad.url, ['report.generated'])).webhook!.id;
       for (let i = 0; i < 20; i++) await t.publish('report.generated', { report_id: `rpt_${i}` });
       await waitUntil(
-        async () => (await t.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhooks.deliveries WHERE status <> 'pending' AND webhook_id = ANY($1)", [[goodId, badId]]))[0]!.n === 40,
+        async () =>
+          (
+            await t.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhooks.deliveries WHERE status <> 'pending' AND webhook_id = ANY($1)", [
+              [goodId, badId],
+            ])
+          )[0]!.n === 40,
       );
 
       const goodHook = await t.client.getWebhook({ id: goodId }, t.ctx);
@@ -304,7 +346,16 @@ describe('operating webhooks', () => {
       await t.service.monitor.refresh();
       const alarms = t.logs.filter((l) => l.alarm === 'webhook_success_rate_low');
       expect(alarms).toHaveLength(1);
-      expect(alarms[0]).toMatchObject({ level: 40, webhook_id: badId, tenant_id: t.ctx.tenantId, success_rate: 0.5, delivered: 10, failed: 10, threshold: 0.95, window_hours: 24 });
+      expect(alarms[0]).toMatchObject({
+        level: 40,
+        webhook_id: badId,
+        tenant_id: t.ctx.tenantId,
+        success_rate: 0.5,
+        delivered: 10,
+        failed: 10,
+        threshold: 0.95,
+        window_hours: 24,
+      });
       expect(alarms[0]!.msg).toBe('webhook delivery success rate 50.00% is below 95%');
 
       const metrics = await get(`http://127.0.0.1:${t.service.metricsPort}/metrics`);

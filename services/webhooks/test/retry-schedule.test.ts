@@ -50,7 +50,14 @@ describe('retry schedule and status handling of the delivery worker', () => {
     return created.webhook!.id;
   }
   const deliveryOf = async (webhookId: string) =>
-    waitUntil(async () => (await t.sql<DeliveryRow>('SELECT id, status, attempts, next_attempt_at, http_status, error FROM webhooks.deliveries WHERE webhook_id = $1', [webhookId]))[0]);
+    waitUntil(
+      async () =>
+        (
+          await t.sql<DeliveryRow>('SELECT id, status, attempts, next_attempt_at, http_status, error FROM webhooks.deliveries WHERE webhook_id = $1', [
+            webhookId,
+          ])
+        )[0],
+    );
   const attemptRow = (deliveryId: string, n: number) =>
     waitUntil(
       async () =>
@@ -63,9 +70,12 @@ describe('retry schedule and status handling of the delivery worker', () => {
       { timeoutMs: 10_000, message: `attempt ${n} of ${deliveryId} was not recorded` },
     );
   const settled = (deliveryId: string, status: string) =>
-    waitUntil(async () => (await t.sql<DeliveryRow>('SELECT * FROM webhooks.deliveries WHERE id = $1 AND status = $2', [deliveryId, status]))[0], { timeoutMs: 10_000 });
+    waitUntil(async () => (await t.sql<DeliveryRow>('SELECT * FROM webhooks.deliveries WHERE id = $1 AND status = $2', [deliveryId, status]))[0], {
+      timeoutMs: 10_000,
+    });
   /** Makes a scheduled retry due now, so the test need not wait the back-off out. */
-  const fastForward = (deliveryId: string) => t.sql("UPDATE webhooks.deliveries SET next_attempt_at = now() WHERE id = $1 AND status = 'pending'", [deliveryId]);
+  const fastForward = (deliveryId: string) =>
+    t.sql("UPDATE webhooks.deliveries SET next_attempt_at = now() WHERE id = $1 AND status = 'pending'", [deliveryId]);
 
   it('5xx: retries after 5 s, 25 s and 125 s by default, then marks the delivery failed', async () => {
     const r = await receiver({ fallback: { status: 503 } });
@@ -202,7 +212,14 @@ describe('nextStep (the rule the worker records)', () => {
     active: true,
     deleted: false,
   });
-  const result = (outcome: AttemptResult['outcome'], httpStatus: number | null): AttemptResult => ({ outcome, httpStatus, durationMs: 12, error: null, redirects: 0, finalUrl: '' });
+  const result = (outcome: AttemptResult['outcome'], httpStatus: number | null): AttemptResult => ({
+    outcome,
+    httpStatus,
+    durationMs: 12,
+    error: null,
+    redirects: 0,
+    finalUrl: '',
+  });
   const finishedAt = new Date('2026-03-01T08:00:00.000Z');
 
   it('retry n waits retry_interval × 5^(n-1) seconds after the attempt ended', () => {
@@ -212,14 +229,26 @@ describe('nextStep (the rule the worker records)', () => {
       status: 'pending',
       nextAttemptAt: new Date('2026-03-01T08:00:05.000Z'),
     });
-    expect(nextStep({ delivery: delivery(1), finishedAt, result: result('retry', 500), allowRetry: true }).nextAttemptAt).toEqual(new Date('2026-03-01T08:00:25.000Z'));
-    expect(nextStep({ delivery: delivery(2), finishedAt, result: result('retry', null), allowRetry: true }).nextAttemptAt).toEqual(new Date('2026-03-01T08:02:05.000Z'));
-    expect(nextStep({ delivery: delivery(3), finishedAt, result: result('retry', 500), allowRetry: true })).toEqual({ attempt: 4, status: 'failed', nextAttemptAt: null });
+    expect(nextStep({ delivery: delivery(1), finishedAt, result: result('retry', 500), allowRetry: true }).nextAttemptAt).toEqual(
+      new Date('2026-03-01T08:00:25.000Z'),
+    );
+    expect(nextStep({ delivery: delivery(2), finishedAt, result: result('retry', null), allowRetry: true }).nextAttemptAt).toEqual(
+      new Date('2026-03-01T08:02:05.000Z'),
+    );
+    expect(nextStep({ delivery: delivery(3), finishedAt, result: result('retry', 500), allowRetry: true })).toEqual({
+      attempt: 4,
+      status: 'failed',
+      nextAttemptAt: null,
+    });
   });
 
   it('test events (allowRetry false) and 4xx never retry; 2xx is delivered', () => {
     expect(nextStep({ delivery: delivery(0), finishedAt, result: result('retry', 503), allowRetry: false }).status).toBe('failed');
     expect(nextStep({ delivery: delivery(0), finishedAt, result: result('failed', 404), allowRetry: true }).status).toBe('failed');
-    expect(nextStep({ delivery: delivery(2), finishedAt, result: result('delivered', 204), allowRetry: true })).toEqual({ attempt: 3, status: 'delivered', nextAttemptAt: null });
+    expect(nextStep({ delivery: delivery(2), finishedAt, result: result('delivered', 204), allowRetry: true })).toEqual({
+      attempt: 3,
+      status: 'delivered',
+      nextAttemptAt: null,
+    });
   });
 });

@@ -49,7 +49,7 @@ async function rawHttpsServer(handler: (req: import('node:http').IncomingMessage
   const tls = await testCertificate();
   const server = https.createServer({ cert: tls.cert, key: tls.key }, handler);
   const sockets = new Set<net.Socket>();
-  server.on('connection', (s) => {
+  server.on('connection', (s: net.Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });

@@ -39,7 +39,7 @@ async function privateTarget(): Promise<{ port: number; hits: () => number }> {
     hits++;
     res.end('ok');
   });
-  server.on('connection', (s) => {
+  server.on('connection', (s: net.Socket) => {
     hits++;
     sockets.add(s);
   });
@@ -86,9 +86,13 @@ describe('every forbidden range', () => {
   });
 
   it.each(FORBIDDEN_SAMPLES)('%s (%s): refused at connection, after DNS resolution', async (_range, ip) => {
-    const err = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup(false, async () => [ip])('hooks.example.com', { all: true }, (e) => resolve(e)));
+    const err = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      guardedLookup(false, async () => [ip])('hooks.example.com', { all: true }, (e) => resolve(e)),
+    );
     expect(err?.code).toBe('ESSRF');
-    const allowed = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup(true, async () => [ip])('hooks.example.com', { all: true }, (e) => resolve(e)));
+    const allowed = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      guardedLookup(true, async () => [ip])('hooks.example.com', { all: true }, (e) => resolve(e)),
+    );
     expect(allowed).toBeNull();
   });
 

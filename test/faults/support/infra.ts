@@ -58,8 +58,15 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
   const start = () =>
     run('pg_ctl', [
-      '-D', data, '-l', join(dir, 'log'), '-w', '-t', '60',
-      '-o', `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c max_connections=200 -c fsync=off`,
+      '-D',
+      data,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c max_connections=200 -c fsync=off`,
       'start',
     ]);
   start();

@@ -146,7 +146,12 @@ export function reportDuplicates(scenario: string, receivers: CountingReceiver[]
     const extra = dups.reduce((n, [, times]) => n + times - 1, 0);
     lines.push(
       `  ${r.name}: ${r.accepted.size} distinct events acknowledged, ${dups.length} duplicated (${extra} extra deliveries)` +
-        (dups.length ? `: ${dups.slice(0, 10).map(([id, times]) => `${id}×${times}`).join(', ')}${dups.length > 10 ? ', …' : ''}` : ''),
+        (dups.length
+          ? `: ${dups
+              .slice(0, 10)
+              .map(([id, times]) => `${id}×${times}`)
+              .join(', ')}${dups.length > 10 ? ', …' : ''}`
+          : ''),
     );
   }
   console.log(lines.join('\n'));

@@ -28,12 +28,28 @@ export async function createWebhook(deps: WebhooksDeps, req: webhooks.CreateWebh
       [ctx.tenantId, ctx.environment],
     );
     if ((count[0]?.n ?? 0) >= MAX_WEBHOOKS) {
-      throw new DomainError('422105', { field: null, detail: `A tenant can hold at most ${MAX_WEBHOOKS} webhooks per environment.`, suggestion: 'Delete a webhook you no longer use, or subscribe an existing one to more events.' });
+      throw new DomainError('422105', {
+        field: null,
+        detail: `A tenant can hold at most ${MAX_WEBHOOKS} webhooks per environment.`,
+        suggestion: 'Delete a webhook you no longer use, or subscribe an existing one to more events.',
+      });
     }
     const { rows } = await tx.query<WebhookRow>(
       `INSERT INTO webhooks (id, tenant_id, environment, name, url, events, max_retries, retry_interval, active, secret_sealed, created_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${WEBHOOK_COLUMNS}`,
-      [newId('webhook'), ctx.tenantId, ctx.environment, name, url, events, policy.maxRetries, policy.retryInterval, req.active ?? true, deps.secrets.seal(secret), ctx.principalId],
+      [
+        newId('webhook'),
+        ctx.tenantId,
+        ctx.environment,
+        name,
+        url,
+        events,
+        policy.maxRetries,
+        policy.retryInterval,
+        req.active ?? true,
+        deps.secrets.seal(secret),
+        ctx.principalId,
+      ],
     );
     return rows[0]!;
   });

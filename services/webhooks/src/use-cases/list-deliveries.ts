@@ -29,7 +29,8 @@ export async function listDeliveries(deps: WebhooksDeps, req: webhooks.ListDeliv
   if (to !== undefined) add((n) => `created_at < $${n}::timestamptz`, to);
   if (req.page?.cursor) {
     const [createdAt, id] = decodeCursor(req.page.cursor);
-    if (typeof createdAt !== 'string' || typeof id !== 'string') throw new DomainError('400004', { field: 'cursor', detail: 'cursor is not one this API returned' });
+    if (typeof createdAt !== 'string' || typeof id !== 'string')
+      throw new DomainError('400004', { field: 'cursor', detail: 'cursor is not one this API returned' });
     params.push(createdAt, id);
     where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
   }

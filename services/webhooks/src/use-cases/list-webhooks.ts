@@ -12,7 +12,8 @@ export async function listWebhooks(deps: WebhooksDeps, req: webhooks.ListWebhook
   let after = '';
   if (req.page?.cursor) {
     const [createdAt, id] = decodeCursor(req.page.cursor);
-    if (typeof createdAt !== 'string' || typeof id !== 'string') throw new DomainError('400004', { field: 'cursor', detail: 'cursor is not one this API returned' });
+    if (typeof createdAt !== 'string' || typeof id !== 'string')
+      throw new DomainError('400004', { field: 'cursor', detail: 'cursor is not one this API returned' });
     params.push(createdAt, id);
     after = ' AND (created_at, id) < ($3::timestamptz, $4)';
   }
@@ -27,5 +28,8 @@ export async function listWebhooks(deps: WebhooksDeps, req: webhooks.ListWebhook
     deps.db,
     page.items.map((r) => r.id),
   );
-  return { items: page.items.map((r) => toWebhook(r, stats.get(r.id)!)), page: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } };
+  return {
+    items: page.items.map((r) => toWebhook(r, stats.get(r.id)!)),
+    page: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) },
+  };
 }

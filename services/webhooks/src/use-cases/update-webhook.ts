@@ -13,7 +13,8 @@ export async function updateWebhook(deps: WebhooksDeps, req: webhooks.UpdateWebh
   const events = req.events !== undefined ? checkEvents(req.events.values) : undefined;
   const row = await deps.db.transaction(async (tx) => {
     const current = await loadWebhook(tx, req.id, ctx, true);
-    const policy = req.retryPolicy !== undefined ? checkRetryPolicy(req.retryPolicy) : { maxRetries: current.max_retries, retryInterval: current.retry_interval };
+    const policy =
+      req.retryPolicy !== undefined ? checkRetryPolicy(req.retryPolicy) : { maxRetries: current.max_retries, retryInterval: current.retry_interval };
     const { rows } = await tx.query<WebhookRow>(
       `UPDATE webhooks SET name = $2, url = $3, events = $4, max_retries = $5, retry_interval = $6, active = $7,
               updated_at = now(), version = version + 1

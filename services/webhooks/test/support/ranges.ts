@@ -42,11 +42,7 @@ const V6: [string, string][] = [
   ['outside 2000::/3 (unassigned)', '4000::1'],
 ];
 
-export const FORBIDDEN_SAMPLES: [string, string][] = [
-  ...V4,
-  ...V4.map(([range, ip]): [string, string] => [`${range}, IPv4-mapped`, `::ffff:${ip}`]),
-  ...V6,
-];
+export const FORBIDDEN_SAMPLES: [string, string][] = [...V4, ...V4.map(([range, ip]): [string, string] => [`${range}, IPv4-mapped`, `::ffff:${ip}`]), ...V6];
 
 /** The address as the host of a URL. */
 export const urlHost = (ip: string) => (ip.includes(':') ? `[${ip}]` : ip);

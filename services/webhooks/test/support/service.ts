@@ -4,7 +4,8 @@ import { createPgDatabase, migrate, type Database } from '@mp/db';
 import { NatsTransport, type DomainEvent, type EventType } from '@mp/events';
 import { createClient, type CallerContext, type PromiseClient } from '@mp/grpc';
 import { newId, newMasterKey } from '@mp/kit';
-import { createTestDatabase, createTestStream, queryTestDatabase, testCertificate, type TestDatabase, type TestStream } from '@mp/testing';
+import { connect } from 'nats';
+import { createTestDatabase, createTestStream, queryTestDatabase, testCertificate, waitUntil, type TestDatabase, type TestStream } from '@mp/testing';
 import { migrations, SCHEMA } from '../../src/migrations.js';
 import { startWebhooksService, type RunningWebhooksService, type WebhooksServiceOptions } from '../../src/service.js';
 
@@ -25,6 +26,8 @@ export interface TestWebhooks {
   logs: LogLine[];
   /** Publishes a domain event of the test tenant to the service's stream (as a producer's relay would). */
   publish(type?: EventType, data?: Record<string, unknown>): Promise<DomainEvent>;
+  /** Resolves once the service's consumer has acknowledged every event on the stream. */
+  consumed(): Promise<void>;
   /** A query on the service's database (tables are in schema `webhooks`). */
   sql<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
   stop(): Promise<void>;
@@ -72,11 +75,30 @@ export async function startTestWebhooks(opts: Partial<WebhooksServiceOptions> = 
     transport,
     logs,
     async publish(type = 'project.created', data = { project_id: newId('project'), project_name: 'Tunnel' }) {
-      const event: DomainEvent = { event_id: newId('event'), event_type: type, tenant_id: ctx.tenantId, environment: 'live', occurred_at: new Date().toISOString(), data };
+      const event: DomainEvent = {
+        event_id: newId('event'),
+        event_type: type,
+        tenant_id: ctx.tenantId,
+        environment: 'live',
+        occurred_at: new Date().toISOString(),
+        data,
+      };
       await transport.publish(event);
       return event;
     },
     sql: (text, params = []) => queryTestDatabase(db.url, text, params),
+    async consumed() {
+      const nc = await connect({ servers: stream.url });
+      try {
+        const jsm = await nc.jetstreamManager();
+        await waitUntil(async () => {
+          const info = await jsm.consumers.info(stream.stream, 'webhooks');
+          return info.num_pending === 0 && info.num_ack_pending === 0;
+        });
+      } finally {
+        await nc.close();
+      }
+    },
     async stop() {
       client.close();
       await service.stop();
