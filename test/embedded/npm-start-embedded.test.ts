@@ -55,16 +55,32 @@ describe('npm start: the embedded default', () => {
     const login = await call(base, 'POST', '/auth/login', { body: { username, password, grant_type: 'password' } });
     expect(login.status).toBe(200);
     const token = login.body.data.access_token;
-    const keyRes = await call(base, 'POST', '/api-keys', { headers: { authorization: `Bearer ${token}` }, body: { name: 'embedded', permissions: ['project:read', 'project:write', 'system:admin'] } });
+    const keyRes = await call(base, 'POST', '/api-keys', { headers: { authorization: `Bearer ${token}` }, body: { name: 'embedded', permissions: ['project:read', 'project:write', 'data:read', 'data:write', 'system:admin'] } });
     expect(keyRes.status).toBe(200);
     const key = keyRes.body.data.key;
-    const hook = await call(base, 'POST', '/webhooks', { headers: { 'x-api-key': key }, body: { name: 'local', url: receiver.url, events: ['project.created'] } });
+    const hook = await call(base, 'POST', '/webhooks', { headers: { 'x-api-key': key }, body: { name: 'local', url: receiver.url, events: ['project.created', 'data.created'] } });
     expect(hook.status).toBe(200);
-    const project = await call(base, 'POST', '/projects', { headers: { 'x-api-key': key }, body: { name: 'Harbour wall', number: 'HW-1' } });
+    const project = await call(base, 'POST', '/projects', { headers: { 'x-api-key': key }, body: { name: 'Harbour wall', number: 'HW-1', start_date: '2026-01-01' } });
     expect(project.status).toBe(200);
+    const projectId = project.body.data.id;
+    expect((await call(base, 'PUT', `/projects/${projectId}/status`, { headers: { 'x-api-key': key }, body: { status: 'in_progress' } })).status).toBe(200);
+    const point = await call(base, 'POST', `/projects/${projectId}/points`, {
+      headers: { 'x-api-key': key },
+      body: { number: 'P-01', name: 'Wall crest 1', sensor_type: 'total_station', reference: { x: 1000, y: 2000, z: 50 }, thresholds: { warning: 10, alarm: 20 } },
+    });
+    expect(point.status).toBe(200);
+    const written = await call(base, 'POST', `/projects/${projectId}/data`, {
+      headers: { 'x-api-key': key },
+      body: { records: [{ point_id: point.body.data.id, measured_at: '2026-03-01T08:00:00+08:00', values: { x: 1000.002, y: 2000.001, z: 49.999 } }] },
+    });
+    expect(written.status).toBe(200);
 
-    const [delivered] = await receiver.waitFor(1);
-    expect(delivered!.json).toMatchObject({ event_type: 'project.created', webhook_id: hook.body.data.id, data: { project_id: project.body.data.id } });
+    const [delivered, dataEvent] = await receiver.waitFor(2);
+    expect(delivered!.json).toMatchObject({ event_type: 'project.created', webhook_id: hook.body.data.id, data: { project_id: projectId } });
+    expect(dataEvent!.json).toMatchObject({
+      event_type: 'data.created',
+      data: { project_id: projectId, total_count: 1, abnormal_count: 0, records: [{ point_id: point.body.data.id, measured_at: '2026-03-01T08:00:00+08:00', status: 'normal' }] },
+    });
     expect(
       verifySignature({
         secret: hook.body.data.secret,
@@ -84,18 +100,21 @@ describe('npm start: the embedded default', () => {
     expect(proc!.output()).not.toMatch(/First administrator created/);
     const again = await call(base, 'POST', '/auth/login', { body: { username, password, grant_type: 'password' } });
     expect(again.status).toBe(200);
-    const got = await call(base, 'GET', `/projects/${project.body.data.id}`, { headers: { 'x-api-key': key } });
+    const got = await call(base, 'GET', `/projects/${projectId}`, { headers: { 'x-api-key': key } });
     expect(got.status).toBe(200);
-    expect(got.body.data.name).toBe('Harbour wall');
+    expect(got.body.data).toMatchObject({ name: 'Harbour wall', status: 'in_progress' });
+    const stored = await call(base, 'GET', `/points/${point.body.data.id}/data`, { headers: { 'x-api-key': key } });
+    expect(stored.status).toBe(200);
+    expect(stored.body.data.items).toHaveLength(1);
     const deliveries = await call(base, 'GET', `/webhooks/${hook.body.data.id}/deliveries`, { headers: { 'x-api-key': key } });
-    expect(deliveries.body.data.items).toHaveLength(1);
-    expect(deliveries.body.data.items[0]).toMatchObject({ status: 'delivered', http_status: 200 });
+    expect(deliveries.body.data.items).toHaveLength(2);
+    for (const d of deliveries.body.data.items) expect(d).toMatchObject({ status: 'delivered', http_status: 200 });
 
     // Events written after the restart are delivered too, once each.
     await call(base, 'POST', '/projects', { headers: { 'x-api-key': key }, body: { name: 'Second', number: 'HW-2' } });
-    await receiver.waitFor(2);
+    await receiver.waitFor(3);
     await new Promise((r) => setTimeout(r, 500));
-    expect(receiver.requests).toHaveLength(2);
+    expect(receiver.requests).toHaveLength(3);
     expect([0, null]).toContain(await proc!.stop('SIGINT'));
     proc = null;
   }, 240_000);
