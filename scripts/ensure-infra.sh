@@ -44,9 +44,15 @@ if ! port_open 4222; then
   wait_port 4222 NATS || exit 1
 fi
 
+# Chromium (Debian's package) for the browser test of the OAuth consent page (test/browser, driven
+# with playwright-core): installed once; when present this costs one lookup.
+if [ ! -x /usr/bin/chromium ]; then
+  install_pkgs --no-install-recommends chromium || exit 1
+fi
+
 # PostgreSQL with trust auth must accept the test role over TCP.
 if command -v psql >/dev/null && ! psql -h 127.0.0.1 -U postgres -d postgres -Atc 'select 1' >/dev/null 2>&1; then
   echo "ensure-infra: PostgreSQL is up but user postgres cannot connect over 127.0.0.1 (trust auth expected)" >&2
   exit 1
 fi
-echo "ensure-infra: PostgreSQL, Redis and NATS JetStream are up"
+echo "ensure-infra: PostgreSQL, Redis and NATS JetStream are up; Chromium is installed"

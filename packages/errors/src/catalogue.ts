@@ -1033,6 +1033,18 @@ export const catalogue: Record<string, ErrorEntry> = {
       correct: { method: 'PUT', path: '/v3/projects/prj_4n2k8q1m7p3x9c5v6b0z/status', body: { status: 'in_progress' } },
     },
   },
+  '409009': {
+    code: '409009',
+    message: 'duplicate username',
+    category: 'conflict',
+    suggestion: 'Choose another username; sign-in is by username alone, so usernames are unique across the platform.',
+    commonCauses: ['The user was created before', 'Another organisation already uses the same username'],
+    solutions: ['List users with GET /users?q=<name> to find the existing account', 'Add your organisation as a suffix, e.g. j.smith.acme'],
+    example: {
+      request: { method: 'POST', path: '/v3/users', body: { username: 'admin', name: 'Site lead', password: '<PASSWORD>' } },
+      correct: { method: 'POST', path: '/v3/users', body: { username: 'site.lead.acme', name: 'Site lead', password: '<PASSWORD>' } },
+    },
+  },
   '422101': {
     code: '422101',
     message: 'required field missing',

@@ -66,6 +66,8 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       allowPrivateTargets: whConfig.MP_WEBHOOK_ALLOW_PRIVATE_TARGETS,
       timeoutMs: whConfig.MP_WEBHOOK_TIMEOUT_MS,
       concurrency: whConfig.MP_WEBHOOK_CONCURRENCY,
+      perWebhookConcurrency: whConfig.MP_WEBHOOK_CONCURRENCY_PER_WEBHOOK,
+      statsIntervalMs: whConfig.MP_WEBHOOK_STATS_INTERVAL_MS,
       extraCa: readExtraCa(whConfig.NODE_EXTRA_CA_CERTS),
     });
     stops.push(() => webhooks.stop());

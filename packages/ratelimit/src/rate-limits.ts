@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { DEFAULT_CONCURRENCY, DEFAULT_LIMITS, type LimitKind, type LimitRule, type Verdict } from './rules.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_LIMITS, type LimitKind, type LimitRule, type PlanLimits, type Verdict } from './rules.js';
 
 export interface RateLimitsOptions {
   /** Redis shared by every gateway replica; unset in the embedded default (per-process memory). */
@@ -17,7 +17,7 @@ export interface RateLimitsOptions {
  * Counters for the limits of spec §8. With Redis they are shared by all gateway replicas. When
  * Redis fails, each call falls back to an in-process limiter with the same rule (rate-limiter-
  * flexible's insurance limiter), so requests keep flowing and limits still hold per replica rather
- * than failing open or refusing everything; see docs/adr/0006-rate-limits.md.
+ * than failing open or refusing everything; see docs/adr/0011-rate-limits.md.
  */
 export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
@@ -26,6 +26,8 @@ export class RateLimits {
   private readonly rules: Record<LimitKind, LimitRule>;
   readonly concurrency: number;
   private readonly localInFlight = new Map<string, number>();
+  /** The latest plan limits seen per key (tenant and environment); see setPlan. */
+  private readonly plans = new Map<string, PlanLimits>();
 
   constructor(private readonly opts: RateLimitsOptions = {}) {
     this.prefix = opts.prefix ?? 'mp:rl';
@@ -63,6 +65,26 @@ export class RateLimits {
     return this.rules[kind];
   }
 
+  /**
+   * Records the plan limits of a key (a tenant and environment), as the gateway learns them with
+   * the principal of each authenticated request. Later calls for the key — the tenant's request
+   * limit, its concurrency, and the data-record and report limits counted by the routes — use them
+   * instead of the operator defaults. A value of 0 or absent keeps the default.
+   */
+  setPlan(key: string, limits: PlanLimits): void {
+    this.plans.set(key, limits);
+  }
+
+  /** The limit in force for `kind` and `key`: the key's plan, else the operator default. */
+  limitFor(kind: LimitKind, key: string): number {
+    return this.plans.get(key)?.[kind] || this.rules[kind].points;
+  }
+
+  /** The concurrency limit in force for `key`. */
+  concurrencyFor(key: string): number {
+    return this.plans.get(key)?.concurrency || this.concurrency;
+  }
+
   private limiter(kind: LimitKind, points: number): RateLimiterAbstract {
     const rule = this.rules[kind];
     const id = `${kind}:${points}`;
@@ -79,10 +101,10 @@ export class RateLimits {
   /**
    * Takes `cost` points of `kind` for `key` (e.g. a tenant and environment). A refused request
    * is given its points back, so a refusal does not eat into the next allowed request.
-   * `limit` overrides the rule's points (a tenant's plan).
+   * `limit` overrides the rule's points; otherwise the key's plan (setPlan) or the default applies.
    */
   async consume(kind: LimitKind, key: string, cost = 1, limit?: number): Promise<Verdict> {
-    const points = limit ?? this.rules[kind].points;
+    const points = limit ?? this.limitFor(kind, key);
     const limiter = this.limiter(kind, points);
     try {
       const res = await limiter.consume(key, cost);
@@ -111,7 +133,7 @@ export class RateLimits {
    * Holds one of `max` concurrent slots for `key` until `release` is called. In Redis a counter
    * with a TTL (so slots of a crashed replica come back); in memory when Redis is unavailable.
    */
-  async acquire(key: string, max = this.concurrency): Promise<{ allowed: boolean; inFlight: number; release: () => Promise<void> }> {
+  async acquire(key: string, max = this.concurrencyFor(key)): Promise<{ allowed: boolean; inFlight: number; release: () => Promise<void> }> {
     const redisKey = `${this.prefix}:conc:${key}`;
     if (this.redis && this.redis.status === 'ready') {
       try {

@@ -15,6 +15,9 @@ export const DEFAULT_LIMITS: Record<LimitKind, LimitRule> = {
   auth: { points: 10, durationSeconds: 60, code: '429005', what: 'authentication requests per minute' },
 };
 
+/** A tenant plan's limits per kind and its concurrency; 0 or absent = the operator default. */
+export type PlanLimits = Partial<Record<LimitKind, number>> & { concurrency?: number };
+
 /** Spec §8: at most 50 requests in flight at once (429004). */
 export const DEFAULT_CONCURRENCY = 50;
 

@@ -97,3 +97,99 @@ describe('rate limits without Redis (embedded default)', () => {
     await l.close();
   });
 });
+
+describe('report generations and plans on real Redis', () => {
+  const prefix = `mpt:rl:${randomToken(8)}`;
+  let a: RateLimits;
+  let b: RateLimits;
+
+  beforeAll(async () => {
+    a = new RateLimits({ redisUrl: REDIS, prefix });
+    b = new RateLimits({ redisUrl: REDIS, prefix });
+    expect(await a.ready()).toBe(true);
+    expect(await b.ready()).toBe(true);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('429003: report generations per hour, shared by replicas, with a Retry-After within the hour', async () => {
+    const key = 'ten_reports:live';
+    a.setPlan(key, { reports: 2 });
+    b.setPlan(key, { reports: 2 });
+    const v = [await a.consume('reports', key), await b.consume('reports', key), await a.consume('reports', key)];
+    expect(v.map((x) => [x.allowed, x.remaining])).toEqual([
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
+    const err = rateLimitError(v[2]!);
+    expect(err.code).toBe('429003');
+    expect(err.detail).toContain('2 report generations per hour');
+    expect(Number(err.headers['Retry-After'])).toBeGreaterThan(3500);
+    expect(Number(err.headers['Retry-After'])).toBeLessThanOrEqual(3600);
+    expect(err.headers['X-RateLimit-Limit']).toBe('2');
+  });
+
+  it('takes a key plan limits (0 = the operator default) for every kind and for concurrency', async () => {
+    const key = 'ten_plan:live';
+    a.setPlan(key, { api: 3, data_records: 0, concurrency: 1 });
+    expect(a.limitFor('api', key)).toBe(3);
+    expect(a.limitFor('data_records', key)).toBe(500);
+    expect(a.limitFor('api', 'ten_unknown:live')).toBe(100);
+    expect(a.concurrencyFor(key)).toBe(1);
+    expect((await a.consume('api', key)).limit).toBe(3);
+    const slot = await a.acquire(key);
+    expect(slot.allowed).toBe(true);
+    expect((await a.acquire(key)).allowed).toBe(false);
+    await slot.release();
+  });
+});
+
+describe('rate limits when Redis goes down and comes back', () => {
+  it('falls back to per-process counting while it is down and returns to the shared store by itself', async () => {
+    const { spawn } = await import('node:child_process');
+    const net = await import('node:net');
+    const port = await new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as import('node:net').AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const startRedis = async () => {
+      const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      await new Promise<void>((resolve, reject) => {
+        let out = '';
+        child.stdout!.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('Ready to accept connections')) resolve();
+        });
+        child.once('exit', () => reject(new Error(`redis-server exited: ${out}`)));
+      });
+      return child;
+    };
+    let redis = await startRedis();
+    const l = new RateLimits({ redisUrl: `redis://127.0.0.1:${port}`, prefix: 'back', limits: { api: { points: 3 } }, onRedisError: () => undefined });
+    try {
+      expect(await l.ready()).toBe(true);
+      expect((await l.consume('api', 'k')).remaining).toBe(2);
+      redis.kill('SIGKILL');
+      await new Promise((r) => redis.once('exit', r));
+      // in-process counting with the same rule, from zero
+      const down = [];
+      for (let i = 0; i < 4; i++) down.push((await l.consume('api', 'k')).allowed);
+      expect(down).toEqual([true, true, true, false]);
+
+      redis = await startRedis();
+      expect(await l.ready(15_000)).toBe(true);
+      // counted in the (new, empty) shared store again
+      expect((await l.consume('api', 'k')).remaining).toBe(2);
+    } finally {
+      await l.close();
+      redis.kill('SIGKILL');
+    }
+  });
+});

@@ -16,6 +16,7 @@ import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
 import { dataRoutes } from './routes/data.js';
 import { errorRoutes } from './routes/errors.js';
+import { identityRoutes } from './routes/identity.js';
 import { projectRoutes } from './routes/projects.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
@@ -61,6 +62,8 @@ export function createApp(deps: AppDeps): Koa {
   errorRoutes(v3, authed, requirePermission('system:read'));
 
   app.use(requestContext({ environment: deps.environment, docsUrl: deps.docsUrl, logger: deps.logger }));
+  // Ahead of the JSON body parser: the OAuth endpoints also take form posts.
+  app.use(identityRoutes(deps));
   app.use(jsonBody(deps.bodyLimitBytes));
   app.use(health.routes());
   app.use(v3.routes());

@@ -1,4 +1,4 @@
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { createLocalJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { DomainError } from '@mp/errors';
 import { anonymousContext } from '@mp/grpc';
 import type { ServiceClients, Environment } from './clients.js';
@@ -7,17 +7,31 @@ export interface AccessClaims extends JWTPayload {
   sub: string;
   tid: string;
   env: Environment;
+  /** The session (identity asks whether it is still open on every request). */
+  sid: string;
   scope: string;
+  /** The OAuth client the token was issued to (RFC 9068), for tokens of the code flow. */
+  client_id?: string;
 }
+
+/** A JWKS refetch for an unknown kid happens at most this often per gateway replica. */
+const MIN_REFETCH_MS = 1000;
+
+const invalid = (detail: string) =>
+  new DomainError('401003', { field: 'Authorization', detail, suggestion: 'Sign in again with POST /auth/login to get a new token.' });
 
 /**
  * Verifies access tokens locally with the identity service's public keys. The algorithm is
- * pinned (EdDSA), and issuer, audience and `typ` are checked. Keys are cached; a token signed
- * with an unknown `kid` refreshes the key set, at most once every 10 s, so a key rotation is
- * picked up without letting bad tokens hammer the identity service.
+ * pinned (EdDSA: a token saying `alg: none` or HS256 is refused before any key is looked at), and
+ * issuer, audience, `typ` (at+jwt, so a refresh token is no access token), expiry and the
+ * environment are checked. Keys are cached; a token whose `kid` is not among them makes the
+ * verifier fetch the key set again — at most once a second, requests arriving meanwhile wait for
+ * that fetch — so a signing-key rotation is picked up at once without letting made-up kids hammer
+ * the identity service.
  */
 export class JwtVerifier {
   private keys: ReturnType<typeof createLocalJWKSet> | null = null;
+  private kids = new Set<string>();
   private issuer = '';
   private audience = '';
   private lastFetch = 0;
@@ -25,11 +39,15 @@ export class JwtVerifier {
 
   constructor(private readonly clients: Pick<ServiceClients, 'identity'>) {}
 
-  private async refresh(requestId: string): Promise<void> {
+  private refresh(requestId: string): Promise<void> {
     this.fetching ??= (async () => {
       try {
+        const wait = this.lastFetch + MIN_REFETCH_MS - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         const res = await this.clients.identity.getJwks({}, anonymousContext(requestId, 'live'));
-        this.keys = createLocalJWKSet(JSON.parse(res.jwksJson) as JSONWebKeySet);
+        const set = JSON.parse(res.jwksJson) as JSONWebKeySet;
+        this.keys = createLocalJWKSet(set);
+        this.kids = new Set(set.keys.map((k) => k.kid ?? ''));
         this.issuer = res.issuer;
         this.audience = res.audience;
         this.lastFetch = Date.now();
@@ -41,16 +59,14 @@ export class JwtVerifier {
   }
 
   async verify(token: string, environment: Environment, requestId: string): Promise<AccessClaims> {
-    if (!this.keys) await this.refresh(requestId);
+    let kid: string | undefined;
     try {
-      return await this.check(token, environment);
-    } catch (err) {
-      if (err instanceof joseErrors.JWKSNoMatchingKey && Date.now() - this.lastFetch > 10_000) {
-        await this.refresh(requestId);
-        return this.check(token, environment);
-      }
-      throw err;
+      kid = decodeProtectedHeader(token).kid;
+    } catch {
+      throw invalid('The access token is not a JWT.');
     }
+    if (!this.keys || (typeof kid === 'string' && !this.kids.has(kid))) await this.refresh(requestId);
+    return this.check(token, environment);
   }
 
   private async check(token: string, environment: Environment): Promise<AccessClaims> {
@@ -63,17 +79,28 @@ export class JwtVerifier {
         requiredClaims: ['sub', 'exp', 'iat'],
       });
       const claims = payload as AccessClaims;
-      if (typeof claims.tid !== 'string' || typeof claims.scope !== 'string' || claims.env !== environment) {
-        throw new DomainError('401003', { field: 'Authorization', detail: 'The token was not issued for this environment.', suggestion: 'Sign in at the base URL you are calling (live or sandbox).' });
+      if (typeof claims.tid !== 'string' || typeof claims.scope !== 'string' || typeof claims.sid !== 'string') {
+        throw invalid('The access token lacks the claims this service issues.');
+      }
+      if (claims.env !== environment) {
+        throw new DomainError('401003', {
+          field: 'Authorization',
+          detail: 'The token was not issued for this environment.',
+          suggestion: 'Sign in at the base URL you are calling (live or sandbox).',
+        });
       }
       return claims;
     } catch (err) {
       if (err instanceof DomainError) throw err;
       if (err instanceof joseErrors.JWTExpired) {
-        throw new DomainError('401002', { field: 'Authorization', detail: 'The access token has expired.', suggestion: 'Call POST /auth/refresh with your refresh token, then repeat the request once.' });
+        throw new DomainError('401002', {
+          field: 'Authorization',
+          detail: 'The access token has expired.',
+          suggestion: 'Call POST /auth/refresh with your refresh token, then repeat the request once.',
+        });
       }
-      if (err instanceof joseErrors.JWKSNoMatchingKey) throw err;
-      throw new DomainError('401003', { field: 'Authorization', detail: 'The access token is malformed, tampered with, or not issued by this service.', suggestion: 'Sign in again with POST /auth/login to get a new token.' });
+      if (err instanceof joseErrors.JWKSNoMatchingKey) throw invalid('The access token was signed with a key this service does not know.');
+      throw invalid('The access token is malformed, tampered with, or not issued by this service.');
     }
   }
 }

@@ -5,3 +5,5 @@ export { ensureFirstAdmin, type FirstAdmin } from './bootstrap.js';
 export { hashPassword, verifyPassword } from './passwords.js';
 export { ALL_PERMISSIONS, type Permission } from './permissions.js';
 export { API_KEY_PREFIXES, API_KEY_PATTERN } from './api-key-value.js';
+export { FEATURES, DEFAULT_PLAN, type Feature } from './plans.js';
+export { maskPhone } from './phone.js';

@@ -80,7 +80,7 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    // Issue 4: plans, sessions, users' profiles, rolled API keys, OAuth 2.0 (docs/adr/0009).
+    // Issue 4: plans, sessions, users' profiles, rolled API keys, OAuth 2.0 (docs/adr/0010).
     id: '002_identity_complete',
     sql: `
       -- A tenant's plan licenses features (403004 otherwise) and sets its rate limits; a limit of

@@ -1,4 +1,7 @@
-/** The permission identifiers of spec §2.2, the only values a key or user may carry. */
+import { DomainError } from '@mp/errors';
+import type { CallerContext } from '@mp/grpc';
+
+/** The permission identifiers of spec §2.2, the only values a key, user or grant may carry. */
 export const ALL_PERMISSIONS = [
   'project:read',
   'project:write',
@@ -16,4 +19,45 @@ export type Permission = (typeof ALL_PERMISSIONS)[number];
 
 export function isPermission(value: string): value is Permission {
   return (ALL_PERMISSIONS as readonly string[]).includes(value);
+}
+
+/**
+ * Validates permissions a caller hands out to a key or a user (ADR 0010): each must be a
+ * permission identifier (422103), and the caller must hold it (401004), so a narrow
+ * administrator cannot mint a wider key or user. `alreadyHeld` are kept without that check (an
+ * administrator editing a user may leave alone what they could not grant). Returns them
+ * de-duplicated, in the given order.
+ */
+export function checkGrantable(
+  permissions: string[],
+  ctx: CallerContext,
+  opts: { field?: string; allowEmpty?: boolean; alreadyHeld?: string[] } = {},
+): string[] {
+  const field = opts.field ?? 'permissions';
+  if (permissions.length === 0 && !opts.allowEmpty) {
+    throw new DomainError('422101', {
+      field,
+      detail: `${field} must list at least one permission identifier.`,
+      suggestion: `Grant one or more of: ${ALL_PERMISSIONS.join(', ')}.`,
+    });
+  }
+  permissions.forEach((p, i) => {
+    if (!isPermission(p)) {
+      throw new DomainError('422103', {
+        field: `${field}[${i}]`,
+        detail: `"${p}" is not a permission identifier.`,
+        suggestion: `Use only: ${ALL_PERMISSIONS.join(', ')}.`,
+      });
+    }
+  });
+  permissions.forEach((p, i) => {
+    if (!ctx.permissions.includes(p) && !(opts.alreadyHeld ?? []).includes(p)) {
+      throw new DomainError('401004', {
+        field: `${field}[${i}]`,
+        detail: `You cannot grant ${p}: you do not hold it yourself.`,
+        suggestion: 'Grant only permissions you hold, or ask an administrator who holds them.',
+      });
+    }
+  });
+  return [...new Set(permissions)];
 }

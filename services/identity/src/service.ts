@@ -85,12 +85,16 @@ export async function startIdentityService(opts: IdentityServiceOptions): Promis
   });
   relay.start();
 
-  // Expired refresh tokens are refused by their signature's exp alone; their rows only take space.
+  // Expired refresh tokens, codes and consent forms are refused by their expiry alone; their rows
+  // only take space. Used codes are kept a day past expiry, so a replayed code still revokes what
+  // it issued (RFC 6749 §4.1.2).
   const prune = setInterval(() => {
     const cutoff = new Date(clock.now().getTime() - 86_400_000).toISOString();
-    opts.db
-      .query('DELETE FROM refresh_tokens WHERE expires_at < $1', [cutoff])
-      .catch((err: unknown) => opts.logger.warn({ err }, 'pruning refresh tokens failed'));
+    Promise.all([
+      opts.db.query('DELETE FROM refresh_tokens WHERE expires_at < $1', [cutoff]),
+      opts.db.query('DELETE FROM oauth_codes WHERE expires_at < $1', [cutoff]),
+      opts.db.query('DELETE FROM oauth_requests WHERE expires_at < $1', [cutoff]),
+    ]).catch((err: unknown) => opts.logger.warn({ err }, 'pruning expired tokens failed'));
   }, PRUNE_INTERVAL_MS);
   prune.unref();
 

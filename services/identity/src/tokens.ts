@@ -7,7 +7,7 @@ import type { Environment } from './environment.js';
 
 /** Spec §2.1 / §8: access tokens live 7200 seconds. */
 export const ACCESS_TOKEN_SECONDS = 7200;
-/** The specification leaves the refresh-token lifetime open; 30 days, rotated on every use. */
+/** The specification leaves the refresh-token lifetime open; 30 days, rotated on every use (ADR 0010). */
 export const REFRESH_TOKEN_SECONDS = 30 * 86_400;
 
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
@@ -16,7 +16,12 @@ export const REFRESH_TOKEN_TYPE = 'rt+jwt';
 export interface TokenSubject {
   userId: string;
   tenantId: string;
+  /** The scope of the tokens: the user's permissions, or what they granted an OAuth client. */
   permissions: string[];
+  /** The session (= refresh-token family) the tokens belong to. */
+  sessionId: string;
+  /** The OAuth client the session was granted to (RFC 9068 `client_id` claim). */
+  clientId?: string | null;
 }
 
 /** Random token ids (base36, ~155 bits). */
@@ -24,23 +29,19 @@ export const newTokenId = () => randomToken(30);
 
 /**
  * Signs an access token and a refresh token for `subject` in `environment` and records the
- * refresh token's jti in `familyId` (inside the caller's transaction), so it can be rotated once
- * and its reuse detected.
+ * refresh token's jti in the session's family (inside the caller's transaction), so it can be
+ * rotated once and its reuse detected. Both carry the session id (`sid`): the gateway asks
+ * identity on every bearer request whether the session is still open.
  */
-export async function issueTokens(
-  deps: IdentityDeps,
-  tx: Queryable,
-  subject: TokenSubject,
-  environment: Environment,
-  familyId: string,
-): Promise<identity.TokenResponse> {
-  const { kid, key } = deps.keys.signingKey();
+export async function issueTokens(deps: IdentityDeps, tx: Queryable, subject: TokenSubject, environment: Environment): Promise<identity.TokenResponse> {
+  const { kid, key } = await deps.keys.signingKey(tx);
   const { issuer, audience } = deps.settings;
   const now = deps.clock.now();
   const iat = Math.floor(now.getTime() / 1000);
   const scope = subject.permissions.join(' ');
+  const client = subject.clientId ? { client_id: subject.clientId } : {};
 
-  const accessToken = await new SignJWT({ tid: subject.tenantId, env: environment, scope })
+  const accessToken = await new SignJWT({ tid: subject.tenantId, env: environment, sid: subject.sessionId, scope, ...client })
     .setProtectedHeader({ alg: 'EdDSA', kid, typ: ACCESS_TOKEN_TYPE })
     .setIssuer(issuer)
     .setAudience(audience)
@@ -51,7 +52,7 @@ export async function issueTokens(
     .sign(key);
 
   const jti = newTokenId();
-  const refreshToken = await new SignJWT({ tid: subject.tenantId, env: environment, fam: familyId })
+  const refreshToken = await new SignJWT({ tid: subject.tenantId, env: environment, fam: subject.sessionId, ...client })
     .setProtectedHeader({ alg: 'EdDSA', kid, typ: REFRESH_TOKEN_TYPE })
     .setIssuer(issuer)
     .setAudience(audience)
@@ -64,7 +65,7 @@ export async function issueTokens(
   await tx.query(
     `INSERT INTO refresh_tokens (jti, user_id, tenant_id, environment, family_id, expires_at, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [jti, subject.userId, subject.tenantId, environment, familyId, new Date((iat + REFRESH_TOKEN_SECONDS) * 1000).toISOString(), now.toISOString()],
+    [jti, subject.userId, subject.tenantId, environment, subject.sessionId, new Date((iat + REFRESH_TOKEN_SECONDS) * 1000).toISOString(), now.toISOString()],
   );
 
   return { accessToken, tokenType: 'Bearer', expiresIn: ACCESS_TOKEN_SECONDS, refreshToken, scope };

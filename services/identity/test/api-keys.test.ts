@@ -36,6 +36,11 @@ describe('identity: API keys', () => {
       principalType: 'api_key',
       permissions: ['data:write', 'data:read'],
       name: 'Data logger',
+      plan: {
+        name: 'standard',
+        features: ['sandbox', 'oauth', 'reports', 'data_batches'],
+        limits: { apiPerMinute: 0, dataRecordsPerMinute: 0, reportsPerHour: 0, concurrentRequests: 0 },
+      },
     });
 
     const fetched = await t.client.getApiKey({ id: created.apiKey!.id }, live);
@@ -144,5 +149,61 @@ describe('identity: API keys', () => {
     expect(second.page).toEqual({ hasMore: false });
     expect(JSON.stringify([first, second])).not.toMatch(/mp_live_[A-Za-z0-9]{32}/);
     expect(await rejection(t.client.listApiKeys({ page: { limit: 2, cursor: '!!' } }, ctx))).toMatchObject({ code: '400004', field: 'cursor' });
+  });
+
+  describe('rolling a key', () => {
+    it('gives the key a new value (same id, name, permissions) while the previous one works for the grace period, 24 h by default', async () => {
+      const { apiKey, key: oldValue } = await t.client.createApiKey({ name: 'logger', permissions: ['data:write'] }, live);
+      const rolled = await t.client.rollApiKey({ id: apiKey!.id }, live);
+      expect(rolled.key).toMatch(/^mp_live_[A-Za-z0-9]{32}$/);
+      expect(rolled.key).not.toBe(oldValue);
+      expect(rolled.apiKey).toMatchObject({ id: apiKey!.id, name: 'logger', permissions: ['data:write'], prefix: rolled.key.slice(0, 12) });
+      const rolledAt = Date.parse(rolled.apiKey!.rolledAt!);
+      expect(Date.parse(rolled.apiKey!.previousValueExpiresAt!) - rolledAt).toBe(86_400_000);
+
+      expect((await authenticate(rolled.key)).principalId).toBe(apiKey!.id);
+      expect((await authenticate(oldValue)).principalId).toBe(apiKey!.id);
+      t.clock.advance(86_400 - 60);
+      expect((await authenticate(oldValue)).principalId).toBe(apiKey!.id);
+      t.clock.advance(61);
+      expect(await rejection(authenticate(oldValue))).toMatchObject({ code: '401001', field: null });
+      expect((await authenticate(rolled.key)).principalId).toBe(apiKey!.id);
+      // the grace period is over: the key no longer shows one
+      expect((await t.client.getApiKey({ id: apiKey!.id }, live)).previousValueExpiresAt).toBeUndefined();
+      const [row] = await t.sql<{ key_hash: string }>('SELECT key_hash FROM identity.api_keys WHERE id = $1', [apiKey!.id]);
+      expect(row!.key_hash).toBe(createHash('sha256').update(rolled.key).digest('hex'));
+    });
+
+    it('stops the previous value at once with grace_period_seconds 0, and a revocation ends every value', async () => {
+      const { apiKey, key: first } = await t.client.createApiKey({ name: 'leaked', permissions: ['data:read'] }, live);
+      const second = await t.client.rollApiKey({ id: apiKey!.id, gracePeriodSeconds: 3600 }, live);
+      const third = await t.client.rollApiKey({ id: apiKey!.id, gracePeriodSeconds: 0 }, live);
+      expect(third.apiKey!.previousValueExpiresAt).toBeDefined(); // the first roll's grace still runs
+      expect(await rejection(authenticate(second.key))).toMatchObject({ code: '401001' });
+      expect((await authenticate(first)).principalId).toBe(apiKey!.id);
+      expect((await authenticate(third.key)).principalId).toBe(apiKey!.id);
+
+      await t.client.revokeApiKey({ id: apiKey!.id }, live);
+      for (const value of [first, third.key]) expect(await rejection(authenticate(value))).toMatchObject({ code: '401001' });
+      expect(await rejection(t.client.rollApiKey({ id: apiKey!.id }, live))).toMatchObject({ code: '422103', field: 'key_id' });
+    });
+
+    it('validates the grace period and the key id, and rolls only keys of the caller tenant and environment', async () => {
+      const { apiKey } = await t.client.createApiKey({ name: 'roll checks', permissions: ['data:read'] }, live);
+      expect(await rejection(t.client.rollApiKey({ id: apiKey!.id, gracePeriodSeconds: 604_801 }, live))).toMatchObject({
+        code: '400003',
+        field: 'grace_period_seconds',
+      });
+      expect(await rejection(t.client.rollApiKey({ id: apiKey!.id, gracePeriodSeconds: -1 }, live))).toMatchObject({
+        code: '400003',
+        field: 'grace_period_seconds',
+      });
+      expect(await rejection(t.client.rollApiKey({ id: 'nope' }, live))).toMatchObject({ code: '400004', field: 'key_id' });
+      expect(await rejection(t.client.rollApiKey({ id: apiKey!.id }, sandbox))).toMatchObject({ code: '404010', field: 'key_id' });
+      expect(await rejection(t.client.rollApiKey({ id: apiKey!.id }, { ...live, tenantId: 'ten_otherotherotherothe' }))).toMatchObject({ code: '404010' });
+      const [row] = await t.sql('SELECT rolled_at FROM identity.api_keys WHERE id = $1', [apiKey!.id]);
+      expect(row).toEqual({ rolled_at: null });
+      expect(await t.sql('SELECT key_id FROM identity.api_key_previous_values WHERE key_id = $1', [apiKey!.id])).toEqual([]);
+    });
   });
 });

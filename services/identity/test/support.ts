@@ -40,6 +40,16 @@ export interface TestIdentity {
 
 export const anon = (environment: 'live' | 'sandbox' = 'live') => anonymousContext('req_testtesttesttesttest', environment);
 
+/** An operator's call from inside the cluster (tenants, plans, signing keys). */
+export const system = (): CallerContext => ({
+  requestId: 'req_testtesttesttesttest',
+  tenantId: '',
+  environment: 'live',
+  principalId: 'operator',
+  principalType: 'system',
+  permissions: [],
+});
+
 export async function openIdentityDatabase(url: string): Promise<Database> {
   const db = createPgDatabase({ url, schema: SCHEMA, max: 5 });
   await migrate(db, SCHEMA, migrations);

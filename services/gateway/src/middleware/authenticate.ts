@@ -1,85 +1,151 @@
-import type { Middleware } from 'koa';
-import { errors as joseErrors } from 'jose';
+import type { Context, Middleware } from 'koa';
+import type { identity } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
-import { anonymousContext } from '@mp/grpc';
+import { anonymousContext, type CallerContext } from '@mp/grpc';
 import type { ServiceClients } from '../clients.js';
 import type { JwtVerifier } from '../jwt-verifier.js';
 import type { GatewayState } from '../state.js';
 
 export type AuthMethods = 'api_key' | 'api_key_or_bearer';
 
+/** What authentication leaves on ctx.state besides the caller: the tenant's plan and the session. */
+export interface AuthState extends GatewayState {
+  plan?: identity.Plan;
+  /** The principal as identity returned it (session id and OAuth client for bearer tokens). */
+  principal?: identity.Principal;
+}
+
 /**
- * Establishes who is calling: `X-API-Key` (checked by the identity service, so a revoked key is
- * refused at once on every gateway replica) or `Authorization: Bearer` (verified here).
- * `methods` follows the Auth column of spec §4: the webhook endpoints take an API key only.
+ * Establishes who is calling, asking the identity service on every request so that a revocation
+ * applies at once on every gateway replica (ADR 0010):
+ * - `X-API-Key`: identity checks the key (revoked, expired, rolled past its grace period, other
+ *   environment → 401001);
+ * - `Authorization: Bearer`: the signature and claims are verified here (401002 expired, 401003
+ *   otherwise), then identity confirms the session is open, the user enabled (401006) and gives
+ *   the permissions in force — the token's scope narrowed to what the user still holds.
+ * Either way identity returns the tenant's plan; a sandbox request of a tenant whose plan lacks
+ * the sandbox is 403004. `methods` follows the Auth column of spec §4: the webhook endpoints take
+ * an API key only.
  */
 export function authenticate(deps: { clients: ServiceClients; jwt: JwtVerifier }, methods: AuthMethods = 'api_key_or_bearer'): Middleware {
   return async (ctx, next) => {
-    const state = ctx.state as GatewayState;
+    const state = ctx.state as AuthState;
     const apiKey = ctx.get('x-api-key');
     const authorization = ctx.get('authorization');
-    const traceparent = ctx.get('traceparent') || undefined;
-    const idempotencyKey = ctx.get('idempotency-key') || undefined;
+    const anonymous = anonymousContext(state.requestId, state.environment);
+    let principal: identity.Principal;
     if (apiKey) {
-      const p = await deps.clients.identity.authenticateApiKey({ key: apiKey, environment: state.environment }, anonymousContext(state.requestId, state.environment));
+      principal = await deps.clients.identity.authenticateApiKey({ key: apiKey, environment: state.environment }, anonymous);
       state.authMethod = 'api_key';
-      state.caller = {
-        requestId: state.requestId,
-        tenantId: p.tenantId,
-        environment: state.environment,
-        principalId: p.principalId,
-        principalType: 'api_key',
-        permissions: p.permissions,
-        ...(traceparent ? { traceparent } : {}),
-        ...(idempotencyKey ? { idempotencyKey } : {}),
-      };
-      return next();
-    }
-    if (authorization) {
+    } else if (authorization) {
       if (methods === 'api_key') {
-        throw new DomainError('401001', { field: 'X-API-Key', detail: 'This endpoint takes an API key; bearer tokens are not accepted here.', suggestion: 'Send an API key with system:admin permission in the X-API-Key header.' });
+        throw new DomainError('401001', {
+          field: 'X-API-Key',
+          detail: 'This endpoint takes an API key; bearer tokens are not accepted here.',
+          suggestion: 'Send an API key with system:admin permission in the X-API-Key header.',
+        });
       }
-      const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-      if (!match) {
-        throw new DomainError('401003', { field: 'Authorization', detail: 'The Authorization header must be "Bearer <token>".', suggestion: 'Send Authorization: Bearer followed by the access_token from POST /auth/login.' });
-      }
-      let claims;
-      try {
-        claims = await deps.jwt.verify(match[1]!, state.environment, state.requestId);
-      } catch (err) {
-        if (err instanceof joseErrors.JOSEError) {
-          throw new DomainError('401003', { field: 'Authorization', detail: 'The access token was signed with a key this service does not know.', suggestion: 'Sign in again with POST /auth/login.' });
-        }
-        throw err;
-      }
+      const claims = await deps.jwt.verify(bearerToken(authorization), state.environment, state.requestId);
+      principal = await deps.clients.identity.checkSession(
+        {
+          sessionId: claims.sid,
+          userId: claims.sub,
+          tenantId: claims.tid,
+          environment: state.environment,
+          scope: claims.scope.split(' ').filter(Boolean),
+          ...(claims.client_id ? { clientId: claims.client_id } : {}),
+        },
+        anonymous,
+      );
       state.authMethod = 'bearer';
-      state.caller = {
-        requestId: state.requestId,
-        tenantId: claims.tid,
-        environment: state.environment,
-        principalId: claims.sub,
-        principalType: 'user',
-        permissions: claims.scope.split(' ').filter(Boolean),
-        ...(traceparent ? { traceparent } : {}),
-        ...(idempotencyKey ? { idempotencyKey } : {}),
-      };
-      return next();
+    } else {
+      throw new DomainError('401001', {
+        field: 'X-API-Key',
+        detail: 'No credentials were sent.',
+        suggestion:
+          methods === 'api_key'
+            ? 'Send your API key in the X-API-Key header.'
+            : 'Send an API key in X-API-Key, or an access token as Authorization: Bearer <token>.',
+      });
     }
-    throw new DomainError('401001', {
-      field: methods === 'api_key' ? 'X-API-Key' : 'X-API-Key',
-      detail: 'No credentials were sent.',
-      suggestion: methods === 'api_key' ? 'Send your API key in the X-API-Key header.' : 'Send an API key in X-API-Key, or an access token as Authorization: Bearer <token>.',
-    });
+    state.caller = callerOf(ctx, principal, principal.principalType === 'api_key' ? 'api_key' : 'user');
+    state.principal = principal;
+    if (principal.plan) state.plan = principal.plan;
+    return next();
   };
 }
 
-/** Requires a permission identifier (spec §2.2) of the authenticated caller (401004 otherwise). */
+/** The token of an `Authorization: Bearer <token>` header (401003 for any other shape). */
+export function bearerToken(authorization: string): string {
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+  if (!match) {
+    throw new DomainError('401003', {
+      field: 'Authorization',
+      detail: 'The Authorization header must be "Bearer <token>".',
+      suggestion: 'Send Authorization: Bearer followed by the access_token from POST /auth/login.',
+    });
+  }
+  return match[1]!;
+}
+
+function callerOf(ctx: Context, p: identity.Principal, principalType: 'api_key' | 'user'): CallerContext {
+  const state = ctx.state as GatewayState;
+  const traceparent = ctx.get('traceparent') || undefined;
+  const idempotencyKey = ctx.get('idempotency-key') || undefined;
+  return {
+    requestId: state.requestId,
+    tenantId: p.tenantId,
+    environment: state.environment,
+    principalId: p.principalId,
+    principalType,
+    permissions: p.permissions,
+    ...(traceparent ? { traceparent } : {}),
+    ...(idempotencyKey ? { idempotencyKey } : {}),
+  };
+}
+
+/**
+ * Requires a permission identifier (spec §2.2) of the authenticated caller (401004 otherwise).
+ * This is where the api-surface permission table is enforced: every route of the API passes
+ * through it (app.ts `can(permission)`); membership, roles and tenants (403001–403003) are the
+ * services' business.
+ */
 export function requirePermission(permission: string): Middleware {
   return async (ctx, next) => {
     const caller = (ctx.state as GatewayState).caller;
     if (!caller) throw new Error('requirePermission used before authenticate');
     if (!caller.permissions.includes(permission)) {
-      throw new DomainError('401004', { field: null, detail: `This request needs the ${permission} permission.`, suggestion: `Use a key or token granted ${permission}, or ask an administrator to add it.` });
+      throw new DomainError('401004', {
+        field: null,
+        detail: `This request needs the ${permission} permission.`,
+        suggestion: `Use a key or token granted ${permission}, or ask an administrator to add it.`,
+      });
+    }
+    return next();
+  };
+}
+
+const FEATURE_NAMES: Record<string, string> = {
+  sandbox: 'The sandbox environment',
+  oauth: 'OAuth 2.0 applications',
+  reports: 'Report generation',
+  data_batches: 'Batch data uploads',
+};
+
+/**
+ * Requires a feature of the caller's tenant plan (403004 "feature not licensed" otherwise), e.g.
+ * `requireFeature('reports')` on report generation. Use after authenticate.
+ */
+export function requireFeature(feature: 'sandbox' | 'oauth' | 'reports' | 'data_batches'): Middleware {
+  return async (ctx, next) => {
+    const plan = (ctx.state as AuthState).plan;
+    if (!plan) throw new Error('requireFeature used before authenticate');
+    if (!plan.features.includes(feature)) {
+      throw new DomainError('403004', {
+        field: null,
+        detail: `${FEATURE_NAMES[feature]} is not part of your plan (${plan.name}).`,
+        suggestion: 'Ask your tenant administrator to move the tenant to a plan that includes it.',
+      });
     }
     return next();
   };

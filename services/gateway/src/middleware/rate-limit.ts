@@ -1,21 +1,42 @@
-import type { Middleware } from 'koa';
-import { concurrencyError, rateLimitError, rateLimitHeaders, type RateLimits } from '@mp/ratelimit';
-import type { GatewayState } from '../state.js';
+import type { Context, Middleware } from 'koa';
+import type { identity } from '@mp/contracts';
+import { DomainError } from '@mp/errors';
+import { concurrencyError, rateLimitError, rateLimitHeaders, type LimitKind, type RateLimits, type Verdict } from '@mp/ratelimit';
+import type { AuthState } from './authenticate.js';
+
+/** The unit of spec §8's limits on authenticated routes: the tenant in one environment. */
+export function tenantLimitKey(ctx: Context): string {
+  const state = ctx.state as AuthState;
+  return `${state.caller!.tenantId}:${state.environment}`;
+}
+
+/** A plan's limits as the rate limiter takes them (0 = operator default). */
+function planLimits(plan: identity.Plan | undefined) {
+  const l = plan?.limits;
+  return l ? { api: l.apiPerMinute, data_records: l.dataRecordsPerMinute, reports: l.reportsPerHour, concurrency: l.concurrentRequests } : {};
+}
 
 /**
- * Spec §8's per-caller limits on authenticated routes, counted per tenant and environment:
- * 100 requests per minute (429001) and 50 in flight (429004). X-RateLimit-* headers go on every
- * response of a limited route, success or not.
+ * Spec §8's per-caller limits on authenticated routes, counted per tenant and environment (every
+ * key and user of the tenant share them, on every gateway replica through Redis): requests per
+ * minute (429001; 100 by default) and requests in flight (429004; 50). A tenant's plan overrides
+ * the operator defaults; it arrives with the principal, so a plan change applies from the next
+ * request. X-RateLimit-* headers go on every response of a limited route, success or not; a 429
+ * carries Retry-After as well.
  */
 export function limitTenant(limits: RateLimits): Middleware {
   return async (ctx, next) => {
-    const state = ctx.state as GatewayState;
-    const key = `${state.caller!.tenantId}:${state.environment}`;
+    const key = tenantLimitKey(ctx);
+    limits.setPlan(key, planLimits((ctx.state as AuthState).plan));
     const verdict = await limits.consume('api', key);
     const headers = rateLimitHeaders(verdict);
     if (!verdict.allowed) throw rateLimitError(verdict);
     const slot = await limits.acquire(key);
-    if (!slot.allowed) throw concurrencyError(limits.concurrency);
+    if (!slot.allowed) {
+      const err = concurrencyError(limits.concurrencyFor(key));
+      // The request rate headers still describe the caller's budget on a concurrency refusal.
+      throw new DomainError(err.code, { detail: err.detail, suggestion: err.suggestion, headers: { ...headers, ...err.headers } });
+    }
     try {
       await next();
     } finally {
@@ -26,12 +47,34 @@ export function limitTenant(limits: RateLimits): Middleware {
 }
 
 /**
- * Authentication endpoints (login, refresh, OAuth token): 10 per minute (429005) per client
- * address and environment — there is no tenant before sign-in.
+ * Counts `cost` units of a tenant limit other than requests — data records (429002), report
+ * generations (429003) — against the tenant's plan, and refuses with the limit's code and
+ * headers. For routes that count something besides the request itself; `field` names it.
+ */
+export async function consumeTenantLimit(
+  ctx: Context,
+  limits: RateLimits,
+  kind: Exclude<LimitKind, 'api' | 'auth'>,
+  cost = 1,
+  field: string | null = null,
+): Promise<Verdict> {
+  const verdict = await limits.consume(kind, tenantLimitKey(ctx), cost);
+  if (!verdict.allowed) {
+    const err = rateLimitError(verdict);
+    throw new DomainError(err.code, { field, detail: err.detail, suggestion: err.suggestion, headers: err.headers });
+  }
+  ctx.set(rateLimitHeaders(verdict));
+  return verdict;
+}
+
+/**
+ * Authentication endpoints (login, refresh, logout, the OAuth token endpoint and consent form):
+ * 10 per minute (429005) per client address and environment — there is no tenant before sign-in,
+ * and the address is what slows down a password guesser. Shared by all replicas through Redis.
  */
 export function limitAuthentication(limits: RateLimits): Middleware {
   return async (ctx, next) => {
-    const state = ctx.state as GatewayState;
+    const state = ctx.state as AuthState;
     const verdict = await limits.consume('auth', `${ctx.ip}:${state.environment}`);
     if (!verdict.allowed) throw rateLimitError(verdict);
     try {

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
-import { present } from '../presenters.js';
+import { presentIdentity as present } from '../presenters-identity.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import type { Middleware } from 'koa';
@@ -13,12 +13,23 @@ const createBody = z.object({
   expires_at: z.iso.datetime({ offset: true }).optional(),
 });
 
-/** API keys (system:admin): value shown once on creation, only a hash stored. */
+const rollBody = z.object({
+  /** How long the previous value keeps working: 0 to 604800 s, default 86400 (24 h). */
+  grace_period_seconds: z.number().int().min(0).max(604_800).optional(),
+});
+
+/**
+ * API keys (system:admin): the value is shown once — on creation and on a roll — and only its
+ * hash stored. A key belongs to the environment it was created in (mp_live_… / mp_test_…).
+ */
 export function apiKeyRoutes(router: Router, clients: ServiceClients, guard: Middleware): void {
   router.post('/api-keys', guard, async (ctx) => {
     const state = ctx.state as GatewayState;
     const body = validate(createBody, state.body ?? {}, 'body');
-    const created = await clients.identity.createApiKey({ name: body.name, permissions: body.permissions, ...(body.expires_at ? { expiresAt: body.expires_at } : {}) }, state.caller!);
+    const created = await clients.identity.createApiKey(
+      { name: body.name, permissions: body.permissions, ...(body.expires_at ? { expiresAt: body.expires_at } : {}) },
+      state.caller!,
+    );
     ok(ctx, { ...present.apiKey(created.apiKey!), key: created.key });
   });
 
@@ -37,5 +48,15 @@ export function apiKeyRoutes(router: Router, clients: ServiceClients, guard: Mid
   router.delete('/api-keys/:key_id', guard, async (ctx) => {
     const state = ctx.state as GatewayState;
     ok(ctx, present.apiKey(await clients.identity.revokeApiKey({ id: ctx.params.key_id! }, state.caller!)));
+  });
+
+  router.post('/api-keys/:key_id/roll', guard, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const body = validate(rollBody, state.body ?? {}, 'body');
+    const rolled = await clients.identity.rollApiKey(
+      { id: ctx.params.key_id!, ...(body.grace_period_seconds !== undefined ? { gracePeriodSeconds: body.grace_period_seconds } : {}) },
+      state.caller!,
+    );
+    ok(ctx, { ...present.apiKey(rolled.apiKey!), key: rolled.key });
   });
 }

@@ -21,14 +21,20 @@ export function authRoutes(router: Router, clients: ServiceClients, limit: Middl
   router.post('/auth/login', limit, async (ctx) => {
     const state = ctx.state as GatewayState;
     const body = validate(loginBody, state.body ?? {}, 'body');
-    const token = await clients.identity.login({ username: body.username, password: body.password, environment: state.environment }, anonymousContext(state.requestId, state.environment));
+    const token = await clients.identity.login(
+      { username: body.username, password: body.password, environment: state.environment },
+      anonymousContext(state.requestId, state.environment),
+    );
     ok(ctx, present.token(token));
   });
 
   router.post('/auth/refresh', limit, async (ctx) => {
     const state = ctx.state as GatewayState;
     const body = validate(refreshBody, state.body ?? {}, 'body');
-    const token = await clients.identity.refresh({ refreshToken: body.refresh_token, environment: state.environment }, anonymousContext(state.requestId, state.environment));
+    const token = await clients.identity.refresh(
+      { refreshToken: body.refresh_token, environment: state.environment },
+      anonymousContext(state.requestId, state.environment),
+    );
     ok(ctx, present.token(token));
   });
 }

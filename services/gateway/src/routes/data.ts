@@ -5,6 +5,7 @@ import type { monitoringData } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import { rateLimitError, rateLimitHeaders, type RateLimits } from '@mp/ratelimit';
 import type { ServiceClients } from '../clients.js';
+import { requireFeature } from '../middleware/authenticate.js';
 import { ok } from '../envelope.js';
 import { presentData } from '../presenters-data.js';
 import type { GatewayState } from '../state.js';
@@ -126,7 +127,7 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
     ok(ctx, presentData.written(projectId, columns.pointId, res));
   });
 
-  router.post('/projects/:project_id/data/batches', can('data:write'), async (ctx) => {
+  router.post('/projects/:project_id/data/batches', can('data:write'), requireFeature('data_batches'), async (ctx) => {
     const state = ctx.state as GatewayState;
     const body = validate(batchBody, state.body ?? {}, 'body');
     await limitRecords(limits, ctx, body.records.length);

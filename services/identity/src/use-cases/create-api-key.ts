@@ -5,40 +5,10 @@ import { newId, sha256Hex } from '@mp/kit';
 import { DISPLAY_PREFIX_LENGTH, newApiKeyValue } from '../api-key-value.js';
 import { requireCaller } from '../caller.js';
 import type { IdentityDeps } from '../deps.js';
-import { ALL_PERMISSIONS, isPermission } from '../permissions.js';
-import { API_KEY_COLUMNS, toApiKey, type ApiKeyRow } from '../rows.js';
+import { checkGrantable } from '../permissions.js';
+import { toApiKey, type ApiKeyRow } from '../rows.js';
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
-
-export function checkPermissions(permissions: string[], ctx: CallerContext): string[] {
-  if (permissions.length === 0) {
-    throw new DomainError('422101', {
-      field: 'permissions',
-      detail: 'permissions must list at least one permission identifier.',
-      suggestion: `Grant one or more of: ${ALL_PERMISSIONS.join(', ')}.`,
-    });
-  }
-  permissions.forEach((p, i) => {
-    if (!isPermission(p)) {
-      throw new DomainError('422103', {
-        field: `permissions[${i}]`,
-        detail: `"${p}" is not a permission identifier.`,
-        suggestion: `Use only: ${ALL_PERMISSIONS.join(', ')}.`,
-      });
-    }
-  });
-  // A key never grants more than its creator holds, so a narrow admin key cannot mint a wider one.
-  permissions.forEach((p, i) => {
-    if (!ctx.permissions.includes(p)) {
-      throw new DomainError('401004', {
-        field: `permissions[${i}]`,
-        detail: `You cannot grant ${p}: you do not hold it yourself.`,
-        suggestion: 'Grant only permissions you hold, or ask an administrator who holds them.',
-      });
-    }
-  });
-  return [...new Set(permissions)];
-}
 
 function checkExpiry(value: string | undefined, now: Date): string | null {
   if (value === undefined || value === '') return null;
@@ -74,14 +44,16 @@ export async function createApiKey(deps: IdentityDeps, req: identity.CreateApiKe
       suggestion: 'Send a key name of 1 to 100 characters.',
     });
   }
-  const permissions = checkPermissions(req.permissions, ctx);
+  const permissions = checkGrantable(req.permissions, ctx);
   const now = deps.clock.now();
   const expiresAt = checkExpiry(req.expiresAt, now);
 
   const key = newApiKeyValue(ctx.environment);
   const { rows } = await deps.db.query<ApiKeyRow>(
     `INSERT INTO api_keys (id, tenant_id, environment, name, prefix, key_hash, permissions, created_by, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${API_KEY_COLUMNS}`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     RETURNING id, tenant_id, environment, name, prefix, key_hash, permissions, created_by, created_at, expires_at, revoked_at, last_used_at, rolled_at,
+               NULL::timestamptz AS previous_expires_at`,
     [
       newId('apiKey'),
       ctx.tenantId,

@@ -4,7 +4,7 @@ import type { CallerContext } from '@mp/grpc';
 import { isId } from '@mp/kit';
 import { requireCaller } from '../caller.js';
 import type { IdentityDeps } from '../deps.js';
-import { API_KEY_COLUMNS, toApiKey, type ApiKeyRow } from '../rows.js';
+import { apiKeyColumns, toApiKey, type ApiKeyRow } from '../rows.js';
 
 export function checkKeyId(id: string): void {
   if (!isId('apiKey', id)) {
@@ -23,10 +23,11 @@ export const keyNotFound = (id: string) =>
 export async function getApiKey(deps: IdentityDeps, req: identity.ApiKeyRef, ctx: CallerContext): Promise<identity.ApiKey> {
   requireCaller(ctx);
   checkKeyId(req.id);
-  const { rows } = await deps.db.query<ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = $1 AND tenant_id = $2 AND environment = $3`, [
+  const { rows } = await deps.db.query<ApiKeyRow>(`SELECT ${apiKeyColumns('$4')} FROM api_keys k WHERE k.id = $1 AND k.tenant_id = $2 AND k.environment = $3`, [
     req.id,
     ctx.tenantId,
     ctx.environment,
+    deps.clock.now().toISOString(),
   ]);
   if (!rows[0]) throw keyNotFound(req.id);
   return toApiKey(rows[0]);

@@ -1,29 +1,19 @@
 import type { identity } from '@mp/contracts';
-import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
-import { decodeCursor, pageLimit, toPage } from '@mp/kit';
 import { requireCaller } from '../caller.js';
 import type { IdentityDeps } from '../deps.js';
-import { API_KEY_COLUMNS, toApiKey, type ApiKeyRow } from '../rows.js';
+import { newestFirst, pageOfRows } from '../paging.js';
+import { apiKeyColumns, toApiKey, type ApiKeyRow } from '../rows.js';
 
 /** The caller's keys in this environment, newest first, revoked and expired ones included. */
 export async function listApiKeys(deps: IdentityDeps, req: identity.ListApiKeysRequest, ctx: CallerContext): Promise<identity.ApiKeyList> {
   requireCaller(ctx);
-  const limit = pageLimit(req.page?.limit);
-  const where = ['tenant_id = $1', 'environment = $2'];
-  const params: unknown[] = [ctx.tenantId, ctx.environment];
-  if (req.page?.cursor) {
-    const [createdAt, id] = decodeCursor(req.page.cursor);
-    if (typeof createdAt !== 'string' || typeof id !== 'string')
-      throw new DomainError('400004', { field: 'cursor', detail: 'cursor is not one this API returned' });
-    params.push(createdAt, id);
-    where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
-  }
-  params.push(limit + 1);
+  const params: unknown[] = [deps.clock.now().toISOString(), ctx.tenantId, ctx.environment];
+  const where = ['k.tenant_id = $2', 'k.environment = $3'];
+  const { limit, limitParam } = newestFirst(req.page, where, params, 'k.');
   const { rows } = await deps.db.query<ApiKeyRow>(
-    `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    `SELECT ${apiKeyColumns('$1')} FROM api_keys k WHERE ${where.join(' AND ')} ORDER BY k.created_at DESC, k.id DESC LIMIT ${limitParam}`,
     params,
   );
-  const page = toPage(rows, limit, (r) => [r.created_at, r.id]);
-  return { items: page.items.map(toApiKey), page: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } };
+  return pageOfRows(rows, limit, toApiKey);
 }

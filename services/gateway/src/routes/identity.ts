@@ -1,0 +1,82 @@
+import Router from '@koa/router';
+import compose from 'koa-compose';
+import { z } from 'zod';
+import { DomainError } from '@mp/errors';
+import { anonymousContext } from '@mp/grpc';
+import type { AppDeps } from '../app.js';
+import { ok } from '../envelope.js';
+import { authenticate, bearerToken, requirePermission, type AuthState } from '../middleware/authenticate.js';
+import { jsonOrFormBody } from '../middleware/form-body.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { limitAuthentication, limitTenant } from '../middleware/rate-limit.js';
+import { presentIdentity as present } from '../presenters-identity.js';
+import { validate } from '../validate.js';
+import { oauthRoutes } from './oauth.js';
+import { userRoutes } from './users.js';
+
+const logoutBody = z.object({ refresh_token: z.string().min(1).max(4000).optional() });
+
+/**
+ * The identity area of the API beyond login and refresh (routes/auth.ts) and API keys
+ * (routes/api-keys.ts): logout, JWKS, /me, users and OAuth 2.0. It is mounted ahead of the
+ * application's JSON body parser because the OAuth endpoints also take HTML form posts
+ * (consent page) and form-encoded token requests (RFC 6749); each route here reads its own body.
+ */
+export function identityRoutes(deps: AppDeps): ReturnType<Router['routes']> {
+  const router = new Router({ prefix: '/v3' });
+  const body = jsonBody(deps.bodyLimitBytes);
+  const authed = compose([authenticate(deps), limitTenant(deps.limits)]);
+  const admin = compose([authed, requirePermission('system:admin'), body]);
+  const authLimit = limitAuthentication(deps.limits);
+
+  /**
+   * POST /auth/logout: ends the session of the refresh token in the body, or of the bearer access
+   * token sent (verified first). Its refresh tokens stop working and its access tokens are refused
+   * from the next request on, on every replica.
+   */
+  router.post('/auth/logout', authLimit, body, async (ctx) => {
+    const state = ctx.state as AuthState;
+    const b = validate(logoutBody, state.body ?? {}, 'body');
+    const anonymous = anonymousContext(state.requestId, state.environment);
+    let res;
+    if (b.refresh_token) {
+      res = await deps.clients.identity.logout({ environment: state.environment, refreshToken: b.refresh_token }, anonymous);
+    } else if (ctx.get('authorization')) {
+      const claims = await deps.jwt.verify(bearerToken(ctx.get('authorization')), state.environment, state.requestId);
+      res = await deps.clients.identity.logout({ environment: state.environment, sessionId: claims.sid, userId: claims.sub }, anonymous);
+    } else {
+      throw new DomainError('422101', {
+        field: 'refresh_token',
+        detail: 'refresh_token is required (or send the access token of the session as Authorization: Bearer).',
+        suggestion: 'Send the refresh_token you got from POST /auth/login.',
+      });
+    }
+    ok(ctx, { session_id: res.sessionId, revoked_at: res.revokedAt });
+  });
+
+  /** GET /auth/jwks: the public keys that verify access tokens (RFC 7517 JWK Set in `data`). */
+  router.get('/auth/jwks', async (ctx) => {
+    const state = ctx.state as AuthState;
+    const res = await deps.clients.identity.getJwks({}, anonymousContext(state.requestId, state.environment));
+    const set = JSON.parse(res.jwksJson) as { keys: unknown[] };
+    // Short enough that a rotation reaches clients well within a token's 7200 s.
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ok(ctx, { keys: set.keys, issuer: res.issuer, audience: res.audience });
+  });
+
+  /** GET /me: the caller — user or API key — with tenant, environment, permissions in force and plan. */
+  router.get('/me', authed, async (ctx) => {
+    const state = ctx.state as AuthState;
+    const me = await deps.clients.identity.getMe({}, state.caller!);
+    ok(ctx, present.me({ ...me, ...(state.principal?.clientId ? { clientId: state.principal.clientId } : {}) }));
+  });
+
+  userRoutes(router, deps.clients, admin);
+  oauthRoutes(router, deps.clients, {
+    admin: compose([authed, requirePermission('system:admin')]),
+    body: jsonOrFormBody(deps.bodyLimitBytes),
+    authLimit,
+    docsUrl: deps.docsUrl,
+  });
+  return router.routes();
+}

@@ -1,0 +1,88 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import type { ServiceClients } from '../clients.js';
+import { ok } from '../envelope.js';
+import { presentIdentity as present } from '../presenters-identity.js';
+import type { GatewayState } from '../state.js';
+import { listData, pageOf, pageQuery, validate } from '../validate.js';
+import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionField } from './versioning.js';
+
+const createBody = z.object({
+  username: z.string().max(200),
+  password: z.string().max(1000),
+  name: z.string().max(100),
+  phone: z.string().max(40).optional(),
+  permissions: z.array(z.string()).max(10).optional(),
+  disabled: z.boolean().optional(),
+});
+
+const patchBody = z.object({
+  name: z.string().max(100).optional(),
+  phone: z.string().max(40).nullable().optional(),
+  permissions: z.array(z.string()).max(10).optional(),
+  disabled: z.boolean().optional(),
+  password: z.string().max(1000).optional(),
+  /** true clears a login lock (401007) before it runs out */
+  unlock: z.literal(true).optional(),
+  version: versionField,
+});
+
+const listQuery = pageQuery.extend({ q: z.string().max(100).optional(), disabled: queryBoolean });
+
+/** Users of the caller's tenant (system:admin). Users sign in at the live and the sandbox base URL alike. */
+export function userRoutes(router: Router, clients: ServiceClients, admin: Middleware): void {
+  router.post('/users', admin, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const b = validate(createBody, state.body ?? {}, 'body');
+    const user = await clients.identity.createUser(
+      {
+        username: b.username,
+        password: b.password,
+        name: b.name,
+        permissions: b.permissions ?? [],
+        disabled: b.disabled ?? false,
+        ...defined({ phone: b.phone }),
+      },
+      state.caller!,
+    );
+    okVersioned(ctx, present.user(user));
+  });
+
+  router.get('/users', admin, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const q = validate(listQuery, ctx.query, 'query');
+    const list = await clients.identity.listUsers({ page: pageOf(q), ...defined({ q: q.q, disabled: q.disabled }) }, state.caller!);
+    ok(ctx, listData(list.items, present.user, list.page));
+  });
+
+  router.get('/users/:user_id', admin, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    okVersioned(ctx, present.user(await clients.identity.getUser({ id: ctx.params.user_id! }, state.caller!)));
+  });
+
+  router.patch('/users/:user_id', admin, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const raw = (state.body ?? {}) as Record<string, unknown>;
+    const b = validate(patchBody, raw, 'body');
+    const user = await clients.identity.updateUser(
+      {
+        id: ctx.params.user_id!,
+        ...expectedVersion(ctx, b.version),
+        ...defined({ name: b.name, phone: b.phone, disabled: b.disabled, password: b.password }),
+        ...(b.permissions ? { permissions: { values: b.permissions } } : {}),
+        clear: nulls(raw, ['phone']),
+        unlock: b.unlock ?? false,
+      },
+      state.caller!,
+    );
+    okVersioned(ctx, present.user(user));
+  });
+
+  router.delete('/users/:user_id', admin, async (ctx) => {
+    const state = ctx.state as GatewayState;
+    const b = validate(z.object({ version: versionField }), state.body ?? {}, 'body');
+    const user = await clients.identity.deleteUser({ id: ctx.params.user_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
+    ok(ctx, { ...present.user(user), deleted: true });
+  });
+}

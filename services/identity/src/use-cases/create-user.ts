@@ -1,0 +1,37 @@
+import type { identity } from '@mp/contracts';
+import type { CallerContext } from '@mp/grpc';
+import { newId } from '@mp/kit';
+import { requireCaller } from '../caller.js';
+import type { IdentityDeps } from '../deps.js';
+import { hashPassword } from '../passwords.js';
+import { checkGrantable } from '../permissions.js';
+import { checkPhone } from '../phone.js';
+import { toUser, USER_COLUMNS, type UserRow } from '../rows.js';
+import { checkName, checkPassword, checkUsername, isUniqueViolation, usernameTaken } from '../users.js';
+
+/**
+ * POST /users: a user of the caller's tenant. The caller may grant only permissions it holds.
+ * A refused request stores nothing.
+ */
+export async function createUser(deps: IdentityDeps, req: identity.CreateUserRequest, ctx: CallerContext): Promise<identity.User> {
+  requireCaller(ctx);
+  const username = checkUsername(req.username);
+  checkPassword(req.password);
+  const name = checkName(req.name);
+  const phone = req.phone !== undefined && req.phone !== '' ? checkPhone(req.phone) : null;
+  const permissions = checkGrantable(req.permissions, ctx, { allowEmpty: true });
+  const passwordHash = await hashPassword(req.password);
+  const now = deps.clock.now().toISOString();
+  try {
+    const { rows } = await deps.db.query<UserRow>(
+      `INSERT INTO users (id, tenant_id, username, name, phone, password_hash, permissions, disabled, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ${USER_COLUMNS}`,
+      [newId('user'), ctx.tenantId, username, name, phone, passwordHash, permissions, req.disabled, now],
+    );
+    deps.logger.info({ user_id: rows[0]!.id, tenant_id: ctx.tenantId, created_by: ctx.principalId, request_id: ctx.requestId }, 'user created');
+    return toUser(rows[0]!, deps.clock.now());
+  } catch (err) {
+    if (isUniqueViolation(err, 'users_username_unique')) throw usernameTaken(username);
+    throw err;
+  }
+}
