@@ -16,6 +16,18 @@ export const presentIdentity = {
     version: u.version,
   }),
   /** `previous_value_expires_at`: while a rolled key's previous value still works, when it stops. */
+  token: (t: identity.TokenResponse) => ({
+    access_token: t.accessToken,
+    token_type: t.tokenType,
+    expires_in: t.expiresIn,
+    refresh_token: t.refreshToken,
+    scope: t.scope,
+  }),
+  /**
+   * success_rate: delivered / (delivered + failed) over deliveries created in the last 24 h that
+   * have finished (null when none has); secret_rotation: set while a rotated secret waits for its
+   * switch time (ADR 0009).
+   */
   apiKey: (k: identity.ApiKey) => ({
     id: k.id,
     name: k.name,

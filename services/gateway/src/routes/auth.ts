@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { anonymousContext } from '@mp/grpc';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
-import { present } from '../presenters.js';
+import { presentIdentity as present } from '../presenters-identity.js';
 import type { GatewayState } from '../state.js';
 import { validate } from '../validate.js';
 

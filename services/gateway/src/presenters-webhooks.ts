@@ -1,30 +1,7 @@
-import type { identity, webhooks } from '@mp/contracts';
+import type { webhooks } from '@mp/contracts';
 
-/** API shapes (snake_case JSON) of the contract messages. */
-export const present = {
-  apiKey: (k: identity.ApiKey) => ({
-    id: k.id,
-    name: k.name,
-    permissions: k.permissions,
-    environment: k.environment,
-    prefix: k.prefix,
-    created_at: k.createdAt,
-    expires_at: k.expiresAt ?? null,
-    revoked_at: k.revokedAt ?? null,
-    last_used_at: k.lastUsedAt ?? null,
-  }),
-  token: (t: identity.TokenResponse) => ({
-    access_token: t.accessToken,
-    token_type: t.tokenType,
-    expires_in: t.expiresIn,
-    refresh_token: t.refreshToken,
-    scope: t.scope,
-  }),
-  /**
-   * success_rate: delivered / (delivered + failed) over deliveries created in the last 24 h that
-   * have finished (null when none has); secret_rotation: set while a rotated secret waits for its
-   * switch time (ADR 0009).
-   */
+/** API shapes (snake_case JSON) of the webhooks service's messages. */
+export const presentWebhooks = {
   webhook: (w: webhooks.Webhook) => ({
     id: w.id,
     name: w.name,
