@@ -51,12 +51,17 @@ export function createPgDatabase(opts: PgOptions): Database {
         };
         const result = await fn(tx);
         await client.query('COMMIT');
+        client.release();
         return result;
       } catch (e) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        // A connection lost mid-transaction (database restart) cannot roll back; such a client must
+        // be destroyed, not returned to the pool, or later checkouts would get the dead connection.
+        const rolledBack = await client.query('ROLLBACK').then(
+          () => true,
+          () => false,
+        );
+        client.release(rolledBack ? undefined : (e as Error));
         throw e;
-      } finally {
-        client.release();
       }
     },
     async close() {
