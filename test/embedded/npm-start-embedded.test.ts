@@ -22,6 +22,9 @@ describe('npm start: the embedded default', () => {
       MP_BIND_HOST: '127.0.0.1',
       MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       MP_LOG_LEVEL: 'warn',
+      // `npm test` has built everything; a rebuild here would rewrite dist/ under test files
+      // running in parallel.
+      MP_SKIP_BUILD: '1',
       NODE_EXTRA_CA_CERTS: join(dataDir, 'receiver-ca.pem'),
     };
   };
