@@ -5,3 +5,4 @@ export * from './secrets.js';
 export * from './tls.js';
 export * from './time.js';
 export * from './pagination.js';
+export * from './shutdown.js';

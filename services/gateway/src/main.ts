@@ -1,4 +1,4 @@
-import { createLogger } from '@mp/kit';
+import { createLogger, stopOnSignals } from '@mp/kit';
 import { parseGatewayConfig } from './config.js';
 import { startGateway } from './gateway.js';
 
@@ -7,9 +7,4 @@ const logger = createLogger('gateway');
 const gateway = await startGateway(parseGatewayConfig(), logger);
 logger.info({ baseUrl: gateway.baseUrl, sandboxBaseUrl: gateway.sandboxBaseUrl }, 'gateway listening');
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    await gateway.stop();
-    process.exit(0);
-  });
-}
+stopOnSignals(() => gateway.stop());

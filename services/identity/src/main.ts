@@ -1,4 +1,4 @@
-import { createLogger } from '@mp/kit';
+import { createLogger, stopOnSignals } from '@mp/kit';
 import { loadSecretsKey, openServiceDatabase, openTransport } from '@mp/runtime';
 import { parseIdentityConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
@@ -23,11 +23,4 @@ if (service.admin.password) {
   );
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    await service.stop();
-    await transport.close();
-    await db.close();
-    process.exit(0);
-  });
-}
+stopOnSignals(() => service.stop(), () => transport.close(), () => db.close());

@@ -1,4 +1,4 @@
-import { createLogger } from '@mp/kit';
+import { createLogger, stopOnSignals } from '@mp/kit';
 import { openServiceDatabase, openTransport } from '@mp/runtime';
 import { parseProjectsConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
@@ -19,11 +19,4 @@ const service = await startProjectsService({
 });
 logger.info({ port: service.port }, 'projects service listening');
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    await service.stop();
-    await transport.close();
-    await db.close();
-    process.exit(0);
-  });
-}
+stopOnSignals(() => service.stop(), () => transport.close(), () => db.close());
