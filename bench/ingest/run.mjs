@@ -9,9 +9,14 @@
 // from pg) as the baseline, and the latency of a one-month series of a point holding 1,000,000
 // records. The data-write and request limits are raised for the run (MP_LIMIT_* settings).
 //
+// Topology (BENCH_TOPOLOGY): `split` (default) runs the data path as it is deployed to scale —
+// a gateway process and a monitoring-data process of their own (services/*/dist/main.js, as the
+// Helm chart runs them), next to a process holding identity, projects and webhooks (and their
+// relays); `one` drives the single-process embedded launcher instead.
+//
 // Options (environment): BENCH_LEVELS=1,4,8  BENCH_REQUESTS=60 (writes per level)  BENCH_POINTS=200
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -31,6 +36,7 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 60);
 const POINTS = Number(process.env.BENCH_POINTS ?? 200);
 const PER_REQUEST = 1000;
 const SERIES_RECORDS = 1_000_000;
+const TOPOLOGY = process.env.BENCH_TOPOLOGY ?? 'split';
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -51,6 +57,8 @@ const postgres = () => {
   return pids.map(procStat).reduce((a, b) => ({ rssMb: a.rssMb + b.rssMb, cpuS: a.cpuS + b.cpuS }), { rssMb: 0, cpuS: 0 });
 };
 
+/** RSS and CPU time of the platform's processes together. */
+const platformStat = () => children.map((c) => procStat(c.pid)).reduce((a, b) => ({ rssMb: a.rssMb + b.rssMb, cpuS: a.cpuS + b.cpuS }), { rssMb: 0, cpuS: 0 });
 const loadStart = loadavg().map((x) => x.toFixed(1)).join(' ');
 const db = await createTestDatabase();
 const stream = createTestStream();
@@ -78,9 +86,11 @@ delete env.MP_REDIS_URL;
 // BENCH_PROFILE=<dir> writes a V8 CPU profile of the platform process there (for finding hot spots).
 const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 const child = spawn(process.execPath, [...profile, join(here, 'platform.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+/** The processes of the platform under test (measured together). */
+const children = [child];
+const stopChild = (c) => (c.exitCode !== null ? Promise.resolve() : new Promise((r) => { c.once('exit', r); c.kill('SIGTERM'); }));
 const cleanup = async () => {
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+  for (const c of children.slice().reverse()) await stopChild(c);
   await db.drop().catch(() => undefined);
   await stream.drop().catch(() => undefined);
   rmSync(dataDir, { recursive: true, force: true });
@@ -95,7 +105,50 @@ try {
     });
     child.once('exit', (code) => reject(new Error(`platform exited with ${code}`)));
   });
-  const base = `https://127.0.0.1:${info.port}/v3`;
+  // split: one more monitoring-data and one more gateway, each a process of its own; the load
+  // goes to that gateway, which sends data writes to that monitoring-data.
+  let port = info.port;
+  if (TOPOLOGY === 'split') {
+    writeFileSync(join(dataDir, 'tls.crt'), tls.cert);
+    writeFileSync(join(dataDir, 'tls.key'), tls.key);
+    const service = (dir, extra, ready) => {
+      const c = spawn(process.execPath, [...profile, join(here, '../../services', dir, 'dist/main.js')], { env: { ...env, MP_LOG_LEVEL: 'info', ...extra }, stdio: ['ignore', 'pipe', 'inherit'] });
+      children.push(c);
+      return new Promise((resolve, reject) => {
+        let out = '';
+        c.stdout.on('data', (d) => {
+          out += d;
+          for (const line of out.split('\n').slice(0, -1)) {
+            const rec = JSON.parse(line);
+            if (rec.level >= 50) process.stderr.write(line + '\n');
+            const found = ready(rec);
+            if (found !== undefined) {
+              c.stdout.removeAllListeners('data');
+              c.stdout.resume();
+              resolve(found);
+            }
+          }
+          out = out.slice(out.lastIndexOf('\n') + 1);
+        });
+        c.once('exit', (code) => reject(new Error(`${dir} exited with ${code}`)));
+      });
+    };
+    const mdPort = await service('monitoring-data', { MP_MONITORING_DATA_GRPC_PORT: '0', MP_PROJECTS_ADDR: `127.0.0.1:${info.ports.projects}` }, (r) => r.port);
+    const gwUrl = await service(
+      'gateway',
+      {
+        MP_TLS_CERT_FILE: join(dataDir, 'tls.crt'),
+        MP_TLS_KEY_FILE: join(dataDir, 'tls.key'),
+        MP_IDENTITY_ADDR: `127.0.0.1:${info.ports.identity}`,
+        MP_PROJECTS_ADDR: `127.0.0.1:${info.ports.projects}`,
+        MP_WEBHOOKS_ADDR: `127.0.0.1:${info.ports.webhooks}`,
+        MP_MONITORING_DATA_ADDR: `127.0.0.1:${mdPort}`,
+      },
+      (r) => r.baseUrl,
+    );
+    port = Number(new URL(gwUrl).port);
+  }
+  const base = `https://127.0.0.1:${port}/v3`;
   const agent = new https.Agent({ keepAlive: true, maxSockets: 64, ca: tls.cert });
   const call = (method, path, body, headers = {}) =>
     new Promise((resolve, reject) => {
@@ -163,8 +216,8 @@ try {
     const queue = bodies(REQUESTS);
     const latencies = [];
     let peakRss = 0;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, procStat(child.pid).rssMb)), 100);
-    const cpu0 = { platform: procStat(child.pid).cpuS, pg: postgres().cpuS, client: process.cpuUsage() };
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, platformStat().rssMb)), 100);
+    const cpu0 = { platform: platformStat().cpuS, pg: postgres().cpuS, client: process.cpuUsage() };
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: level }, async () => {
@@ -189,7 +242,7 @@ try {
       p50: pct(latencies, 50),
       p99: pct(latencies, 99),
       peakRss,
-      cpu: { platform: (procStat(child.pid).cpuS - cpu0.platform) / secs, pg: (postgres().cpuS - cpu0.pg) / secs, client: (cpuClient.user + cpuClient.system) / 1e6 / secs },
+      cpu: { platform: (platformStat().cpuS - cpu0.platform) / secs, pg: (postgres().cpuS - cpu0.pg) / secs, client: (cpuClient.user + cpuClient.system) / 1e6 / secs },
     });
     console.log(`concurrency ${level}: ${fmt(results.at(-1).recordsPerS)} records/s`);
   }
@@ -291,6 +344,7 @@ try {
   console.log(`## Ingestion benchmark — ${new Date().toISOString().slice(0, 10)}`);
   console.log('');
   console.log(`Machine: ${cpus().length} × ${cpuModel}, ${Math.round(totalmem() / 2 ** 30)} GB RAM, Node ${process.version}, ${execFileSync('psql', ['--version']).toString().trim()}, nats-server ${execFileSync('nats-server', ['--version']).toString().trim().replace(/^nats-server: /, '')}.`);
+  console.log(`Topology: ${TOPOLOGY === 'split' ? 'gateway, monitoring-data, and identity + projects + webhooks in three processes' : 'one process (embedded launcher)'}.`);
   console.log(`Writes of ${PER_REQUEST} records (${POINTS} points × ${PER_REQUEST / POINTS} epochs, coordinates only: displacements derived, abrupt-change and precision rules on), ${REQUESTS} writes per level, through HTTPS → gateway → gRPC → monitoring-data → PostgreSQL, each with its data.created (and data.abnormal) in the outbox, published to JetStream and consumed by the webhooks service.`);
   console.log('');
   console.log('| concurrency | records/s (responses) | records/s (until every event published) | p50 ms | p99 ms | platform RSS peak MB | CPU cores: platform / PostgreSQL / load generator |');

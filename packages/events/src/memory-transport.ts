@@ -1,4 +1,5 @@
 import type { DomainEvent } from './catalogue.js';
+import { receivedEvent, type OutgoingEvent } from './envelope.js';
 import type { EventTransport, Subscription } from './transport.js';
 
 /**
@@ -13,14 +14,14 @@ export class MemoryTransport implements EventTransport {
   private readonly seen = new Map<string, number>();
   private readonly dedupeWindowMs = 2 * 60_000;
 
-  async publish(event: DomainEvent): Promise<void> {
+  async publish(event: OutgoingEvent): Promise<void> {
     if (this.handlers.size === 0) throw new Error('no event consumer is subscribed yet');
     const now = Date.now();
-    const at = this.seen.get(event.event_id);
+    const at = this.seen.get(event.meta.event_id);
     if (at !== undefined && now - at < this.dedupeWindowMs) return;
-    // Deliver a structured copy so a consumer cannot mutate the producer's object.
-    await Promise.all([...this.handlers.values()].map((h) => h(structuredClone(event))));
-    this.seen.set(event.event_id, now);
+    // Each consumer gets its own copy (parsed from the JSON on first use), as over the wire.
+    await Promise.all([...this.handlers.values()].map((h) => h(receivedEvent(event.meta, event.dataJson))));
+    this.seen.set(event.meta.event_id, now);
     if (this.seen.size > 100_000) {
       for (const [id, t] of this.seen) if (now - t >= this.dedupeWindowMs) this.seen.delete(id);
     }

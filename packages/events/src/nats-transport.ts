@@ -1,6 +1,7 @@
-import { AckPolicy, DeliverPolicy, connect, headers, JSONCodec, type ConsumerMessages, type NatsConnection } from 'nats';
+import { AckPolicy, DeliverPolicy, connect, headers, type ConsumerMessages, type NatsConnection } from 'nats';
 import type { Logger } from '@mp/kit';
-import { EVENT_TYPES, subjectFor, type DomainEvent } from './catalogue.js';
+import { subjectFor, type DomainEvent } from './catalogue.js';
+import { decodeEnvelope, encodeEnvelope, type OutgoingEvent } from './envelope.js';
 import type { EventTransport, Subscription } from './transport.js';
 
 export interface NatsTransportOptions {
@@ -16,7 +17,8 @@ export interface NatsTransportOptions {
   retryDelayMs?: number;
 }
 
-const codec = JSONCodec<DomainEvent>();
+/** Byte offset of the data in the body (envelope.ts), so consumers can leave it unparsed. */
+const DATA_OFFSET = 'Mp-Data-Offset';
 
 /**
  * NATS JetStream transport. Publishing sets `Nats-Msg-Id` to the event_id so a relay that
@@ -53,11 +55,13 @@ export class NatsTransport implements EventTransport {
     }
   }
 
-  async publish(event: DomainEvent): Promise<void> {
+  async publish(event: OutgoingEvent): Promise<void> {
     const h = headers();
-    if (event.traceparent) h.set('traceparent', event.traceparent);
-    await this.nc.jetstream().publish(subjectFor(this.opts.subjectPrefix, event.event_type), codec.encode(event), {
-      msgID: event.event_id,
+    if (event.meta.traceparent) h.set('traceparent', event.meta.traceparent);
+    const { body, dataOffset } = encodeEnvelope(event);
+    h.set(DATA_OFFSET, String(dataOffset));
+    await this.nc.jetstream().publish(subjectFor(this.opts.subjectPrefix, event.meta.event_type), Buffer.from(body), {
+      msgID: event.meta.event_id,
       headers: h,
       expect: { streamName: this.opts.stream },
     });
@@ -90,7 +94,8 @@ export class NatsTransport implements EventTransport {
           for await (const m of messages) {
             let event: DomainEvent;
             try {
-              event = codec.decode(m.data);
+              const offset = m.headers?.get(DATA_OFFSET);
+              event = decodeEnvelope(m.data, offset ? Number(offset) : null);
             } catch (err) {
               // A message that is not an event can never be handled; keep it out of the way.
               this.opts.logger.error({ err, subject: m.subject }, 'undecodable event terminated');
@@ -133,4 +138,3 @@ export class NatsTransport implements EventTransport {
   }
 }
 
-export { EVENT_TYPES };

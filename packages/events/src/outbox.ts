@@ -1,6 +1,7 @@
 import type { Queryable, Migration } from '@mp/db';
 import { newId } from '@mp/kit';
-import type { DomainEvent, EventType } from './catalogue.js';
+import type { EventType } from './catalogue.js';
+import type { EventMeta } from './envelope.js';
 
 /** The outbox table, added to the migrations of every service that produces events. */
 export const outboxMigration: Migration = {
@@ -13,7 +14,9 @@ export const outboxMigration: Migration = {
       tenant_id text NOT NULL,
       environment text NOT NULL,
       occurred_at timestamptz NOT NULL,
-      data jsonb NOT NULL,
+      -- json, not jsonb: the text is kept as written and handed to the transport unparsed (the
+      -- relay reads data::text). Databases made when this was jsonb keep working unchanged.
+      data json NOT NULL,
       traceparent text,
       attempts integer NOT NULL DEFAULT 0,
       dispatched_at timestamptz
@@ -22,33 +25,34 @@ export const outboxMigration: Migration = {
   `,
 };
 
-export interface NewEvent<D> {
+interface NewEventBase {
   type: EventType;
   tenantId: string;
   environment: 'live' | 'sandbox';
-  data: D;
   traceparent?: string;
   occurredAt?: string;
 }
 
+/** An event to append: its data as an object, or already serialised (`dataJson`, large payloads). */
+export type NewEvent<D> = NewEventBase & ({ data: D } | { dataJson: string });
+
 /**
  * Writes an event into the outbox inside the caller's transaction, so the event exists if and
- * only if the change that caused it committed.
+ * only if the change that caused it committed. Returns the event's metadata.
  */
-export async function appendEvent<D extends Record<string, unknown>>(tx: Queryable, event: NewEvent<D>): Promise<DomainEvent<D>> {
-  const row: DomainEvent<D> = {
+export async function appendEvent<D extends Record<string, unknown>>(tx: Queryable, event: NewEvent<D>): Promise<EventMeta> {
+  const meta: EventMeta = {
     event_id: newId('event'),
     event_type: event.type,
     tenant_id: event.tenantId,
     environment: event.environment,
     occurred_at: event.occurredAt ?? new Date().toISOString(),
-    data: event.data,
     ...(event.traceparent ? { traceparent: event.traceparent } : {}),
   };
   await tx.query(
     `INSERT INTO outbox (event_id, event_type, tenant_id, environment, occurred_at, data, traceparent)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [row.event_id, row.event_type, row.tenant_id, row.environment, row.occurred_at, JSON.stringify(row.data), row.traceparent ?? null],
+    [meta.event_id, meta.event_type, meta.tenant_id, meta.environment, meta.occurred_at, 'dataJson' in event ? event.dataJson : JSON.stringify(event.data), meta.traceparent ?? null],
   );
-  return row;
+  return meta;
 }

@@ -1,6 +1,7 @@
 import type { Database } from '@mp/db';
 import type { Logger } from '@mp/kit';
-import type { DomainEvent, EventType } from './catalogue.js';
+import type { EventType } from './catalogue.js';
+import type { OutgoingEvent } from './envelope.js';
 import type { EventTransport } from './transport.js';
 
 export interface RelayOptions {
@@ -19,7 +20,8 @@ interface OutboxRow {
   tenant_id: string;
   environment: 'live' | 'sandbox';
   occurred_at: string;
-  data: Record<string, unknown>;
+  /** The data's JSON text, passed on as it is. */
+  data: string;
   traceparent: string | null;
 }
 
@@ -106,7 +108,7 @@ export class OutboxRelay {
     const { db, transport } = this.opts;
     return db.transaction(async (tx) => {
       const { rows } = await tx.query<OutboxRow>(
-        `SELECT seq, event_id, event_type, tenant_id, environment, occurred_at, data, traceparent
+        `SELECT seq, event_id, event_type, tenant_id, environment, occurred_at, data::text AS data, traceparent
            FROM outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.batchSize],
       );
@@ -119,14 +121,16 @@ export class OutboxRelay {
   }
 }
 
-function toEvent(row: OutboxRow): DomainEvent {
+function toEvent(row: OutboxRow): OutgoingEvent {
   return {
-    event_id: row.event_id,
-    event_type: row.event_type,
-    tenant_id: row.tenant_id,
-    environment: row.environment,
-    occurred_at: row.occurred_at,
-    data: row.data,
-    ...(row.traceparent ? { traceparent: row.traceparent } : {}),
+    meta: {
+      event_id: row.event_id,
+      event_type: row.event_type,
+      tenant_id: row.tenant_id,
+      environment: row.environment,
+      occurred_at: row.occurred_at,
+      ...(row.traceparent ? { traceparent: row.traceparent } : {}),
+    },
+    dataJson: row.data,
   };
 }

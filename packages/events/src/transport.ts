@@ -1,4 +1,5 @@
 import type { DomainEvent } from './catalogue.js';
+import type { OutgoingEvent } from './envelope.js';
 
 /** What a consumer's handler says about an event it was given. */
 export type HandleResult = void;
@@ -15,7 +16,7 @@ export interface Subscription {
  * and a handler that throws gets the event again later.
  */
 export interface EventTransport {
-  publish(event: DomainEvent): Promise<void>;
+  publish(event: OutgoingEvent): Promise<void>;
   subscribe(durableName: string, handler: (event: DomainEvent) => Promise<HandleResult>): Promise<Subscription>;
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { createPgDatabase, migrate, type Database } from '@mp/db';
-import { appendEvent, MemoryTransport, NatsTransport, OutboxRelay, outboxMigration, type DomainEvent } from '@mp/events';
+import { appendEvent, dataJsonOf, decodeEnvelope, encodeEnvelope, MemoryTransport, NatsTransport, OutboxRelay, outboxMigration, outgoing, type DomainEvent, type ReceivedEvent } from '@mp/events';
 import { createLogger } from '@mp/kit';
 import { createTestDatabase, createTestStream, waitUntil, type TestDatabase, type TestStream } from '@mp/testing';
 
@@ -54,7 +54,7 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
   it('stores an event once when a crash made the relay publish it twice', async () => {
     const e = await write('d');
     // The previous relay published but died before marking the row.
-    await transport.publish({ event_id: e.event_id, event_type: e.event_type, tenant_id: 'ten_1', environment: 'live', occurred_at: e.occurred_at, data: e.data });
+    await transport.publish(outgoing({ ...e, data: { project_id: 'd' } }));
     const before = (await stream.messages()).length;
     await new OutboxRelay({ db, transport, logger }).drain();
     const after = await stream.messages();
@@ -70,6 +70,23 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
     await relay.stop();
     const { rows } = await db.query<{ dispatched: boolean }>('SELECT dispatched_at IS NOT NULL AS dispatched FROM outbox WHERE event_id = $1', [e.event_id]);
     expect(rows[0]!.dispatched).toBe(true);
+  });
+
+  it('passes pre-serialised data through the outbox and the stream byte for byte', async () => {
+    // Key order and number spelling as the producer wrote them (not what a parse + stringify gives).
+    const dataJson = '{"z":1.50,"a":[1e3,"é ✓"],"project_id":"raw"}';
+    const e = await db.transaction((tx) => appendEvent(tx, { type: 'data.created', tenantId: 'ten_1', environment: 'live', dataJson }));
+    await new OutboxRelay({ db, transport, logger }).drain();
+    const received: ReceivedEvent[] = [];
+    const sub = await transport.subscribe('raw-consumer', async (event) => void received.push(event as ReceivedEvent));
+    await waitUntil(() => received.some((r) => r.event_id === e.event_id), { timeoutMs: 10_000 });
+    await sub.stop();
+    const got = received.find((r) => r.event_id === e.event_id)!;
+    expect(got.dataJson).toBe(dataJson);
+    expect(dataJsonOf(got)).toBe(dataJson);
+    expect({ ...got }).toEqual({ ...e, data: { z: 1.5, a: [1000, 'é ✓'], project_id: 'raw' } });
+    const onWire = (await stream.messages()).find((m) => m.msgId === e.event_id)!;
+    expect(onWire.data).toEqual({ ...e, data: { z: 1.5, a: [1000, 'é ✓'], project_id: 'raw' } });
   });
 
   it('redelivers to a durable consumer whose handler failed, and not after an ack', async () => {
@@ -93,11 +110,32 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
   });
 });
 
+describe('event envelope', () => {
+  const event: DomainEvent = { event_id: 'evt_9', event_type: 'data.created', tenant_id: 'ten_ü', environment: 'sandbox', occurred_at: '2026-01-01T00:00:00.000Z', data: { n: 1, s: 'ü' } };
+
+  it('reads the metadata without the data, and the data when it is asked for', () => {
+    const { body, dataOffset } = encodeEnvelope(outgoing(event));
+    expect(JSON.parse(body)).toEqual(event);
+    const got = decodeEnvelope(Buffer.from(body), dataOffset);
+    expect(got.dataJson).toBe('{"n":1,"s":"ü"}');
+    expect(got.event_type).toBe('data.created');
+    expect(got.data).toEqual({ n: 1, s: 'ü' });
+    expect(JSON.parse(JSON.stringify(got))).toEqual(event);
+  });
+
+  it('parses the whole body when the offset is missing or does not point at the data', () => {
+    const { body, dataOffset } = encodeEnvelope(outgoing(event));
+    expect({ ...decodeEnvelope(Buffer.from(body), null) }).toEqual(event);
+    expect({ ...decodeEnvelope(Buffer.from(body), dataOffset - 3) }).toEqual(event);
+    expect({ ...decodeEnvelope(Buffer.from(JSON.stringify(event)), null) }).toEqual(event);
+  });
+});
+
 describe('in-process transport (embedded default)', () => {
   it('refuses to publish before a consumer subscribed, so the outbox keeps the event', async () => {
     const t = new MemoryTransport();
     const event: DomainEvent = { event_id: 'evt_1', event_type: 'project.created', tenant_id: 't', environment: 'live', occurred_at: new Date().toISOString(), data: {} };
-    await expect(t.publish(event)).rejects.toThrow(/no event consumer/);
+    await expect(t.publish(outgoing(event))).rejects.toThrow(/no event consumer/);
   });
 
   it('resolves publish only after the handler took the event, and de-duplicates by event_id', async () => {
@@ -108,9 +146,9 @@ describe('in-process transport (embedded default)', () => {
       taken.push(e.event_id);
     });
     const event: DomainEvent = { event_id: 'evt_2', event_type: 'project.created', tenant_id: 't', environment: 'live', occurred_at: new Date().toISOString(), data: {} };
-    await t.publish(event);
+    await t.publish(outgoing(event));
     expect(taken).toEqual(['evt_2']);
-    await t.publish(event);
+    await t.publish(outgoing(event));
     expect(taken).toEqual(['evt_2']);
   });
 
@@ -119,6 +157,6 @@ describe('in-process transport (embedded default)', () => {
     await t.subscribe('webhooks', async () => {
       throw new Error('database down');
     });
-    await expect(t.publish({ event_id: 'evt_3', event_type: 'project.created', tenant_id: 't', environment: 'live', occurred_at: '', data: {} })).rejects.toThrow('database down');
+    await expect(t.publish(outgoing({ event_id: 'evt_3', event_type: 'project.created', tenant_id: 't', environment: 'live', occurred_at: '', data: {} }))).rejects.toThrow('database down');
   });
 });

@@ -47,6 +47,50 @@ export function dataCreated(project: ProjectInfo, records: EventRecord[]) {
   };
 }
 
+/** measured_at strings of many records, each distinct instant formatted once (instruments read many points at one instant). */
+export function formatAll(records: readonly Pick<CheckedRecord, 'ms' | 'offset'>[]): string[] {
+  const memo = new Map<number, string>();
+  const out = new Array<string>(records.length);
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    const key = r.ms * 2048 + r.offset + 1024;
+    let text = memo.get(key);
+    if (text === undefined) memo.set(key, (text = formatMeasuredAt(r.ms, r.offset)));
+    out[i] = text;
+  }
+  return out;
+}
+
+const VALUE_KEYS = ['x', 'y', 'z', 'dx', 'dy', 'dz'] as const;
+
+/**
+ * data.created as JSON text, written directly: the same text as JSON.stringify(dataCreated(…))
+ * (a test holds them equal) without building an object per record first — for a 1,000-record
+ * write that is most of the event's cost. `records[i]` has id `ids[i]` and `measuredAt[i]`.
+ */
+export function dataCreatedJson(project: ProjectInfo, records: readonly CheckedRecord[], ids: readonly string[], measuredAt: readonly string[], qualityFlag = 'valid'): { json: string; abnormalCount: number } {
+  const pointJson = new Map<string, string>();
+  const flag = JSON.stringify(qualityFlag);
+  let abnormal = 0;
+  let out = `{"project_id":${JSON.stringify(project.id)},"project_name":${JSON.stringify(project.name)},"records":[`;
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    let point = pointJson.get(r.point.id);
+    if (point === undefined) {
+      point = `"point_id":${JSON.stringify(r.point.id)},"point_name":${JSON.stringify(r.point.name)},"sensor_type":${JSON.stringify(r.point.sensorType)}`;
+      pointJson.set(r.point.id, point);
+    }
+    let values = '';
+    for (const k of VALUE_KEYS) {
+      const v = r[k];
+      if (v !== null) values += `${values ? ',' : ''}"${k}":${JSON.stringify(v)}`;
+    }
+    if (r.status !== 'normal') abnormal++;
+    out += `${i ? ',' : ''}{"data_id":${JSON.stringify(ids[i])},${point},"measured_at":"${measuredAt[i]}","values":{${values}},"status":"${r.status}","quality_flag":${flag}}`;
+  }
+  return { json: `${out}],"total_count":${records.length},"abnormal_count":${abnormal}}`, abnormalCount: abnormal };
+}
+
 function reasonOf(r: EventRecord): string {
   const parts = (['dx', 'dy', 'dz'] as const).filter((k) => r[k] !== null).map((k) => [k, r[k]!] as const);
   const [k, v] = parts.reduce((a, b) => (Math.abs(b[1]) > Math.abs(a[1]) ? b : a));

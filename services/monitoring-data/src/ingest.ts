@@ -3,7 +3,7 @@ import type { Queryable } from '@mp/db';
 import { appendEvent } from '@mp/events';
 import type { CallerContext } from '@mp/grpc';
 import type { DataDeps } from './deps.js';
-import { dataAbnormal, dataCreated, type EventRecord } from './events.js';
+import { dataAbnormal, dataCreatedJson, formatAll, type EventRecord } from './events.js';
 import { newDataIds } from './ids.js';
 import type { ProjectContext } from './ingest-context.js';
 import { loadPrevious } from './previous.js';
@@ -19,7 +19,10 @@ export async function validateWrite(deps: Pick<DataDeps, 'db'>, cols: monitoring
 }
 
 export interface StoredWrite {
-  records: EventRecord[];
+  /** The records stored; `ids[i]` and `measuredAt[i]` (as returned and emitted) belong to `records[i]`. */
+  records: CheckedRecord[];
+  ids: string[];
+  measuredAt: string[];
   /** Records the unique constraint turned away (already stored at that instant). */
   duplicates: CheckedRecord[];
   abnormalCount: number;
@@ -52,13 +55,16 @@ export async function storeWrite(
     kept = records.filter((_, i) => !skip.has(i));
     keptIds = ids.filter((_, i) => !skip.has(i));
   }
-  const stored: EventRecord[] = kept.map((r, i) => ({ ...r, id: keptIds[i]!, qualityFlag: 'valid' }));
-  if (stored.length === 0) return { records: stored, duplicates, abnormalCount: 0 };
-  await deps.knownPoints.register(tx, scope, deps.knownPoints.unknown(new Set(stored.map((r) => r.point.id))));
+  const measuredAt = formatAll(kept);
+  if (kept.length === 0) return { records: kept, ids: keptIds, measuredAt, duplicates, abnormalCount: 0 };
+  await deps.knownPoints.register(tx, scope, deps.knownPoints.unknown(new Set(kept.map((r) => r.point.id))));
   const base = { tenantId: caller.tenantId, environment: caller.environment, occurredAt: nowIso, ...(caller.traceparent ? { traceparent: caller.traceparent } : {}) };
-  const created = dataCreated(ctx.project, stored);
-  await appendEvent(tx, { ...base, type: 'data.created', data: created });
-  const abnormal = dataAbnormal(ctx.project, stored);
-  if (abnormal) await appendEvent(tx, { ...base, type: 'data.abnormal', data: abnormal });
-  return { records: stored, duplicates, abnormalCount: created.abnormal_count };
+  const created = dataCreatedJson(ctx.project, kept, keptIds, measuredAt);
+  await appendEvent(tx, { ...base, type: 'data.created', dataJson: created.json });
+  if (created.abnormalCount > 0) {
+    const abnormal: EventRecord[] = [];
+    for (let i = 0; i < kept.length; i++) if (kept[i]!.status !== 'normal') abnormal.push({ ...kept[i]!, id: keptIds[i]!, qualityFlag: 'valid' });
+    await appendEvent(tx, { ...base, type: 'data.abnormal', data: dataAbnormal(ctx.project, abnormal)! });
+  }
+  return { records: kept, ids: keptIds, measuredAt, duplicates, abnormalCount: created.abnormalCount };
 }

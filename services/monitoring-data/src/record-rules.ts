@@ -2,7 +2,7 @@ import type { monitoringData } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import { isId } from '@mp/kit';
 import type { PointInfo, ProjectContext } from './ingest-context.js';
-import { localDate, parseMeasuredAt } from './measured-at.js';
+import { localDate, parseMeasuredAt, type MeasuredAt } from './measured-at.js';
 
 export type Status = 'normal' | 'warning' | 'alarm';
 
@@ -90,6 +90,8 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
   const ok: CheckedRecord[] = [];
   const failures: RecordFailure[] = [];
   const seen = new Map<string, number>();
+  // Instruments read many points at one instant: each distinct measured_at is parsed once.
+  const times = new Map<string, { at: MeasuredAt; date: string } | null>();
   for (let i = 0; i < n; i++) {
     const f = (code: string, field: string, detail: string, suggestion?: string) => failures.push({ index: i, code, field: `records[${i}].${field}`, detail, ...(suggestion ? { suggestion } : {}) });
     const pointId = cols.pointId[i]!;
@@ -97,11 +99,17 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
       f('400004', 'point_id', 'point_id is not a monitoring point id (pt_…).', 'Use the id returned when the point was created.');
       continue;
     }
-    const at = parseMeasuredAt(cols.measuredAt[i]!);
-    if (!at) {
+    let time = times.get(cols.measuredAt[i]!);
+    if (time === undefined) {
+      const parsed = parseMeasuredAt(cols.measuredAt[i]!);
+      time = parsed && { at: parsed, date: localDate(parsed.ms, parsed.offset) };
+      times.set(cols.measuredAt[i]!, time);
+    }
+    if (!time) {
       f('400004', 'measured_at', 'measured_at must be an ISO 8601 date-time with a UTC offset, e.g. 2026-03-01T08:30:00+08:00.', 'Send measured_at as YYYY-MM-DDTHH:mm:ss with Z or ±HH:MM.');
       continue;
     }
+    const at = time.at;
     if (at.ms < 0) {
       f('400003', 'measured_at', 'measured_at is before 1970-01-01.');
       continue;
@@ -121,7 +129,7 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
       f('422103', 'point_id', `Monitoring point ${pointId} is inactive and takes no data.`, 'Reactivate the point with PATCH /v3/points/{point_id} {"active":true}, or write to an active point.');
       continue;
     }
-    if (ctx.project.startDate && localDate(at.ms, at.offset) < ctx.project.startDate) {
+    if (ctx.project.startDate && time.date < ctx.project.startDate) {
       f('422202', 'measured_at', `measured_at ${cols.measuredAt[i]} is before the project start date ${ctx.project.startDate}.`);
       continue;
     }

@@ -1,24 +1,40 @@
 import type { Database } from '@mp/db';
-import type { DomainEvent } from '@mp/events';
+import { dataJsonOf, type DomainEvent } from '@mp/events';
 import type { WebhooksDeps } from './deps.js';
+
+/** (tenant, environment, event type) as one string, for matching events to subscriptions. */
+const routeKey = (tenant: string, environment: string, type: string) => `${tenant}\u0000${environment}\u0000${type}`;
 
 /**
  * Stores events taken from the transport and creates a pending delivery for every active webhook
  * of each event's tenant and environment subscribed to its type, atomically, in one statement for
- * the whole batch. Only after this commits are the events acknowledged, so a crash before that
- * gets them again; the event_id primary key makes a repeated event a no-op. An event no webhook
- * subscribes to is acknowledged without being stored.
+ * the batch. Only after this commits are the events acknowledged, so a crash before that gets them
+ * again; the event_id primary key makes a repeated event a no-op.
+ *
+ * Most data.* events have no subscriber, and their payloads run to hundreds of KB: a first, small
+ * query finds which (tenant, environment, type) of the batch anyone subscribes to, and only those
+ * events' data (as the JSON text they arrived in, never parsed here) goes to PostgreSQL. The insert
+ * checks the subscription again, so a webhook deleted in between gets nothing.
  */
 export async function ingestEvents(db: Database, events: DomainEvent[]): Promise<{ stored: number; created: number }> {
+  const scopes = [...new Map(events.map((e) => [`${e.tenant_id}\u0000${e.environment}`, e])).values()];
+  const { rows: routes } = await db.query<{ tenant_id: string; environment: string; event_type: string }>(
+    `SELECT DISTINCT w.tenant_id, w.environment, t.event_type
+       FROM unnest($1::text[], $2::text[]) AS s(tenant_id, environment)
+       JOIN webhooks w ON w.tenant_id = s.tenant_id AND w.environment = s.environment AND w.active AND w.deleted_at IS NULL
+       CROSS JOIN LATERAL unnest(w.events) AS t(event_type)`,
+    [scopes.map((e) => e.tenant_id), scopes.map((e) => e.environment)],
+  );
+  const wanted = new Set(routes.map((r) => routeKey(r.tenant_id, r.environment, r.event_type)));
+  const kept = events.filter((e) => wanted.has(routeKey(e.tenant_id, e.environment, e.event_type)));
+  if (kept.length === 0) return { stored: 0, created: 0 };
   const { rows } = await db.query<{ stored: number; created: number }>(
     `WITH input AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::jsonb[])
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
          AS t(event_id, event_type, tenant_id, environment, occurred_at, data)
      ), stored AS (
-       -- Only events some webhook wants are kept: most data.* events have no subscriber, and
-       -- their payloads (up to hundreds of KB) would be written again for nothing.
        INSERT INTO events (event_id, event_type, tenant_id, environment, occurred_at, data)
-       SELECT i.event_id, i.event_type, i.tenant_id, i.environment, i.occurred_at, i.data FROM input i
+       SELECT i.event_id, i.event_type, i.tenant_id, i.environment, i.occurred_at, i.data::jsonb FROM input i
         WHERE EXISTS (SELECT 1 FROM webhooks w
                        WHERE w.tenant_id = i.tenant_id AND w.environment = i.environment AND w.active AND w.deleted_at IS NULL AND i.event_type = ANY (w.events))
        ON CONFLICT (event_id) DO NOTHING
@@ -32,12 +48,12 @@ export async function ingestEvents(db: Database, events: DomainEvent[]): Promise
      )
      SELECT (SELECT count(*)::int FROM stored) AS stored, (SELECT count(*)::int FROM created) AS created`,
     [
-      events.map((e) => e.event_id),
-      events.map((e) => e.event_type),
-      events.map((e) => e.tenant_id),
-      events.map((e) => e.environment),
-      events.map((e) => e.occurred_at),
-      events.map((e) => JSON.stringify(e.data)),
+      kept.map((e) => e.event_id),
+      kept.map((e) => e.event_type),
+      kept.map((e) => e.tenant_id),
+      kept.map((e) => e.environment),
+      kept.map((e) => e.occurred_at),
+      kept.map(dataJsonOf),
     ],
   );
   return rows[0]!;

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { webhooks } from '@mp/contracts';
 import { createPgDatabase, migrate, type Database } from '@mp/db';
-import { NatsTransport, type DomainEvent, type EventType } from '@mp/events';
+import { NatsTransport, outgoing, type DomainEvent, type EventType } from '@mp/events';
 import { createClient, type CallerContext, type PromiseClient } from '@mp/grpc';
 import { newId, newMasterKey } from '@mp/kit';
 import { connect } from 'nats';
@@ -83,7 +83,7 @@ export async function startTestWebhooks(opts: Partial<WebhooksServiceOptions> = 
         occurred_at: new Date().toISOString(),
         data,
       };
-      await transport.publish(event);
+      await transport.publish(outgoing(event));
       return event;
     },
     sql: (text, params = []) => queryTestDatabase(db.url, text, params),
