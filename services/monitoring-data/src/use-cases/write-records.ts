@@ -45,9 +45,9 @@ export async function writeRecords(deps: DataDeps, req: monitoringData.WriteReco
   deps.knownPoints.remember(stored.records.map((r) => r.point.id));
   deps.relay.kick();
   return {
-    dataId: stored.records.map((r) => r.id),
+    dataId: stored.ids,
     status: stored.records.map((r) => r.status),
-    measuredAt: stored.records.map((r) => formatMeasuredAt(r.ms, r.offset)),
+    measuredAt: stored.measuredAt,
     totalCount: stored.records.length,
     abnormalCount: stored.abnormalCount,
   };
