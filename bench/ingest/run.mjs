@@ -10,8 +10,9 @@
 // records. The data-write and request limits are raised for the run (MP_LIMIT_* settings).
 //
 // Topology (BENCH_TOPOLOGY): `split` (default) runs the data path as it is deployed to scale —
-// a gateway process and a monitoring-data process of their own (services/*/dist/main.js, as the
-// Helm chart runs them), next to a process holding identity, projects and webhooks (and their
+// a gateway process and BENCH_DATA_REPLICAS (1) monitoring-data replicas of their own
+// (services/*/dist/main.js, as the Helm chart runs them; the gateway spreads calls over the
+// replicas round robin), next to a process holding identity, projects and webhooks (and their
 // relays); `one` drives the single-process embedded launcher instead.
 //
 // Options (environment): BENCH_LEVELS=1,4,8  BENCH_REQUESTS=60 (writes per level)  BENCH_POINTS=200
@@ -37,6 +38,7 @@ const POINTS = Number(process.env.BENCH_POINTS ?? 200);
 const PER_REQUEST = 1000;
 const SERIES_RECORDS = 1_000_000;
 const TOPOLOGY = process.env.BENCH_TOPOLOGY ?? 'split';
+const DATA_REPLICAS = Number(process.env.BENCH_DATA_REPLICAS ?? 1);
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -61,13 +63,16 @@ const postgres = () => {
 const platformStat = () => children.map((c) => procStat(c.pid)).reduce((a, b) => ({ rssMb: a.rssMb + b.rssMb, cpuS: a.cpuS + b.cpuS }), { rssMb: 0, cpuS: 0 });
 const loadStart = loadavg().map((x) => x.toFixed(1)).join(' ');
 const db = await createTestDatabase();
+// BENCH_PG_SOCKET=1: the platform and the baseline reach PostgreSQL over its Unix socket instead
+// of TCP on loopback (as a database on the same host would be configured).
+const dbUrl = process.env.BENCH_PG_SOCKET === '1' ? `${db.url}?host=/var/run/postgresql` : db.url;
 const stream = createTestStream();
 const tls = await createSelfSignedCertificate();
 const dataDir = mkdtempSync(join(tmpdir(), 'mp-bench-'));
 const env = {
   ...process.env,
   BENCH_TLS: JSON.stringify({ cert: tls.cert, key: tls.key }),
-  MP_DATABASE_URL: db.url,
+  MP_DATABASE_URL: dbUrl,
   MP_NATS_URL: stream.url,
   MP_NATS_STREAM: stream.stream,
   MP_NATS_SUBJECT_PREFIX: stream.subjectPrefix,
@@ -133,7 +138,8 @@ try {
         c.once('exit', (code) => reject(new Error(`${dir} exited with ${code}`)));
       });
     };
-    const mdPort = await service('monitoring-data', { MP_MONITORING_DATA_GRPC_PORT: '0', MP_PROJECTS_ADDR: `127.0.0.1:${info.ports.projects}` }, (r) => r.port);
+    const mdPorts = [];
+    for (let i = 0; i < DATA_REPLICAS; i++) mdPorts.push(await service('monitoring-data', { MP_MONITORING_DATA_GRPC_PORT: '0', MP_PROJECTS_ADDR: `127.0.0.1:${info.ports.projects}` }, (r) => r.port));
     const gwUrl = await service(
       'gateway',
       {
@@ -142,7 +148,7 @@ try {
         MP_IDENTITY_ADDR: `127.0.0.1:${info.ports.identity}`,
         MP_PROJECTS_ADDR: `127.0.0.1:${info.ports.projects}`,
         MP_WEBHOOKS_ADDR: `127.0.0.1:${info.ports.webhooks}`,
-        MP_MONITORING_DATA_ADDR: `127.0.0.1:${mdPort}`,
+        MP_MONITORING_DATA_ADDR: mdPorts.map((p) => `127.0.0.1:${p}`).join(','),
       },
       (r) => r.baseUrl,
     );
@@ -168,7 +174,7 @@ try {
   const keyRes = await call('POST', '/api-keys', { name: 'bench', permissions: ['project:read', 'project:write', 'data:read', 'data:write'] }, { authorization: `Bearer ${login.body.data.access_token}` });
   const key = { 'x-api-key': keyRes.body.data.key };
   const project = (await call('POST', '/projects', { name: 'Benchmark tunnel', number: 'BENCH-1', start_date: '2020-01-01' }, key)).body.data;
-  const sql = new pg.Pool({ connectionString: db.url, max: 8 });
+  const sql = new pg.Pool({ connectionString: dbUrl, max: 8 });
   const tenantId = (await sql.query('SELECT tenant_id FROM projects.projects WHERE id = $1', [project.id])).rows[0].tenant_id;
   const caller = { requestId: 'req_bench', tenantId, environment: 'live', principalId: 'key_bench', principalType: 'api_key', permissions: [] };
   const pc = createClient(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${info.ports.projects}`);
@@ -253,7 +259,7 @@ try {
   // migrations in another schema), same partitions, same multi-row INSERT … unnest, 1,000 rows
   // per statement, at each concurrency level; the fastest is the baseline.
   const best = results.reduce((a, b) => (b.recordsPerS > a.recordsPerS ? b : a));
-  const raw = createPgDatabase({ url: db.url, schema: 'bench_raw', max: Math.max(...LEVELS) });
+  const raw = createPgDatabase({ url: dbUrl, schema: 'bench_raw', max: Math.max(...LEVELS) });
   await migrate(raw, 'bench_raw', monitoringDataMigrations);
   for (let m = 0; m < 12; m++) {
     const from = new Date(Date.UTC(2026, m, 1)).toISOString();
@@ -344,7 +350,7 @@ try {
   console.log(`## Ingestion benchmark — ${new Date().toISOString().slice(0, 10)}`);
   console.log('');
   console.log(`Machine: ${cpus().length} × ${cpuModel}, ${Math.round(totalmem() / 2 ** 30)} GB RAM, Node ${process.version}, ${execFileSync('psql', ['--version']).toString().trim()}, nats-server ${execFileSync('nats-server', ['--version']).toString().trim().replace(/^nats-server: /, '')}.`);
-  console.log(`Topology: ${TOPOLOGY === 'split' ? 'gateway, monitoring-data, and identity + projects + webhooks in three processes' : 'one process (embedded launcher)'}.`);
+  console.log(`Topology: ${TOPOLOGY === 'split' ? `gateway, ${DATA_REPLICAS} monitoring-data replica${DATA_REPLICAS > 1 ? 's' : ''}, and identity + projects + webhooks, each a process` : 'one process (embedded launcher)'}.`);
   console.log(`Writes of ${PER_REQUEST} records (${POINTS} points × ${PER_REQUEST / POINTS} epochs, coordinates only: displacements derived, abrupt-change and precision rules on), ${REQUESTS} writes per level, through HTTPS → gateway → gRPC → monitoring-data → PostgreSQL, each with its data.created (and data.abnormal) in the outbox, published to JetStream and consumed by the webhooks service.`);
   console.log('');
   console.log('| concurrency | records/s (responses) | records/s (until every event published) | p50 ms | p99 ms | platform RSS peak MB | CPU cores: platform / PostgreSQL / load generator |');

@@ -28,8 +28,8 @@ export function createPgDatabase(opts: PgOptions): Database {
   // the pool drops it and the next query reconnects.
   pool.on('error', () => undefined);
 
-  const run: Queryable['query'] = async (sql, params) => {
-    const r = await pool.query(sql, params as unknown[]);
+  const run: Queryable['query'] = async (sql, params, qo) => {
+    const r = await pool.query(qo?.prepare ? { name: qo.prepare, text: sql, values: params as unknown[] } : { text: sql, values: params as unknown[] });
     return { rows: r.rows, rowCount: r.rowCount ?? 0 };
   };
 
@@ -44,8 +44,8 @@ export function createPgDatabase(opts: PgOptions): Database {
       try {
         await client.query('BEGIN');
         const tx: Queryable = {
-          query: async (sql, params) => {
-            const r = await client.query(sql, params as unknown[]);
+          query: async (sql, params, qo) => {
+            const r = await client.query(qo?.prepare ? { name: qo.prepare, text: sql, values: params as unknown[] } : { text: sql, values: params as unknown[] });
             return { rows: r.rows, rowCount: r.rowCount ?? 0 };
           },
         };

@@ -1,6 +1,15 @@
 /** The part of a database connection that runs statements; a transaction is one too. */
 export interface Queryable {
-  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number }>;
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<{ rows: R[]; rowCount: number }>;
+}
+
+export interface QueryOptions {
+  /**
+   * Prepare the statement once per connection under this name and reuse its plan (PostgreSQL;
+   * ignored by PGlite). For hot statements whose planning costs more than their execution, such
+   * as probes and inserts on the partitioned data table. One name, one SQL text.
+   */
+  prepare?: string;
 }
 
 /**

@@ -61,6 +61,17 @@ describe.each([
     expect(rows[0]!.n).toBe(1);
   });
 
+  it('runs a prepared (named) statement again and again, in and out of transactions', async () => {
+    const sql = 'SELECT n * $1::int AS v FROM items WHERE id = $2';
+    for (const k of [2, 3, 4]) expect((await db.query<{ v: number }>(sql, [k, 'a'], { prepare: 'test_times' })).rows).toEqual([{ v: k }]);
+    const inTx = await db.transaction(async (tx) => {
+      await tx.query('INSERT INTO items (id, n) VALUES ($1, $2)', ['p', 5]);
+      return (await tx.query<{ v: number }>(sql, [10, 'p'], { prepare: 'test_times' })).rows;
+    });
+    expect(inTx).toEqual([{ v: 50 }]);
+    await db.query('DELETE FROM items WHERE id = $1', ['p']);
+  });
+
   it('reports unique violations with code 23505', async () => {
     await expect(db.query('INSERT INTO items (id, n) VALUES ($1, $2)', ['a', 9])).rejects.toMatchObject({ code: '23505' });
   });

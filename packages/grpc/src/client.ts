@@ -11,12 +11,26 @@ export type PromiseClient<S> = {
 
 type GeneratedClientCtor = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object) => Client;
 
+const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+
+/**
+ * `127.0.0.1:1,127.0.0.1:2` → `ipv4:127.0.0.1:1,127.0.0.1:2` (grpc-js's static list of IPv4
+ * addresses); anything else as given (use `dns:///name:port` for names with several addresses).
+ */
+export function targetOf(address: string): string {
+  if (!address.includes(',') || /^[a-z0-9+.-]+:\/\//i.test(address) || /^(ipv4|ipv6|dns|unix):/.test(address)) return address;
+  return `ipv4:${address}`;
+}
+
 /**
  * Wraps a ts-proto generated client: every call gets the caller context as metadata, a deadline,
  * and failures come back as DomainError with the service's six-digit code.
  */
 export function createClient<S>(Ctor: GeneratedClientCtor, definition: ServiceDefinition, address: string, opts: { deadlineMs?: number } = {}): PromiseClient<S> {
-  const client = new Ctor(address, credentials.createInsecure(), {
+  const client = new Ctor(targetOf(address), credentials.createInsecure(), {
+    // Calls are spread over every address the target resolves to: the replicas behind a
+    // Kubernetes headless service (dns:///monitoring-data:50053), or a list `host:port,host:port`.
+    'grpc.service_config': ROUND_ROBIN,
     'grpc.keepalive_time_ms': 30_000,
     'grpc.max_receive_message_length': 16 * 1024 * 1024,
   }) as unknown as Record<string, (...args: unknown[]) => unknown> & Client;

@@ -76,3 +76,43 @@ describe('gRPC helpers', () => {
     expect(err.code).toBe('503002');
   });
 });
+
+describe('gRPC client over several replicas', () => {
+  it('spreads calls round robin over a list of addresses, and keeps calling the rest when one stops', async () => {
+    const calls = [0, 0];
+    const replica = (i: number) =>
+      startGrpcServer({
+        port: 0,
+        logger,
+        services: [
+          bindService<projects.ProjectsServer>('mp.projects.Projects', projects.ProjectsService, {
+            async createProject() {
+              throw new Error('not used');
+            },
+            async getProject(req) {
+              calls[i]!++;
+              return { id: req.id, number: `N-${i}`, name: `replica ${i}`, status: 'not_started', createdAt: 'a', updatedAt: 'b', version: 1 };
+            },
+            async listProjects() {
+              return { items: [] };
+            },
+          }),
+        ],
+      });
+    const servers = await Promise.all([replica(0), replica(1)]);
+    const client = createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, servers.map((s) => `127.0.0.1:${s.port}`).join(','));
+    try {
+      for (let i = 0; i < 20; i++) await client.getProject({ id: 'prj_1' }, ctx);
+      expect(calls[0]).toBeGreaterThanOrEqual(8);
+      expect(calls[1]).toBeGreaterThanOrEqual(8);
+      expect(calls[0]! + calls[1]!).toBe(20);
+      await servers[0]!.stop();
+      const before = calls[1]!;
+      for (let i = 0; i < 5; i++) expect((await client.getProject({ id: 'prj_1' }, ctx)).name).toBe('replica 1');
+      expect(calls[1]).toBe(before + 5);
+    } finally {
+      client.close();
+      await Promise.all(servers.map((s) => s.stop().catch(() => undefined)));
+    }
+  });
+});

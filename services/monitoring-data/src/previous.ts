@@ -40,6 +40,7 @@ export async function loadPrevious(db: Queryable, records: CheckedRecord[]): Pro
           WHERE d.point_id = r.point_id AND d.measured_at <= r.until AND d.quality_flag <> 'invalid'
           ORDER BY d.measured_at DESC LIMIT 1) d`,
     [ids, ids.map((id) => new Date(span.get(id)!.max).toISOString())],
+    { prepare: 'md_previous' },
   );
   for (const row of rows) {
     const m = toMeasurement(row);

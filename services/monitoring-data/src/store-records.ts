@@ -55,6 +55,7 @@ export async function insertRecords(tx: Queryable, scope: Scope, records: Checke
          AS u(id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status)
      ON CONFLICT (point_id, measured_at) DO NOTHING`,
     [scope.tenantId, scope.environment, scope.projectId, opts.batchId, opts.now, ...[ids, pointIds, at, offsets, cols.x, cols.y, cols.z, cols.dx, cols.dy, cols.dz, statuses].map(arrayLiteral)],
+    { prepare: 'md_insert_records' },
   );
   if (rowCount === n) return [];
   // Some were already there: find which, by the rows holding their (point, instant) under another id.
