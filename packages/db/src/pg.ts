@@ -16,6 +16,22 @@ export interface PgOptions {
 }
 
 export function createPgDatabase(opts: PgOptions): Database {
+  const reserved: Database[] = [];
+  const db = openPool(opts, (max) => {
+    const child = createPgDatabase({ ...opts, max, applicationName: `${opts.applicationName ?? opts.schema}-reserved` });
+    reserved.push(child);
+    return child;
+  });
+  return {
+    ...db,
+    async close() {
+      await Promise.all(reserved.splice(0).map((r) => r.close()));
+      await db.close();
+    },
+  };
+}
+
+function openPool(opts: PgOptions, reserve: (max: number) => Database): Database {
   if (!/^[a-z_][a-z0-9_]*$/.test(opts.schema)) throw new Error(`invalid schema name ${opts.schema}`);
   const pool = new pg.Pool({
     connectionString: opts.url,
@@ -35,6 +51,7 @@ export function createPgDatabase(opts: PgOptions): Database {
 
   return {
     kind: 'pg',
+    reserve,
     query: run,
     async exec(sql) {
       await pool.query(sql);

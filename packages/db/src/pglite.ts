@@ -61,15 +61,17 @@ export async function createPgliteDatabase(opts: PgliteOptions): Promise<Databas
   });
   const direct = toQueryable(db);
 
-  return {
+  const database: Database = {
     kind: 'pglite',
     query: direct.query,
     async exec(sql) {
       await db.exec(sql);
     },
     transaction: (fn) => db.transaction((tx) => fn(toQueryable(tx))),
+    reserve: () => database,
     async close() {
       await db.close();
     },
   };
+  return database;
 }

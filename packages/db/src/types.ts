@@ -22,6 +22,13 @@ export interface Database extends Queryable {
   /** Runs several statements separated by semicolons (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
+  /**
+   * The same database through connections of its own (at most `max`), for a background loop such
+   * as the outbox relay: with API writes holding every pooled connection, a relay sharing the pool
+   * would queue behind them and events would wait. Closed with this database. PGlite has a single
+   * connection and returns itself.
+   */
+  reserve(max: number): Database;
   readonly kind: 'pg' | 'pglite';
 }
 

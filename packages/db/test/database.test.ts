@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPgDatabase, createPgliteDatabase, migrate, splitStatements, type Database, type Migration } from '@mp/db';
-import { createTestDatabase, type TestDatabase } from '@mp/testing';
+import { createTestDatabase, queryTestDatabase, type TestDatabase } from '@mp/testing';
 
 const migrations: Migration[] = [
   { id: '001_items', sql: "CREATE TABLE items (id text PRIMARY KEY, n integer NOT NULL, at timestamptz NOT NULL DEFAULT now(), note text DEFAULT 'a;b');" },
@@ -80,5 +80,33 @@ describe.each([
 describe('splitStatements', () => {
   it('splits on semicolons outside quotes, dollar quotes and comments', () => {
     expect(splitStatements("SELECT 'a;b'; SELECT $$x;y$$; -- c;d\nSELECT 3")).toEqual(["SELECT 'a;b'", 'SELECT $$x;y$$', 'SELECT 3']);
+  });
+});
+
+describe('reserved connections (PostgreSQL)', () => {
+  it('answers on its own connections while every pooled one is held, and closes with the database', async () => {
+    const tdb = await createTestDatabase();
+    const db = createPgDatabase({ url: tdb.url, schema: 'svc', max: 1 });
+    try {
+      const reserved = db.reserve(1);
+      let release!: () => void;
+      const held = db.transaction(() => new Promise<void>((r) => (release = r)));
+      await new Promise((r) => setTimeout(r, 50));
+      // The only pooled connection is in the transaction; a pooled query would wait for it.
+      let pooledDone = false;
+      const pooled = db.query('SELECT 1 AS v').then(() => (pooledDone = true));
+      const { rows } = await reserved.query<{ v: number }>('SELECT 2 AS v');
+      expect(rows).toEqual([{ v: 2 }]);
+      expect(pooledDone).toBe(false);
+      release();
+      await held;
+      await pooled;
+      expect(pooledDone).toBe(true);
+      const names = await queryTestDatabase<{ n: string }>(tdb.url, "SELECT application_name AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'svc%' ORDER BY 1");
+      expect(names.map((r) => r.n)).toEqual(['svc', 'svc-reserved']);
+    } finally {
+      await db.close();
+      await tdb.drop();
+    }
   });
 });
