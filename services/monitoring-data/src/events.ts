@@ -83,10 +83,11 @@ export function dataCreatedJson(project: ProjectInfo, records: readonly CheckedR
     let values = '';
     for (const k of VALUE_KEYS) {
       const v = r[k];
-      if (v !== null) values += `${values ? ',' : ''}"${k}":${JSON.stringify(v)}`;
+      // A finite number's JSON is its String() (NaN and ±Infinity never reach a record).
+      if (v !== null) values += `${values ? ',' : ''}"${k}":${v}`;
     }
     if (r.status !== 'normal') abnormal++;
-    out += `${i ? ',' : ''}{"data_id":${JSON.stringify(ids[i])},${point},"measured_at":"${measuredAt[i]}","values":{${values}},"status":"${r.status}","quality_flag":${flag}}`;
+    out += `${i ? ',' : ''}{"data_id":"${ids[i]}",${point},"measured_at":"${measuredAt[i]}","values":{${values}},"status":"${r.status}","quality_flag":${flag}}`;
   }
   return { json: `${out}],"total_count":${records.length},"abnormal_count":${abnormal}}`, abnormalCount: abnormal };
 }

@@ -115,8 +115,7 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
       continue;
     }
     const v = { x: num(cols.x[i]), y: num(cols.y[i]), z: num(cols.z[i]), dx: num(cols.dx[i]), dy: num(cols.dy[i]), dz: num(cols.dz[i]) };
-    const given = [...COORDS, ...DISPLACEMENTS].filter((k) => v[k] !== null);
-    if (given.length === 0) {
+    if (v.x === null && v.y === null && v.z === null && v.dx === null && v.dy === null && v.dz === null) {
       f('422101', 'values', 'values holds none of x, y, z (coordinates, m) or dx, dy, dz (displacements, mm).', 'Send at least one coordinate or displacement.');
       continue;
     }
@@ -151,7 +150,7 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
         continue;
       }
     }
-    const precisionFailure = checkPrecision(v, given, num(cols.precision[i]), point);
+    const precisionFailure = checkPrecision(v, num(cols.precision[i]), point);
     if (precisionFailure) {
       f('422205', precisionFailure.field, precisionFailure.detail);
       continue;
@@ -179,12 +178,14 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
       continue;
     }
     seen.set(key, i);
-    ok.push({ index: i, point, ms: at.ms, offset: at.offset, ...v, ...d, status: statusOf(d, point) });
+    ok.push({ index: i, point, ms: at.ms, offset: at.offset, x: v.x, y: v.y, z: v.z, dx: d.dx, dy: d.dy, dz: d.dz, status: statusOf(d, point) });
   }
   return { ok, failures };
 }
 
-function checkPrecision(v: Record<string, number | null>, given: readonly string[], stated: number | null, point: PointInfo): { field: string; detail: string } | null {
+const VALUE_KEYS = [...COORDS, ...DISPLACEMENTS];
+
+function checkPrecision(v: Record<string, number | null>, stated: number | null, point: PointInfo): { field: string; detail: string } | null {
   const required = point.precision;
   if (required === null || required <= 0) return null;
   if (stated !== null) {
@@ -196,12 +197,21 @@ function checkPrecision(v: Record<string, number | null>, given: readonly string
   // three non-zero values and every one of them is at least 100 times coarser than required
   // (e.g. metres to one decimal for millimetre precision): a correct record looks like that about
   // once in a million. Clients that need the rule for every record state `precision`.
-  const informative = given.filter((k) => v[k] !== 0);
-  if (informative.length < 3) return null;
+  let informative = 0;
+  for (const k of VALUE_KEYS) if (v[k] !== null && v[k] !== 0) informative++;
+  if (informative < 3) return null;
+  // One value finer than the bound clears the record: usually the first one looked at.
+  const bound = required * 100 * (1 - 1e-9);
   let finest = Infinity;
-  for (const k of informative) finest = Math.min(finest, resolutionOf(v[k]!) * (k.startsWith('d') ? 1 : 1000));
-  if (finest < required * 100 * (1 - 1e-9)) return null;
-  return { field: `values.${informative[0]}`, detail: `The values are given to ${finest} mm; point ${point.id} requires ${required} mm or finer.` };
+  let first: string | null = null;
+  for (const k of VALUE_KEYS) {
+    const value = v[k];
+    if (value === null || value === 0) continue;
+    first ??= k;
+    finest = Math.min(finest, resolutionOf(value) * (k.startsWith('d') ? 1 : 1000));
+    if (finest < bound) return null;
+  }
+  return { field: `values.${first}`, detail: `The values are given to ${finest} mm; point ${point.id} requires ${required} mm or finer.` };
 }
 
 export function statusOf(d: Record<'dx' | 'dy' | 'dz', number | null>, point: Pick<PointInfo, 'warning' | 'alarm'>): Status {
