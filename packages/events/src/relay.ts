@@ -1,4 +1,4 @@
-import type { Database } from '@mp/db';
+import { ASYNC_COMMIT_SQL, type Database } from '@mp/db';
 import type { Logger } from '@mp/kit';
 import type { EventType } from './catalogue.js';
 import type { OutgoingEvent } from './envelope.js';
@@ -112,10 +112,14 @@ export class OutboxRelay {
   private async dispatchBatch(): Promise<number> {
     const { transport } = this.opts;
     return this.db.transaction(async (tx) => {
+      // The marks commit without waiting for the disk: one forgotten in a crash republishes its
+      // event, which JetStream (Nats-Msg-Id) and the consumers (event_id) de-duplicate.
       const { rows } = await tx.query<OutboxRow>(
-        `SELECT seq, event_id, event_type, tenant_id, environment, occurred_at, data::text AS data, traceparent
-           FROM outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        `WITH ${ASYNC_COMMIT_SQL}
+         SELECT seq, event_id, event_type, tenant_id, environment, occurred_at, data::text AS data, traceparent
+           FROM outbox, async_commit WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE OF outbox SKIP LOCKED`,
         [this.batchSize],
+        { prepare: 'outbox_claim' },
       );
       if (rows.length === 0) return 0;
       // Publish in order; JetStream acks each. Concurrency within a batch keeps throughput up.

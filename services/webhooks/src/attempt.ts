@@ -1,5 +1,4 @@
-import type { Queryable } from '@mp/db';
-import { ASYNC_COMMIT_SQL } from './async-commit.js';
+import { ASYNC_COMMIT_SQL, type Queryable } from '@mp/db';
 import type { WebhooksDeps } from './deps.js';
 import { signatureHeaders } from './delivery/sign.js';
 import { sendWebhook, type AttemptResult } from './delivery/send.js';

@@ -1,9 +1,8 @@
-import type { Queryable } from '@mp/db';
 import type { Logger } from '@mp/kit';
 import type { WebhooksDeps } from './deps.js';
 import { sendAttempt, type ClaimedDelivery } from './attempt.js';
 import { AttemptRecorder } from './attempt-recorder.js';
-import { ASYNC_COMMIT_SQL } from './async-commit.js';
+import { ASYNC_COMMIT_SQL, type Queryable } from '@mp/db';
 import { SIGNING_SECRET_SQL } from './webhook-row.js';
 
 export interface WorkerOptions {
