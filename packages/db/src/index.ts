@@ -2,4 +2,5 @@ export * from './types.js';
 export * from './pg.js';
 export * from './pglite.js';
 export * from './migrate.js';
+export * from './idempotency.js';
 export * from './async-commit.js';

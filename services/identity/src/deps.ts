@@ -1,6 +1,6 @@
 import type { Database } from '@mp/db';
 import type { OutboxRelay } from '@mp/events';
-import type { Clock, Logger } from '@mp/kit';
+import type { Clock, Logger, SecretBox } from '@mp/kit';
 import type { SigningKeys } from './signing-keys.js';
 
 /** Token and sign-in policy, taken from configuration once at start. */
@@ -20,5 +20,7 @@ export interface IdentityDeps {
   logger: Logger;
   clock: Clock;
   keys: SigningKeys;
+  /** The master key's box: seals the signing keys and the replayable response of a created API key. */
+  secrets: SecretBox;
   settings: IdentitySettings;
 }

@@ -1,4 +1,4 @@
-import type { Migration } from '@mp/db';
+import { idempotencyMigration, type Migration } from '@mp/db';
 import { outboxMigration } from '@mp/events';
 
 export const SCHEMA = 'identity';
@@ -6,6 +6,8 @@ export const SCHEMA = 'identity';
 export const migrations: Migration[] = [
   // The outbox is there from the start so identity can raise domain events without a reshuffle.
   outboxMigration,
+  // Idempotency-Key of POST /api-keys (ADR 0012).
+  idempotencyMigration,
   {
     id: '001_identity',
     sql: `

@@ -1,4 +1,4 @@
-import type { Database } from '@mp/db';
+import { purgeIdempotencyKeys, type Database } from '@mp/db';
 import { OutboxRelay, type EventTransport } from '@mp/events';
 import { startGrpcServer } from '@mp/grpc';
 import { SecretBox, systemClock, type Clock, type Logger } from '@mp/kit';
@@ -52,7 +52,8 @@ const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
  */
 export async function startIdentityService(opts: IdentityServiceOptions): Promise<RunningIdentityService> {
   const clock = opts.clock ?? systemClock;
-  const keys = new SigningKeys(opts.db, new SecretBox(opts.secretsKey), clock);
+  const secrets = new SecretBox(opts.secretsKey);
+  const keys = new SigningKeys(opts.db, secrets, clock);
   await keys.ensureActive();
   const admin = await ensureFirstAdmin(
     { db: opts.db, clock },
@@ -69,6 +70,7 @@ export async function startIdentityService(opts: IdentityServiceOptions): Promis
     logger: opts.logger,
     clock,
     keys,
+    secrets,
     settings: {
       issuer: opts.config.MP_JWT_ISSUER,
       audience: opts.config.MP_JWT_AUDIENCE,
@@ -87,14 +89,15 @@ export async function startIdentityService(opts: IdentityServiceOptions): Promis
 
   // Expired refresh tokens, codes and consent forms are refused by their expiry alone; their rows
   // only take space. Used codes are kept a day past expiry, so a replayed code still revokes what
-  // it issued (RFC 6749 §4.1.2).
+  // it issued (RFC 6749 §4.1.2). Idempotency keys past their 24 h go with them (ADR 0012).
   const prune = setInterval(() => {
     const cutoff = new Date(clock.now().getTime() - 86_400_000).toISOString();
     Promise.all([
       opts.db.query('DELETE FROM refresh_tokens WHERE expires_at < $1', [cutoff]),
       opts.db.query('DELETE FROM oauth_codes WHERE expires_at < $1', [cutoff]),
       opts.db.query('DELETE FROM oauth_requests WHERE expires_at < $1', [cutoff]),
-    ]).catch((err: unknown) => opts.logger.warn({ err }, 'pruning expired tokens failed'));
+      purgeIdempotencyKeys(opts.db, clock.now()),
+    ]).catch((err: unknown) => opts.logger.warn({ err }, 'pruning expired tokens and idempotency keys failed'));
   }, PRUNE_INTERVAL_MS);
   prune.unref();
 

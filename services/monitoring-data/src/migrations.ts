@@ -1,10 +1,12 @@
-import type { Migration } from '@mp/db';
+import { idempotencyMigration, type Migration } from '@mp/db';
 import { outboxMigration } from '@mp/events';
 
 export const SCHEMA = 'monitoring_data';
 
 export const migrations: Migration[] = [
   outboxMigration,
+  // Idempotency-Key of the data write and the batch upload (ADR 0012).
+  idempotencyMigration,
   {
     id: '001_data_records',
     sql: `

@@ -5,6 +5,8 @@ export const SCHEMA = 'projects';
 
 export const migrations: Migration[] = [
   outboxMigration,
+  // idempotency_keys is made by 002 below, written before @mp/db had idempotencyMigration; the
+  // shared createOnce uses it as it is, so that migration is not listed here.
   {
     id: '001_projects',
     sql: `

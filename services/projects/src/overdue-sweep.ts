@@ -1,7 +1,6 @@
-import type { Database } from '@mp/db';
+import { purgeIdempotencyKeys, type Database } from '@mp/db';
 import type { Clock, Logger } from '@mp/kit';
 import { emit } from './events.js';
-import { purgeIdempotencyKeys } from './idempotency.js';
 
 interface FlaggedTask {
   id: string;

@@ -1,6 +1,6 @@
+import { purgeIdempotencyKeys } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
-import { purgeIdempotencyKeys } from '../src/idempotency.js';
 import { expectRefused, startTestProjects, type TestProjects } from './support/harness.js';
 
 // Idempotency-Key on creating writes: the same key and request within 24 h returns the first

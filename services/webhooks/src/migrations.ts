@@ -1,8 +1,10 @@
-import type { Migration } from '@mp/db';
+import { idempotencyMigration, type Migration } from '@mp/db';
 
 export const SCHEMA = 'webhooks';
 
 export const migrations: Migration[] = [
+  // Idempotency-Key of POST /webhooks (ADR 0012).
+  idempotencyMigration,
   {
     id: '001_webhooks',
     sql: `

@@ -1,4 +1,5 @@
 import type { identity } from '@mp/contracts';
+import { createOnce, type Queryable } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { newId, sha256Hex } from '@mp/kit';
@@ -32,7 +33,9 @@ function checkExpiry(value: string | undefined, now: Date): string | null {
 
 /**
  * Creates an API key in the caller's tenant and environment. The value is returned here once;
- * only its SHA-256 is stored (it has ~190 bits of entropy, so a fast hash is enough).
+ * only its SHA-256 is stored (it has ~190 bits of entropy, so a fast hash is enough). With an
+ * Idempotency-Key the response is replayed for 24 h, value included: the replay table holds it
+ * sealed with the master key, never in plain text (ADR 0012).
  */
 export async function createApiKey(deps: IdentityDeps, req: identity.CreateApiKeyRequest, ctx: CallerContext): Promise<identity.ApiKeyCreated> {
   requireCaller(ctx);
@@ -49,28 +52,31 @@ export async function createApiKey(deps: IdentityDeps, req: identity.CreateApiKe
   const expiresAt = checkExpiry(req.expiresAt, now);
 
   const key = newApiKeyValue(ctx.environment);
-  const { rows } = await deps.db.query<ApiKeyRow>(
-    `INSERT INTO api_keys (id, tenant_id, environment, name, prefix, key_hash, permissions, created_by, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-     RETURNING id, tenant_id, environment, name, prefix, key_hash, permissions, created_by, created_at, expires_at, revoked_at, last_used_at, rolled_at,
-               NULL::timestamptz AS previous_expires_at`,
-    [
-      newId('apiKey'),
-      ctx.tenantId,
-      ctx.environment,
-      name,
-      key.slice(0, DISPLAY_PREFIX_LENGTH),
-      sha256Hex(key),
-      permissions,
-      ctx.principalId,
-      now.toISOString(),
-      expiresAt,
-    ],
-  );
-  const row = rows[0]!;
-  deps.logger.info(
-    { key_id: row.id, tenant_id: row.tenant_id, environment: row.environment, created_by: ctx.principalId, request_id: ctx.requestId },
-    'api key created',
-  );
-  return { apiKey: toApiKey(row), key };
+  const insert = async (tx: Queryable): Promise<identity.ApiKeyCreated> => {
+    const { rows } = await tx.query<ApiKeyRow>(
+      `INSERT INTO api_keys (id, tenant_id, environment, name, prefix, key_hash, permissions, created_by, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       RETURNING id, tenant_id, environment, name, prefix, key_hash, permissions, created_by, created_at, expires_at, revoked_at, last_used_at, rolled_at,
+                 NULL::timestamptz AS previous_expires_at`,
+      [
+        newId('apiKey'),
+        ctx.tenantId,
+        ctx.environment,
+        name,
+        key.slice(0, DISPLAY_PREFIX_LENGTH),
+        sha256Hex(key),
+        permissions,
+        ctx.principalId,
+        now.toISOString(),
+        expiresAt,
+      ],
+    );
+    const row = rows[0]!;
+    deps.logger.info(
+      { key_id: row.id, tenant_id: row.tenant_id, environment: row.environment, created_by: ctx.principalId, request_id: ctx.requestId },
+      'api key created',
+    );
+    return { apiKey: toApiKey(row), key };
+  };
+  return createOnce(deps.db, now, ctx, 'CreateApiKey', req, insert, { sealer: deps.secrets });
 }

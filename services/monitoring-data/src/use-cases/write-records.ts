@@ -1,8 +1,9 @@
-import type { monitoringData } from '@mp/contracts';
+import { monitoringData } from '@mp/contracts';
+import { IdempotencyKey, type Queryable } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import type { DataDeps } from '../deps.js';
-import { storeWrite, validateWrite } from '../ingest.js';
+import { storeWrite, validateWrite, type StoredWrite } from '../ingest.js';
 import { formatMeasuredAt } from '../measured-at.js';
 import { requireId } from '../project-id.js';
 import { checkProjectAcceptsData, type RecordFailure } from '../record-rules.js';
@@ -17,7 +18,12 @@ export const MAX_RECORDS_PER_WRITE = 1000;
 
 const refuse = (f: RecordFailure) => new DomainError(f.code, { field: f.field, detail: f.detail, ...(f.suggestion ? { suggestion: f.suggestion } : {}) });
 
-/** All-or-nothing write: the first refused record (lowest index) refuses the request, and nothing is stored or emitted. */
+/**
+ * All-or-nothing write: the first refused record (lowest index) refuses the request, and nothing is
+ * stored or emitted. With an Idempotency-Key (ADR 0012) a repeat is answered with the first
+ * response before any check (its records are stored now, so the checks would judge it otherwise);
+ * the key row commits with the records, so a refused write leaves no key behind.
+ */
 export async function writeRecords(deps: DataDeps, req: monitoringData.WriteRecordsRequest, caller: CallerContext): Promise<monitoringData.WriteRecordsResult> {
   const projectId = requireId('project', req.projectId);
   const cols = req.records;
@@ -26,29 +32,34 @@ export async function writeRecords(deps: DataDeps, req: monitoringData.WriteReco
   if (n > MAX_RECORDS_PER_WRITE) {
     throw new DomainError('400003', { field: 'records', detail: `A write takes at most ${MAX_RECORDS_PER_WRITE} records; got ${n}.`, suggestion: 'Split the records into several requests, or upload them with POST /v3/projects/{project_id}/data/batches.' });
   }
+  // The request is hashed in its protobuf encoding: one pass over the columns, not key by key.
+  const once = IdempotencyKey.of(caller, 'WriteRecords', () => monitoringData.WriteRecordsRequest.encode(req).finish(), deps.clock.now());
+  const replayed = await once?.replay<monitoringData.WriteRecordsResult>(deps.db);
+  if (replayed) return replayed;
   const ctx = await deps.contexts.get(caller, projectId, cols.pointId, true);
   checkProjectAcceptsData(ctx);
   const now = deps.clock.now();
   const { ok, failures } = await validateWrite(deps, cols, ctx, now.getTime());
   if (failures.length) throw refuse(failures[0]!);
   await deps.partitions.ensureFor(ok.map((r) => r.ms));
-  const stored = await deps.db.transaction((tx) =>
-    storeWrite(deps, tx, caller, ctx, ok, {
+  // Set only when this request stored the records (not when a concurrent twin's response is replayed).
+  let stored = null as StoredWrite | null;
+  const store = async (tx: Queryable): Promise<monitoringData.WriteRecordsResult> => {
+    const write = await storeWrite(deps, tx, caller, ctx, ok, {
       now,
       batchId: null,
       onDuplicates: (dups) => {
         const first = dups.reduce((a, b) => (b.index < a.index ? b : a));
         throw refuse({ index: first.index, code: '409003', field: `records[${first.index}].measured_at`, detail: `Point ${first.point.id} already has a record at ${formatMeasuredAt(first.ms, first.offset)}.` });
       },
-    }),
-  );
-  deps.knownPoints.remember(stored.records.map((r) => r.point.id));
-  deps.relay.kick();
-  return {
-    dataId: stored.ids,
-    status: stored.records.map((r) => r.status),
-    measuredAt: stored.measuredAt,
-    totalCount: stored.records.length,
-    abnormalCount: stored.abnormalCount,
+    });
+    stored = write;
+    return { dataId: write.ids, status: write.records.map((r) => r.status), measuredAt: write.measuredAt, totalCount: write.records.length, abnormalCount: write.abnormalCount };
   };
+  const result = await (once ? once.run(deps.db, store) : deps.db.transaction(store));
+  if (stored) {
+    deps.knownPoints.remember(stored.records.map((r) => r.point.id));
+    deps.relay.kick();
+  }
+  return result;
 }

@@ -1,8 +1,8 @@
 import type { projects } from '@mp/contracts';
+import { createOnce } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
 import { projectFor, ROLES } from '../access.js';
 import type { ProjectsDeps } from '../deps.js';
-import { createOnce } from '../idempotency.js';
 import { MEMBER_COLUMNS, toMember, type MemberRow } from '../member-row.js';
 import { checkPhone } from '../people.js';
 import { checkEnum, checkId, checkText } from '../validation.js';
@@ -17,7 +17,7 @@ export async function addMember(deps: ProjectsDeps, req: projects.AddMemberReque
   const role = checkEnum(req.role, ROLES, 'role');
   const name = req.name !== undefined ? checkText(req.name, 'name', 1, 100) : null;
   const phone = req.phone !== undefined ? checkPhone(req.phone, 'phone') : null;
-  return createOnce(deps, ctx, 'AddMember', req, async (tx) => {
+  return createOnce(deps.db, deps.clock.now(), ctx, 'AddMember', req, async (tx) => {
     const project = await projectFor(tx, ctx, req.projectId, 'manage');
     const now = deps.clock.now().toISOString();
     const { rows } = await tx.query<MemberRow>(

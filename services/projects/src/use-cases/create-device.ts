@@ -1,10 +1,10 @@
 import type { projects } from '@mp/contracts';
+import { createOnce } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
 import type { ProjectsDeps } from '../deps.js';
 import { checkCalibration, duplicateSerial } from '../device-rules.js';
 import { DEVICE_COLUMNS, DEVICE_STATUSES, DEVICE_TYPES, toDevice, type DeviceRow } from '../device-row.js';
-import { createOnce } from '../idempotency.js';
 import { checkDate, checkEnum, checkOptionalText, checkText } from '../validation.js';
 
 /** POST /devices: serial number unique per tenant and environment. */
@@ -20,7 +20,7 @@ export async function createDevice(deps: ProjectsDeps, req: projects.CreateDevic
   checkCalibration(calibratedAt, dueAt);
   const description = checkOptionalText(req.description, 'description', 2000);
   try {
-    return await createOnce(deps, ctx, 'CreateDevice', req, async (tx) => {
+    return await createOnce(deps.db, deps.clock.now(), ctx, 'CreateDevice', req, async (tx) => {
       const now = deps.clock.now().toISOString();
       const { rows } = await tx.query<DeviceRow>(
         `INSERT INTO devices (id, tenant_id, environment, serial_number, name, model, type, manufacturer, status, calibrated_at, calibration_due_at, description, created_by, created_at, updated_at)

@@ -1,4 +1,5 @@
 import type { projects } from '@mp/contracts';
+import { createOnce } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
@@ -6,7 +7,6 @@ import { projectFor } from '../access.js';
 import { assertInside } from '../bounds.js';
 import type { ProjectsDeps } from '../deps.js';
 import { loadDevice } from '../device-row.js';
-import { createOnce } from '../idempotency.js';
 import { isUniqueViolation } from '../pg-errors.js';
 import { checkReference, checkThresholds } from '../point-rules.js';
 import { POINT_COLUMNS, SENSOR_TYPES, toPoint, type PointRow } from '../point-row.js';
@@ -24,7 +24,7 @@ export async function createPoint(deps: ProjectsDeps, req: projects.CreatePointR
   const precision = req.precision !== undefined ? checkNumber(req.precision, 'precision', { positive: true }) : null;
   const description = checkOptionalText(req.description, 'description', 2000);
   try {
-    return await createOnce(deps, ctx, 'CreatePoint', req, async (tx) => {
+    return await createOnce(deps.db, deps.clock.now(), ctx, 'CreatePoint', req, async (tx) => {
       const project = await projectFor(tx, ctx, req.projectId, 'write');
       assertInside(project.bounds, reference, 'reference');
       if (req.deviceId !== undefined) await loadDevice(tx, ctx, req.deviceId, { missing: '422104' });

@@ -1,11 +1,11 @@
 import type { projects } from '@mp/contracts';
+import { createOnce } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
 import { checkBounds } from '../bounds.js';
 import type { ProjectsDeps } from '../deps.js';
 import { emit } from '../events.js';
-import { createOnce } from '../idempotency.js';
 import { isUniqueViolation } from '../pg-errors.js';
 import { PROJECT_COLUMNS, toProject, type ProjectRow } from '../project-row.js';
 import { checkDate, checkOptionalText, checkText } from '../validation.js';
@@ -36,7 +36,7 @@ export async function createProject(deps: ProjectsDeps, req: projects.CreateProj
 
   const now = deps.clock.now().toISOString();
   try {
-    const project = await createOnce(deps, ctx, 'CreateProject', req, async (tx) => {
+    const project = await createOnce(deps.db, deps.clock.now(), ctx, 'CreateProject', req, async (tx) => {
       const { rows } = await tx.query<ProjectRow>(
         `INSERT INTO projects (id, tenant_id, environment, number, name, description, start_date, end_date, bounds, created_by, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ${PROJECT_COLUMNS}`,

@@ -1,4 +1,5 @@
 import type { projects } from '@mp/contracts';
+import { createOnce } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
@@ -6,7 +7,6 @@ import { projectFor } from '../access.js';
 import { assigneeIn } from '../assignee.js';
 import type { ProjectsDeps } from '../deps.js';
 import { emit } from '../events.js';
-import { createOnce } from '../idempotency.js';
 import { personIn } from '../people.js';
 import { TASK_COLUMNS, TASK_PRIORITIES, toTask, type TaskRow } from '../task-row.js';
 import { checkDateTime, checkEnum, checkOptionalText, checkText } from '../validation.js';
@@ -21,7 +21,7 @@ export async function createTask(deps: ProjectsDeps, req: projects.CreateTaskReq
   const description = checkOptionalText(req.description, 'description', 2000);
   const priority = req.priority !== undefined ? checkEnum(req.priority, TASK_PRIORITIES, 'priority') : 'normal';
   const dueAt = req.dueAt !== undefined ? checkDateTime(req.dueAt, 'due_at') : null;
-  const task = await createOnce(deps, ctx, 'CreateTask', req, async (tx) => {
+  const task = await createOnce(deps.db, deps.clock.now(), ctx, 'CreateTask', req, async (tx) => {
     const project = await projectFor(tx, ctx, req.projectId, 'write');
     if (project.status === 'paused') {
       throw new DomainError('422302', { field: 'project_id', detail: `Project ${project.id} is paused; it takes no new tasks.` });

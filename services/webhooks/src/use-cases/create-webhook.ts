@@ -1,4 +1,5 @@
 import type { webhooks } from '@mp/contracts';
+import { createOnce, type Queryable } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { newId, randomToken } from '@mp/kit';
@@ -16,13 +17,17 @@ export function newSigningSecret(): string {
   return `whsec_${randomToken(32, SECRET_ALPHABET)}`;
 }
 
+/**
+ * POST /webhooks. With an Idempotency-Key the first response is replayed for 24 h, secret included:
+ * the replay table holds it sealed with the service's SecretBox, never in plain text (ADR 0012).
+ */
 export async function createWebhook(deps: WebhooksDeps, req: webhooks.CreateWebhookRequest, ctx: CallerContext): Promise<webhooks.WebhookCreated> {
   const name = checkName(req.name);
   const url = await checkUrl(req.url, deps.sender.allowPrivate);
   const events = checkEvents(req.events);
   const policy = checkRetryPolicy(req.retryPolicy);
   const secret = newSigningSecret();
-  const row = await deps.db.transaction(async (tx) => {
+  const insert = async (tx: Queryable): Promise<webhooks.WebhookCreated> => {
     const { rows: count } = await tx.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM webhooks WHERE tenant_id = $1 AND environment = $2 AND deleted_at IS NULL',
       [ctx.tenantId, ctx.environment],
@@ -51,7 +56,8 @@ export async function createWebhook(deps: WebhooksDeps, req: webhooks.CreateWebh
         ctx.principalId,
       ],
     );
-    return rows[0]!;
-  });
-  return { webhook: toWebhook(row, await statsOf(deps.db, row.id)), secret };
+    const row = rows[0]!;
+    return { webhook: toWebhook(row, await statsOf(tx, row.id)), secret };
+  };
+  return createOnce(deps.db, deps.clock.now(), ctx, 'CreateWebhook', req, insert, { sealer: deps.secrets });
 }
