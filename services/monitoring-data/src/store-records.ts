@@ -7,12 +7,8 @@ import type { CheckedRecord } from './record-rules.js';
  * join replaces the driver's per-element escaping, the largest JS cost of a 1,000-row insert.
  */
 function arrayLiteral(values: (string | number | null)[]): string {
-  let out = '{';
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    out += (i ? ',' : '') + (v === null ? 'NULL' : v);
-  }
-  return out + '}';
+  // join turns numbers into text natively; only NULLs need spelling out.
+  return `{${(values.includes(null) ? values.map((v) => (v === null ? 'NULL' : v)) : values).join(',')}}`;
 }
 
 export interface Scope {
@@ -35,10 +31,14 @@ export async function insertRecords(tx: Queryable, scope: Scope, records: Checke
   const offsets = new Array<number>(n);
   const cols = { x: new Array<number | null>(n), y: new Array<number | null>(n), z: new Array<number | null>(n), dx: new Array<number | null>(n), dy: new Array<number | null>(n), dz: new Array<number | null>(n) };
   const statuses = new Array<string>(n);
+  // Instruments read many points at one instant: each distinct instant is formatted once.
+  const instants = new Map<number, string>();
   for (let i = 0; i < n; i++) {
     const r = records[i]!;
     pointIds[i] = r.point.id;
-    at[i] = new Date(r.ms).toISOString();
+    let iso = instants.get(r.ms);
+    if (iso === undefined) instants.set(r.ms, (iso = new Date(r.ms).toISOString()));
+    at[i] = iso;
     offsets[i] = r.offset;
     cols.x[i] = r.x;
     cols.y[i] = r.y;
