@@ -10,12 +10,13 @@
 // records. The data-write and request limits are raised for the run (MP_LIMIT_* settings).
 //
 // Topology (BENCH_TOPOLOGY): `split` (default) runs the data path as it is deployed to scale —
-// a gateway process and BENCH_DATA_REPLICAS (1) monitoring-data replicas of their own
+// a gateway process and BENCH_DATA_REPLICAS (2) monitoring-data replicas of their own
 // (services/*/dist/main.js, as the Helm chart runs them; the gateway spreads calls over the
 // replicas round robin), next to a process holding identity, projects and webhooks (and their
 // relays); `one` drives the single-process embedded launcher instead.
 //
-// Options (environment): BENCH_LEVELS=1,4,8  BENCH_REQUESTS=60 (writes per level)  BENCH_POINTS=200
+// Options (environment): BENCH_LEVELS=4,8,16  BENCH_REQUESTS=200 (writes per level)  BENCH_POINTS=200
+// BENCH_PG_SOCKET=1 (Unix socket instead of TCP)  BENCH_PROFILE=<dir> (CPU profiles of every process)
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
@@ -32,13 +33,13 @@ import { monitoringDataMigrations } from '@mp/monitoring-data';
 /* global setInterval, clearInterval */
 
 const here = dirname(fileURLToPath(import.meta.url));
-const LEVELS = (process.env.BENCH_LEVELS ?? '1,4,8').split(',').map(Number);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 60);
+const LEVELS = (process.env.BENCH_LEVELS ?? '4,8,16').split(',').map(Number);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const POINTS = Number(process.env.BENCH_POINTS ?? 200);
 const PER_REQUEST = 1000;
 const SERIES_RECORDS = 1_000_000;
 const TOPOLOGY = process.env.BENCH_TOPOLOGY ?? 'split';
-const DATA_REPLICAS = Number(process.env.BENCH_DATA_REPLICAS ?? 1);
+const DATA_REPLICAS = Number(process.env.BENCH_DATA_REPLICAS ?? 2);
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -91,6 +92,9 @@ delete env.MP_REDIS_URL;
 // BENCH_PROFILE=<dir> writes a V8 CPU profile of the platform process there (for finding hot spots).
 const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 const child = spawn(process.execPath, [...profile, join(here, 'platform.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+child.label = TOPOLOGY === 'split' ? 'identity + projects + webhooks' : 'platform';
+/** Peak RSS (MB) of each process of the platform over the whole load, by label. */
+const peakByProcess = new Map();
 /** The processes of the platform under test (measured together). */
 const children = [child];
 const stopChild = (c) => (c.exitCode !== null ? Promise.resolve() : new Promise((r) => { c.once('exit', r); c.kill('SIGTERM'); }));
@@ -118,6 +122,7 @@ try {
     writeFileSync(join(dataDir, 'tls.key'), tls.key);
     const service = (dir, extra, ready) => {
       const c = spawn(process.execPath, [...profile, join(here, '../../services', dir, 'dist/main.js')], { env: { ...env, MP_LOG_LEVEL: 'info', ...extra }, stdio: ['ignore', 'pipe', 'inherit'] });
+      c.label = dir === 'monitoring-data' ? `monitoring-data #${children.filter((x) => x.label.startsWith('monitoring-data')).length + 1}` : dir;
       children.push(c);
       return new Promise((resolve, reject) => {
         let out = '';
@@ -222,7 +227,10 @@ try {
     const queue = bodies(REQUESTS);
     const latencies = [];
     let peakRss = 0;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, platformStat().rssMb)), 100);
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, platformStat().rssMb);
+      for (const c of children) peakByProcess.set(c.label, Math.max(peakByProcess.get(c.label) ?? 0, procStat(c.pid).rssMb));
+    }, 100);
     const cpu0 = { platform: platformStat().cpuS, pg: postgres().cpuS, client: process.cpuUsage() };
     const t0 = performance.now();
     await Promise.all(
@@ -359,6 +367,7 @@ try {
     console.log(`| ${r.level} | ${fmt(r.recordsPerS)} | ${fmt(r.withEventsPerS)} | ${r.p50.toFixed(0)} | ${r.p99.toFixed(0)} | ${fmt(r.peakRss)} | ${r.cpu.platform.toFixed(2)} / ${r.cpu.pg.toFixed(2)} / ${r.cpu.client.toFixed(2)} |`);
   }
   console.log('');
+  console.log(`Peak RSS per process during the load: ${[...peakByProcess].map(([label, mb]) => `${label} ${fmt(mb)} MB`).join(', ')}.`);
   console.log(`Stored ${fmt(stored)} records; ${fmt(events)} events published. PostgreSQL RSS (all backends): ${fmt(postgres().rssMb)} MB; load generator RSS: ${fmt(process.memoryUsage().rss / 2 ** 20)} MB.`);
   console.log(`Raw PostgreSQL baseline (same table, partitions and indexes; INSERT … SELECT FROM unnest of 1,000 rows per statement): ${LEVELS.map((l) => `${fmt(rawRates[l])} records/s with ${l} connection${l > 1 ? 's' : ''}`).join(', ')}.`);
   console.log(`Best end to end (concurrency ${best.level}): ${fmt(best.recordsPerS)} records/s = ${((best.recordsPerS / rawRate) * 100).toFixed(0)} % of the best raw insert rate (${fmt(rawRate)} records/s).`);
