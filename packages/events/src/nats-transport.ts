@@ -2,7 +2,7 @@ import { AckPolicy, DeliverPolicy, connect, headers, type ConsumerMessages, type
 import type { Logger } from '@mp/kit';
 import { subjectFor, type DomainEvent } from './catalogue.js';
 import { decodeEnvelope, encodeEnvelope, type OutgoingEvent } from './envelope.js';
-import type { EventTransport, Subscription } from './transport.js';
+import type { EventTransport, SubscribeOptions, Subscription } from './transport.js';
 
 export interface NatsTransportOptions {
   url: string;
@@ -67,7 +67,8 @@ export class NatsTransport implements EventTransport {
     });
   }
 
-  async subscribe(durableName: string, handler: (event: DomainEvent) => Promise<void>): Promise<Subscription> {
+  async subscribe(durableName: string, handler: (event: DomainEvent) => Promise<void>, opts: SubscribeOptions = {}): Promise<Subscription> {
+    const concurrency = Math.max(1, opts.concurrency ?? 1);
     const jsm = await this.nc.jetstreamManager();
     const ackWaitNs = (this.opts.ackWaitMs ?? 30_000) * 1_000_000;
     try {
@@ -90,7 +91,10 @@ export class NatsTransport implements EventTransport {
     const loop = async () => {
       while (!stopped) {
         try {
-          messages = await consumer.consume({ max_messages: 500 });
+          messages = await consumer.consume({ max_messages: Math.max(500, concurrency) });
+          // Up to `concurrency` messages are handled at once; each is acknowledged when its own
+          // handler resolves (a consumer that batches them commits many together).
+          const inFlight = new Set<Promise<void>>();
           for await (const m of messages) {
             let event: DomainEvent;
             try {
@@ -102,14 +106,18 @@ export class NatsTransport implements EventTransport {
               m.term();
               continue;
             }
-            try {
-              await handler(event);
-              m.ack();
-            } catch (err) {
-              this.opts.logger.warn({ err, event_id: event.event_id }, 'event handler failed; redelivering later');
-              m.nak(retryDelayMs);
-            }
+            const handled: Promise<void> = handler(event).then(
+              () => m.ack(),
+              (err) => {
+                this.opts.logger.warn({ err, event_id: event.event_id }, 'event handler failed; redelivering later');
+                m.nak(retryDelayMs);
+              },
+            );
+            const tracked = handled.finally(() => inFlight.delete(tracked));
+            inFlight.add(tracked);
+            if (inFlight.size >= concurrency) await Promise.race(inFlight);
           }
+          await Promise.all(inFlight);
         } catch (err) {
           if (stopped) break;
           this.opts.logger.warn({ err }, 'event consumer interrupted; resuming');

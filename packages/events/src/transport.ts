@@ -4,6 +4,14 @@ import type { OutgoingEvent } from './envelope.js';
 /** What a consumer's handler says about an event it was given. */
 export type HandleResult = void;
 
+export interface SubscribeOptions {
+  /**
+   * How many events the handler may be given at once (1: one after the other). Each is
+   * acknowledged when its own handler resolves, so a failure makes only that one come back.
+   */
+  concurrency?: number;
+}
+
 export interface Subscription {
   stop(): Promise<void>;
 }
@@ -17,6 +25,6 @@ export interface Subscription {
  */
 export interface EventTransport {
   publish(event: OutgoingEvent): Promise<void>;
-  subscribe(durableName: string, handler: (event: DomainEvent) => Promise<HandleResult>): Promise<Subscription>;
+  subscribe(durableName: string, handler: (event: DomainEvent) => Promise<HandleResult>, opts?: SubscribeOptions): Promise<Subscription>;
   close(): Promise<void>;
 }

@@ -89,6 +89,33 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
     expect(onWire.data).toEqual({ ...e, data: { z: 1.5, a: [1000, 'é ✓'], project_id: 'raw' } });
   });
 
+  it('hands a subscriber with concurrency several events at once, and acknowledges each', async () => {
+    for (const id of ['c1', 'c2', 'c3', 'c4', 'c5', 'c6']) await write(id);
+    await new OutboxRelay({ db, transport, logger }).drain();
+    const total = (await stream.messages()).length;
+    let inFlight = 0;
+    let most = 0;
+    const seen: string[] = [];
+    const sub = await transport.subscribe(
+      'concurrent-consumer',
+      async (event) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((r) => setTimeout(r, 50));
+        seen.push(event.event_id);
+        inFlight--;
+      },
+      { concurrency: 4 },
+    );
+    await waitUntil(() => seen.length >= total, { timeoutMs: 10_000 });
+    // Nothing comes back after the acks (ack wait would have to pass first; a nak would be at once).
+    await new Promise((r) => setTimeout(r, 300));
+    await sub.stop();
+    expect(most).toBe(4);
+    expect(seen).toHaveLength(total);
+    expect(new Set(seen).size).toBe(total);
+  });
+
   it('redelivers to a durable consumer whose handler failed, and not after an ack', async () => {
     const seen: string[] = [];
     let failOnce = true;

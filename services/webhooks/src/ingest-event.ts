@@ -5,18 +5,11 @@ import type { WebhooksDeps } from './deps.js';
 /** (tenant, environment, event type) as one string, for matching events to subscriptions. */
 const routeKey = (tenant: string, environment: string, type: string) => `${tenant}\u0000${environment}\u0000${type}`;
 
-/**
- * Stores events taken from the transport and creates a pending delivery for every active webhook
- * of each event's tenant and environment subscribed to its type, atomically, in one statement for
- * the batch. Only after this commits are the events acknowledged, so a crash before that gets them
- * again; the event_id primary key makes a repeated event a no-op.
- *
- * Most data.* events have no subscriber, and their payloads run to hundreds of KB: a first, small
- * query finds which (tenant, environment, type) of the batch anyone subscribes to, and only those
- * events' data (as the JSON text they arrived in, never parsed here) goes to PostgreSQL. The insert
- * checks the subscription again, so a webhook deleted in between gets nothing.
- */
-export async function ingestEvents(db: Database, events: DomainEvent[]): Promise<{ stored: number; created: number }> {
+/** Above this much event data in a batch, subscriptions are looked up before any data is sent. */
+const PRECHECK_ABOVE_BYTES = 64 * 1024;
+
+/** Indexes of the events some active webhook of their tenant and environment subscribes to. */
+async function subscribedOnly(db: Database, events: DomainEvent[]): Promise<number[]> {
   const scopes = [...new Map(events.map((e) => [`${e.tenant_id}\u0000${e.environment}`, e])).values()];
   const { rows: routes } = await db.query<{ tenant_id: string; environment: string; event_type: string }>(
     `SELECT DISTINCT w.tenant_id, w.environment, t.event_type
@@ -26,7 +19,29 @@ export async function ingestEvents(db: Database, events: DomainEvent[]): Promise
     [scopes.map((e) => e.tenant_id), scopes.map((e) => e.environment)],
   );
   const wanted = new Set(routes.map((r) => routeKey(r.tenant_id, r.environment, r.event_type)));
-  const kept = events.filter((e) => wanted.has(routeKey(e.tenant_id, e.environment, e.event_type)));
+  const kept: number[] = [];
+  events.forEach((e, i) => wanted.has(routeKey(e.tenant_id, e.environment, e.event_type)) && kept.push(i));
+  return kept;
+}
+
+/**
+ * Stores events taken from the transport and creates a pending delivery for every active webhook
+ * of each event's tenant and environment subscribed to its type, atomically, in one statement for
+ * the batch. Only after this commits are the events acknowledged, so a crash before that gets them
+ * again; the event_id primary key makes a repeated event a no-op.
+ *
+ * Most data.* events have no subscriber, and their payloads run to hundreds of KB: for a batch
+ * carrying much data, a first, small query finds which (tenant, environment, type) of the batch
+ * anyone subscribes to, and only those events' data (as the JSON text they arrived in, never
+ * parsed here) goes to PostgreSQL. The insert itself keeps only subscribed events either way.
+ */
+export async function ingestEvents(db: Database, events: DomainEvent[]): Promise<{ stored: number; created: number }> {
+  const data = events.map(dataJsonOf);
+  let bytes = 0;
+  for (const d of data) bytes += d.length;
+  // Small batches go straight to the insert (one round trip); the look-up pays off only when it
+  // can spare PostgreSQL a lot of data.
+  const kept = bytes > PRECHECK_ABOVE_BYTES ? await subscribedOnly(db, events) : events.map((_, i) => i);
   if (kept.length === 0) return { stored: 0, created: 0 };
   const { rows } = await db.query<{ stored: number; created: number }>(
     `WITH input AS (
@@ -48,13 +63,14 @@ export async function ingestEvents(db: Database, events: DomainEvent[]): Promise
      )
      SELECT (SELECT count(*)::int FROM stored) AS stored, (SELECT count(*)::int FROM created) AS created`,
     [
-      kept.map((e) => e.event_id),
-      kept.map((e) => e.event_type),
-      kept.map((e) => e.tenant_id),
-      kept.map((e) => e.environment),
-      kept.map((e) => e.occurred_at),
-      kept.map(dataJsonOf),
+      kept.map((i) => events[i]!.event_id),
+      kept.map((i) => events[i]!.event_type),
+      kept.map((i) => events[i]!.tenant_id),
+      kept.map((i) => events[i]!.environment),
+      kept.map((i) => events[i]!.occurred_at),
+      kept.map((i) => data[i]!),
     ],
+    { prepare: 'webhooks_ingest' },
   );
   return rows[0]!;
 }

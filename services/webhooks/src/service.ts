@@ -32,8 +32,8 @@ export interface WebhooksServiceOptions {
   /** Durable consumer name on the event stream. */
   consumerName?: string;
   /**
-   * Pullers on the durable consumer: events handed over in parallel are committed together
-   * (EventIngester), so ingestion is not one disk flush per event. Default 64.
+   * Events taken from the durable consumer at once: handed over in parallel, they are committed
+   * together (EventIngester), so ingestion is not one disk flush per event. Default 512.
    */
   ingestConcurrency?: number;
   /** Serve Prometheus /metrics on this port (0: a free one); not served when absent. */
@@ -49,6 +49,8 @@ export function readExtraCa(path: string | undefined): string[] | undefined {
 }
 
 /** Starts the webhooks gRPC service, its durable event consumer and its delivery worker. */
+const INGEST_PULLERS = 2;
+
 export async function startWebhooksService(opts: WebhooksServiceOptions) {
   let worker: DeliveryWorker | null = null;
   const agent = createDeliveryAgent();
@@ -79,11 +81,13 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
     metricsServer = await startMetricsServer(metrics.registry, opts.host ?? '127.0.0.1', opts.metricsPort);
   }
   const ingester = new EventIngester(deps);
-  // Several pullers on one durable consumer compete for its messages (JetStream hands each to
-  // one of them), so up to ingestConcurrency events are being committed at once.
+  // Two pullers on one durable consumer (JetStream hands each message to one of them, and one
+  // keeps consuming while the other reconnects), each handing up to half of ingestConcurrency
+  // events at once to the ingester, which commits what it holds together.
   const subscriptions: Subscription[] = [];
-  for (let i = 0; i < (opts.ingestConcurrency ?? 64); i++) {
-    subscriptions.push(await opts.transport.subscribe(opts.consumerName ?? 'webhooks', (event) => ingester.ingest(event)));
+  const perPuller = Math.ceil((opts.ingestConcurrency ?? 512) / INGEST_PULLERS);
+  for (let i = 0; i < INGEST_PULLERS; i++) {
+    subscriptions.push(await opts.transport.subscribe(opts.consumerName ?? 'webhooks', (event) => ingester.ingest(event), { concurrency: perPuller }));
   }
   worker.start();
   monitor.start();
