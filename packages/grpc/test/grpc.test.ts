@@ -106,6 +106,9 @@ describe('gRPC client over several replicas', () => {
       expect(calls[0]).toBeGreaterThanOrEqual(8);
       expect(calls[1]).toBeGreaterThanOrEqual(8);
       expect(calls[0]! + calls[1]!).toBe(20);
+      const viaDns = createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, `dns:///localhost:${servers[1]!.port}`);
+      expect((await viaDns.getProject({ id: 'prj_1' }, ctx)).name).toBe('replica 1');
+      viaDns.close();
       await servers[0]!.stop();
       const before = calls[1]!;
       for (let i = 0; i < 5; i++) expect((await client.getProject({ id: 'prj_1' }, ctx)).name).toBe('replica 1');
