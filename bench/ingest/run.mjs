@@ -306,13 +306,17 @@ try {
     );
   await rawInsert(rawBatches.pop());
   const rawRates = {};
+  const rawPgCores = {};
   for (const level of LEVELS) {
     const rawQueue = rawBatches.splice(0, REQUESTS);
     const r0 = performance.now();
+    const pg0 = postgres().cpuS;
     await Promise.all(Array.from({ length: level }, async () => {
       for (let c = rawQueue.pop(); c; c = rawQueue.pop()) await rawInsert(c);
     }));
-    rawRates[level] = (REQUESTS * PER_REQUEST) / ((performance.now() - r0) / 1000);
+    const rawSecs = (performance.now() - r0) / 1000;
+    rawRates[level] = (REQUESTS * PER_REQUEST) / rawSecs;
+    rawPgCores[level] = (postgres().cpuS - pg0) / rawSecs;
   }
   const rawRate = Math.max(...Object.values(rawRates));
   await raw.close();
@@ -369,7 +373,8 @@ try {
   console.log('');
   console.log(`Peak RSS per process during the load: ${[...peakByProcess].map(([label, mb]) => `${label} ${fmt(mb)} MB`).join(', ')}.`);
   console.log(`Stored ${fmt(stored)} records; ${fmt(events)} events published. PostgreSQL RSS (all backends): ${fmt(postgres().rssMb)} MB; load generator RSS: ${fmt(process.memoryUsage().rss / 2 ** 20)} MB.`);
-  console.log(`Raw PostgreSQL baseline (same table, partitions and indexes; INSERT … SELECT FROM unnest of 1,000 rows per statement): ${LEVELS.map((l) => `${fmt(rawRates[l])} records/s with ${l} connection${l > 1 ? 's' : ''}`).join(', ')}.`);
+  console.log(`Raw PostgreSQL baseline (same table, partitions and indexes; INSERT … SELECT FROM unnest of 1,000 rows per statement): ${LEVELS.map((l) => `${fmt(rawRates[l])} records/s with ${l} connection${l > 1 ? 's' : ''} (PostgreSQL ${rawPgCores[l].toFixed(2)} cores)`).join(', ')}.`);
+  console.log(`CPU per record: platform ${((best.cpu.platform / best.recordsPerS) * 1e6).toFixed(0)} µs + PostgreSQL ${((best.cpu.pg / best.recordsPerS) * 1e6).toFixed(0)} µs end to end; PostgreSQL ${Math.min(...LEVELS.map((l) => (rawPgCores[l] / rawRates[l]) * 1e6)).toFixed(0)} µs in the raw baseline.`);
   console.log(`Best end to end (concurrency ${best.level}): ${fmt(best.recordsPerS)} records/s = ${((best.recordsPerS / rawRate) * 100).toFixed(0)} % of the best raw insert rate (${fmt(rawRate)} records/s).`);
   console.log(`Load average of the machine during the run (shared with other work): ${loadStart} at the start, ${loadavg().map((x) => x.toFixed(1)).join(' ')} at the end.`);
   console.log('');
