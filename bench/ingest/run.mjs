@@ -261,7 +261,13 @@ try {
     console.log(`concurrency ${level}: ${fmt(results.at(-1).recordsPerS)} records/s`);
   }
   const stored = Number((await sql.query('SELECT count(*) FROM monitoring_data.data_records')).rows[0].count);
-  const events = Number((await sql.query(`SELECT count(*) FROM monitoring_data.outbox WHERE dispatched_at IS NOT NULL`)).rows[0].count);
+  const byType = Object.fromEntries(
+    (await sql.query(`SELECT event_type, count(*)::int AS n, count(*) FILTER (WHERE dispatched_at IS NULL)::int AS pending FROM monitoring_data.outbox GROUP BY 1`)).rows.map((r) => [r.event_type, r]),
+  );
+  const events = Object.values(byType).reduce((n, r) => n + r.n - r.pending, 0);
+  const writes = 5 + REQUESTS * LEVELS.length;
+  // Every accepted write emits exactly one data.created (spec 2.7); anything else is a bug.
+  if (byType['data.created']?.n !== writes) throw new Error(`expected ${writes} data.created events, found ${byType['data.created']?.n ?? 0}`);
 
   // Baseline: the same rows straight into PostgreSQL — same table shape (the service's own
   // migrations in another schema), same partitions, same multi-row INSERT … unnest, 1,000 rows
@@ -372,7 +378,7 @@ try {
   }
   console.log('');
   console.log(`Peak RSS per process during the load: ${[...peakByProcess].map(([label, mb]) => `${label} ${fmt(mb)} MB`).join(', ')}.`);
-  console.log(`Stored ${fmt(stored)} records; ${fmt(events)} events published. PostgreSQL RSS (all backends): ${fmt(postgres().rssMb)} MB; load generator RSS: ${fmt(process.memoryUsage().rss / 2 ** 20)} MB.`);
+  console.log(`Stored ${fmt(stored)} records; ${fmt(events)} events published (${fmt(byType['data.created'].n)} data.created, one per write; ${fmt(byType['data.abnormal']?.n ?? 0)} data.abnormal, one per write holding a record over a threshold). PostgreSQL RSS (all backends): ${fmt(postgres().rssMb)} MB; load generator RSS: ${fmt(process.memoryUsage().rss / 2 ** 20)} MB.`);
   console.log(`Raw PostgreSQL baseline (same table, partitions and indexes; INSERT … SELECT FROM unnest of 1,000 rows per statement): ${LEVELS.map((l) => `${fmt(rawRates[l])} records/s with ${l} connection${l > 1 ? 's' : ''} (PostgreSQL ${rawPgCores[l].toFixed(2)} cores)`).join(', ')}.`);
   console.log(`CPU per record: platform ${((best.cpu.platform / best.recordsPerS) * 1e6).toFixed(0)} µs + PostgreSQL ${((best.cpu.pg / best.recordsPerS) * 1e6).toFixed(0)} µs end to end; PostgreSQL ${Math.min(...LEVELS.map((l) => (rawPgCores[l] / rawRates[l]) * 1e6)).toFixed(0)} µs in the raw baseline.`);
   console.log(`Best end to end (concurrency ${best.level}): ${fmt(best.recordsPerS)} records/s = ${((best.recordsPerS / rawRate) * 100).toFixed(0)} % of the best raw insert rate (${fmt(rawRate)} records/s).`);
