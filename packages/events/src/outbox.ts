@@ -57,6 +57,8 @@ export async function appendEvent<D extends Record<string, unknown>>(tx: Queryab
     `INSERT INTO outbox (event_id, event_type, tenant_id, environment, occurred_at, data, traceparent)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
     [meta.event_id, meta.event_type, meta.tenant_id, meta.environment, meta.occurred_at, 'dataJson' in event ? event.dataJson : JSON.stringify(event.data), meta.traceparent ?? null],
+    // Every write of every service runs this: planned once per connection.
+    { prepare: 'outbox_append' },
   );
   return meta;
 }

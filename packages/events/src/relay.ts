@@ -124,7 +124,7 @@ export class OutboxRelay {
       if (rows.length === 0) return 0;
       // Publish in order; JetStream acks each. Concurrency within a batch keeps throughput up.
       await Promise.all(rows.map((row) => transport.publish(toEvent(row))));
-      await tx.query(`UPDATE outbox SET dispatched_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)]);
+      await tx.query(`UPDATE outbox SET dispatched_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)], { prepare: 'outbox_mark' });
       return rows.length;
     });
   }
