@@ -1,4 +1,5 @@
 import { queryTestDatabase } from '@mp/testing';
+import { createTenant, identityClient } from '../support/identity.js';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { projectsEvents } from '../support/projects-events.js';
 
@@ -8,6 +9,7 @@ import { projectsEvents } from '../support/projects-events.js';
 describe('projects: lifecycle over the API', () => {
   let t: TestPlatform;
   let key: string;
+  let adminKey: string;
   let seq = 0;
   const h = (extra: Record<string, string> = {}) => ({ 'x-api-key': key, ...extra });
   const create = async (body: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
@@ -17,10 +19,18 @@ describe('projects: lifecycle over the API', () => {
   };
   const row = async (id: string) => (await queryTestDatabase(t.db.url, 'SELECT name, status, version FROM projects.projects WHERE id = $1', [id]))[0];
   const eventsOf = async (id: string) => (await projectsEvents(t)).filter((e) => e.data.project_id === id);
+  /** A real user of the tenant (members must be existing users, 404007). */
+  const makeUser = async (username: string, name: string): Promise<string> => {
+    const res = await t.api('POST', '/users', { headers: { 'x-api-key': adminKey }, body: { username, password: `${username} password`, name } });
+    expect(res.status).toBe(200);
+    return res.body.data.id;
+  };
+  const memberRows = (userId: string) => queryTestDatabase(t.db.url, 'SELECT project_id, name FROM projects.project_members WHERE user_id = $1', [userId]);
 
   beforeAll(async () => {
     t = await startTestPlatform();
     key = await t.apiKey(['project:read', 'project:write', 'task:read', 'task:write']);
+    adminKey = await t.apiKey(['system:admin']);
   });
   afterAll(() => t?.stop());
 
@@ -146,15 +156,17 @@ describe('projects: lifecycle over the API', () => {
 
   it('manages members: add with a masked phone, change the role, list, remove, 404007 when not a member', async () => {
     const p = await create();
-    const userId = 'usr_0123456789abcdefghij';
+    const userId = await makeUser('zhang.wei', 'Wei Zhang');
     const added = await t.api('POST', `/projects/${p.id}/members`, {
       headers: h(),
       body: { user_id: userId, role: 'viewer', name: 'Zhang Wei', phone: '13812345678' },
     });
     expect(added.body.data).toMatchObject({ project_id: p.id, user_id: userId, role: 'viewer', name: 'Zhang Wei', phone: '138****5678' });
+    // Without a name the member takes the user's profile name again (the gateway passes it along).
     expect((await t.api('POST', `/projects/${p.id}/members`, { headers: h(), body: { user_id: userId, role: 'editor' } })).body.data).toMatchObject({
       role: 'editor',
-      name: 'Zhang Wei',
+      name: 'Wei Zhang',
+      phone: '138****5678',
     });
     const list = await t.api('GET', `/projects/${p.id}/members?role=editor`, { headers: h() });
     expect(list.body.data).toMatchObject({ items: [{ user_id: userId, role: 'editor' }], next_cursor: null, has_more: false });
@@ -162,6 +174,42 @@ describe('projects: lifecycle over the API', () => {
     expectError(await t.api('POST', `/projects/${p.id}/members`, { headers: h(), body: { role: 'viewer' } }), 422101, 'user_id');
     expect((await t.api('DELETE', `/projects/${p.id}/members/${userId}`, { headers: h() })).body.data).toMatchObject({ user_id: userId, deleted: true });
     expectError(await t.api('DELETE', `/projects/${p.id}/members/${userId}`, { headers: h() }), 404007, 'user_id');
+  });
+
+  it('adds only existing users of the tenant (404007, nothing stored), named after their profile unless a name is sent', async () => {
+    const p = await create();
+    const unknown = 'usr_0123456789abcdefghij';
+    const refused = await t.api('POST', `/projects/${p.id}/members`, { headers: h(), body: { user_id: unknown, role: 'viewer', name: 'Ghost' } });
+    expectError(refused, 404007, 'user_id');
+    expect(refused.body.data.suggestion).toContain('GET /v3/users');
+    expect(await memberRows(unknown)).toEqual([]);
+    // An unknown project is still reported as such, before the user.
+    expectError(
+      await t.api('POST', '/projects/prj_zzzzzzzzzzzzzzzzzzzz/members', { headers: h(), body: { user_id: unknown, role: 'viewer' } }),
+      404001,
+      'project_id',
+    );
+
+    // A user of another tenant does not exist for this one.
+    const id = identityClient(t);
+    try {
+      const other = await createTenant(id);
+      expectError(await t.api('POST', `/projects/${p.id}/members`, { headers: h(), body: { user_id: other.adminId, role: 'viewer' } }), 404007, 'user_id');
+      expect(await memberRows(other.adminId)).toEqual([]);
+    } finally {
+      id.close();
+    }
+
+    // project:write alone suffices: the identity look-up needs no user permission.
+    const writeOnly = await t.apiKey(['project:write']);
+    const liNa = await makeUser('li.na', 'Li Na');
+    const added = await t.api('POST', `/projects/${p.id}/members`, { headers: { 'x-api-key': writeOnly }, body: { user_id: liNa, role: 'viewer' } });
+    expect(added.status).toBe(200);
+    expect(added.body.data).toMatchObject({ user_id: liNa, role: 'viewer', name: 'Li Na', phone: null });
+    const wangFang = await makeUser('wang.fang', 'Wang Fang');
+    await t.api('POST', `/projects/${p.id}/members`, { headers: h(), body: { user_id: wangFang, role: 'editor', name: 'Site lead Wang' } });
+    expect(await memberRows(liNa)).toEqual([{ project_id: p.id, name: 'Li Na' }]);
+    expect(await memberRows(wangFang)).toEqual([{ project_id: p.id, name: 'Site lead Wang' }]);
   });
 
   it('needs project:write for changes (401004) and project:read for reading', async () => {

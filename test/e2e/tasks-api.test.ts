@@ -9,7 +9,8 @@ describe('tasks over the API', () => {
   let t: TestPlatform;
   let key: string;
   let projectId: string;
-  const worker = 'usr_worker00000000000000';
+  /** A real user of the tenant: members must be existing users (404007). */
+  let worker: string;
   const h = (extra: Record<string, string> = {}) => ({ 'x-api-key': key, ...extra });
   const createTask = async (body: Record<string, unknown> = {}, project = projectId) => {
     const res = await t.api('POST', `/projects/${project}/tasks`, { headers: h(), body: { name: 'Survey round 12', ...body } });
@@ -24,13 +25,20 @@ describe('tasks over the API', () => {
     // A fast overdue sweep, so the running platform flags tasks within the test.
     t = await startTestPlatform({ MP_TASK_OVERDUE_SWEEP_MS: '200' });
     key = await t.apiKey(['project:read', 'project:write', 'task:read', 'task:write']);
+    const user = await t.api('POST', '/users', {
+      headers: { 'x-api-key': await t.apiKey(['system:admin']) },
+      body: { username: 'zhang.wei', password: 'zhang.wei password', name: 'Zhang Wei' },
+    });
+    expect(user.status).toBe(200);
+    worker = user.body.data.id;
     const p = await t.api('POST', '/projects', { headers: h(), body: { name: 'Metro Line 4 tunnel', number: 'ML4' } });
     projectId = p.body.data.id;
     await t.api('PUT', `/projects/${projectId}/status`, { headers: h(), body: { status: 'in_progress' } });
-    await t.api('POST', `/projects/${projectId}/members`, {
+    const added = await t.api('POST', `/projects/${projectId}/members`, {
       headers: h(),
       body: { user_id: worker, role: 'editor', name: 'Zhang Wei', phone: '138 1234 5678' },
     });
+    expect(added.status).toBe(200);
   });
   afterAll(() => t?.stop());
 
@@ -169,7 +177,7 @@ describe('tasks over the API', () => {
 
   it('filters by status, assignee, overdue and q with cursor pages', async () => {
     const p = (await t.api('POST', '/projects', { headers: h(), body: { name: 'Lists', number: 'LS-1' } })).body.data.id;
-    await t.api('POST', `/projects/${p}/members`, { headers: h(), body: { user_id: worker, role: 'editor' } });
+    expect((await t.api('POST', `/projects/${p}/members`, { headers: h(), body: { user_id: worker, role: 'editor' } })).status).toBe(200);
     const a = await createTask({ name: 'Alpha levelling', assignee_id: worker }, p);
     const b = await createTask({ name: 'Beta levelling' }, p);
     const c = await createTask({ name: 'Gamma cracks' }, p);

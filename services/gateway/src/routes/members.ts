@@ -1,6 +1,10 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
+import type { identity } from '@mp/contracts';
+import { DomainError } from '@mp/errors';
+import type { CallerContext } from '@mp/grpc';
+import { isId } from '@mp/kit';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
@@ -12,7 +16,8 @@ const addBody = z.object({ user_id: z.string(), role: z.string(), name: z.string
 
 /**
  * Project members (project:read / project:write; adding and removing also needs the owner role or a
- * tenant-wide caller). POST adds a user or changes a member's role and display data.
+ * tenant-wide caller). POST adds a user or changes a member's role and display data; the user must
+ * exist in the caller's tenant (404007), and without a `name` the member shows the user's profile name.
  */
 export function memberRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {
   router.get('/projects/:project_id/members', can('project:read'), async (ctx) => {
@@ -25,8 +30,11 @@ export function memberRoutes(router: Router, clients: ServiceClients, can: (p: s
   router.post('/projects/:project_id/members', can('project:write'), async (ctx) => {
     const state = ctx.state as GatewayState;
     const b = validate(addBody, state.body ?? {}, 'body');
+    const projectId = ctx.params.project_id!;
+    // A malformed id is left to the projects service, which answers it with 400004.
+    const profile = isId('user', b.user_id) ? await tenantUser(clients, projectId, b.user_id, state.caller!) : undefined;
     const member = await clients.projects.addMember(
-      { projectId: ctx.params.project_id!, userId: b.user_id, role: b.role, ...defined({ name: b.name, phone: b.phone }) },
+      { projectId, userId: b.user_id, role: b.role, ...defined({ name: b.name ?? (profile?.name || undefined), phone: b.phone }) },
       state.caller!,
     );
     ok(ctx, present.member(member));
@@ -36,5 +44,23 @@ export function memberRoutes(router: Router, clients: ServiceClients, can: (p: s
     const state = ctx.state as GatewayState;
     const member = await clients.projects.removeMember({ projectId: ctx.params.project_id!, userId: ctx.params.user_id! }, state.caller!);
     ok(ctx, { ...present.member(member), deleted: true });
+  });
+}
+
+/**
+ * The user being added, asked of identity with the caller's own context. GetUserProfiles answers
+ * only existing users of the caller's tenant and needs an authenticated caller but no permission,
+ * so project:write suffices; an unknown id and another tenant's user are both absent: 404007.
+ */
+async function tenantUser(clients: ServiceClients, projectId: string, userId: string, caller: CallerContext): Promise<identity.UserProfile> {
+  const [profile] = (await clients.identity.getUserProfiles({ ids: [userId] }, caller)).items;
+  if (profile) return profile;
+  // ADR 0007 reports the project before anything in it: an unknown or foreign project, or a caller
+  // who is not a member, is refused as such (404001, 403003, 403001) rather than with 404007.
+  await clients.projects.getProject({ id: projectId }, caller);
+  throw new DomainError('404007', {
+    field: 'user_id',
+    detail: `User ${userId} does not exist in your tenant; only existing users can become project members.`,
+    suggestion: 'List users with GET /v3/users and use an id from that list, or create the user with POST /v3/users.',
   });
 }
