@@ -1,12 +1,13 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { queryTestDatabase, startHttpsReceiver, waitUntil, type HttpsReceiver } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // Idempotency-Key (api-surface conventions, ADR 0012) on the creating writes outside the projects
-// service: POST /webhooks, POST /api-keys, POST /projects/{id}/data and …/data/batches. Same key
-// and body: the first response again, one row, one event. Same key, other body: 409006 and
-// nothing stored. A refused request keeps no key, so its corrected retry goes through.
-describe('Idempotency-Key on webhooks, API keys, data writes and batches', () => {
+// service: POST /webhooks, POST /api-keys, POST /users, POST /oauth/clients, POST /projects/{id}/data
+// and …/data/batches. Same key and body: the first response again, one row, one event. Same key,
+// other body: 409006 and nothing stored. A refused request keeps no key, so its corrected retry
+// goes through. Secrets shown once are replayed but stored sealed; a password is never stored.
+describe('Idempotency-Key on webhooks, API keys, users, OAuth clients, data writes and batches', () => {
   let t: TestPlatform;
   let key: string;
   let token: string;
@@ -119,6 +120,88 @@ describe('Idempotency-Key on webhooks, API keys, data writes and batches', () =>
       const retried = await t.api('POST', '/api-keys', { headers: bearer(idem), body: { name: 'retried key', permissions: ['project:read'] } });
       expect(retried.status).toBe(200);
       expect(await count("SELECT count(*)::int AS n FROM identity.api_keys WHERE name = 'retried key'")).toBe(1);
+    });
+  });
+
+  describe('POST /users', () => {
+    const body = (over: Record<string, unknown> = {}) => ({
+      username: 'idem.user',
+      password: 'Quay-wall-survey-2026',
+      name: 'Idem User',
+      permissions: ['project:read'],
+      ...over,
+    });
+    const keyRow = (idem: string) => sql<{ row: string }>('SELECT k::text AS row FROM identity.idempotency_keys k WHERE key = $1', [idem]);
+
+    it('replays the first response (same id) and stores one user; the password is neither in the response nor in the key row', async () => {
+      const idem = randomUUID();
+      const first = await t.api('POST', '/users', { headers: bearer(idem), body: body() });
+      expect(first.status).toBe(200);
+      expect(first.body.data.id).toMatch(/^usr_/);
+      expect(JSON.stringify(first.body)).not.toContain('Quay-wall-survey-2026');
+      const again = await t.api('POST', '/users', { headers: bearer(idem), body: body() });
+      expect(again.status).toBe(200);
+      expect(again.body.data).toEqual(first.body.data);
+      expect(await sql("SELECT id FROM identity.users WHERE username = 'idem.user'")).toEqual([{ id: first.body.data.id }]);
+      const rows = await keyRow(idem);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.row).toContain(first.body.data.id);
+      expect(rows[0]!.row).not.toContain('Quay-wall-survey-2026');
+      expect(rows[0]!.row).not.toContain('password');
+    });
+
+    it('answers 409006 for the same key with another body (another password too) and stores no user', async () => {
+      const idem = randomUUID();
+      expect((await t.api('POST', '/users', { headers: bearer(idem), body: body({ username: 'idem.a' }) })).status).toBe(200);
+      const users = await count('SELECT count(*)::int AS n FROM identity.users');
+      expectError(await t.api('POST', '/users', { headers: bearer(idem), body: body({ username: 'idem.b' }) }), 409006, 'Idempotency-Key');
+      expectError(
+        await t.api('POST', '/users', { headers: bearer(idem), body: body({ username: 'idem.a', password: 'Another-password-2026' }) }),
+        409006,
+        'Idempotency-Key',
+      );
+      expect(await count('SELECT count(*)::int AS n FROM identity.users')).toBe(users);
+      expect(await count("SELECT count(*)::int AS n FROM identity.users WHERE username = 'idem.b'")).toBe(0);
+      expect(await count('SELECT count(*)::int AS n FROM identity.idempotency_keys WHERE key = $1', [idem])).toBe(1);
+    });
+
+    it('keeps no key for a refused create (username taken, 409009), so the corrected retry goes through', async () => {
+      const idem = randomUUID();
+      expect((await t.api('POST', '/users', { headers: bearer(randomUUID()), body: body({ username: 'idem.taken' }) })).status).toBe(200);
+      expectError(await t.api('POST', '/users', { headers: bearer(idem), body: body({ username: 'idem.taken' }) }), 409009, 'username');
+      expect(await count('SELECT count(*)::int AS n FROM identity.idempotency_keys WHERE key = $1', [idem])).toBe(0);
+      const retried = await t.api('POST', '/users', { headers: bearer(idem), body: body({ username: 'idem.retried' }) });
+      expect(retried.status).toBe(200);
+      expect(await sql("SELECT id FROM identity.users WHERE username = 'idem.retried'")).toEqual([{ id: retried.body.data.id }]);
+    });
+  });
+
+  describe('POST /oauth/clients', () => {
+    const body = (name: string) => ({ name, redirect_uris: ['https://partner.example.com/oauth/callback'] });
+
+    it('replays the first response with the same client_secret and stores one client; the secret is stored sealed', async () => {
+      const idem = randomUUID();
+      const first = await t.api('POST', '/oauth/clients', { headers: bearer(idem), body: body('Idempotent app') });
+      expect(first.status).toBe(200);
+      expect(first.body.data.client_secret).toMatch(/^[A-Za-z0-9]{40}$/);
+      const again = await t.api('POST', '/oauth/clients', { headers: bearer(idem), body: body('Idempotent app') });
+      expect(again.status).toBe(200);
+      expect(again.body.data).toEqual(first.body.data);
+      const clients = await sql<{ id: string; secret_hash: string }>("SELECT id, secret_hash FROM identity.oauth_clients WHERE name = 'Idempotent app'");
+      expect(clients).toEqual([{ id: first.body.data.client_id, secret_hash: createHash('sha256').update(again.body.data.client_secret).digest('hex') }]);
+      const [stored] = await sql<{ response: string }>('SELECT response::text AS response FROM identity.idempotency_keys WHERE key = $1', [idem]);
+      expect(stored!.response).toContain('"sealed"');
+      expect(stored!.response).not.toContain(first.body.data.client_secret);
+      expect(stored!.response).not.toContain(first.body.data.client_id);
+    });
+
+    it('answers 409006 for the same key with another body and stores no client', async () => {
+      const idem = randomUUID();
+      expect((await t.api('POST', '/oauth/clients', { headers: bearer(idem), body: body('App A') })).status).toBe(200);
+      const clients = await count('SELECT count(*)::int AS n FROM identity.oauth_clients');
+      expectError(await t.api('POST', '/oauth/clients', { headers: bearer(idem), body: body('App B') }), 409006, 'Idempotency-Key');
+      expect(await count('SELECT count(*)::int AS n FROM identity.oauth_clients')).toBe(clients);
+      expect(await count("SELECT count(*)::int AS n FROM identity.oauth_clients WHERE name = 'App B'")).toBe(0);
     });
   });
 

@@ -1,6 +1,7 @@
 import type { Database } from '@mp/db';
 import type { OutboxRelay } from '@mp/events';
 import type { Clock, Logger, SecretBox } from '@mp/kit';
+import type { SecretDigest } from './secret-digest.js';
 import type { SigningKeys } from './signing-keys.js';
 
 /** Token and sign-in policy, taken from configuration once at start. */
@@ -20,7 +21,9 @@ export interface IdentityDeps {
   logger: Logger;
   clock: Clock;
   keys: SigningKeys;
-  /** The master key's box: seals the signing keys and the replayable response of a created API key. */
+  /** The master key's box: seals the signing keys and the replayable responses of a created API key or OAuth client. */
   secrets: SecretBox;
+  /** Stands in for a password in the Idempotency-Key request hash of POST /users. */
+  secretDigest: SecretDigest;
   settings: IdentitySettings;
 }

@@ -6,6 +6,7 @@ import { ensureFirstAdmin, type FirstAdmin } from './bootstrap.js';
 import type { IdentityConfig } from './config.js';
 import type { IdentityDeps } from './deps.js';
 import { identityBinding } from './handlers.js';
+import { SecretDigest } from './secret-digest.js';
 import { SigningKeys } from './signing-keys.js';
 
 /** The settings the service reads; parseIdentityConfig gives them all. */
@@ -71,6 +72,7 @@ export async function startIdentityService(opts: IdentityServiceOptions): Promis
     clock,
     keys,
     secrets,
+    secretDigest: new SecretDigest(opts.secretsKey),
     settings: {
       issuer: opts.config.MP_JWT_ISSUER,
       audience: opts.config.MP_JWT_AUDIENCE,

@@ -1,4 +1,5 @@
 import type { identity } from '@mp/contracts';
+import { createOnce, type Queryable } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { newId, randomToken, sha256Hex } from '@mp/kit';
@@ -16,6 +17,8 @@ const MAX_REDIRECT_URIS = 10;
  * environment. A confidential client gets a secret, shown here once and stored as its SHA-256
  * (~238 random bits, so a fast hash suffices); a public client (a browser or mobile app that
  * cannot keep a secret) gets none and must use PKCE. Needs the plan's `oauth` feature (403004).
+ * With an Idempotency-Key the response is replayed for 24 h, secret included: the replay table
+ * holds it sealed with the master key, never in plain text (ADR 0012).
  */
 export async function createOAuthClient(deps: IdentityDeps, req: identity.CreateOAuthClientRequest, ctx: CallerContext): Promise<identity.OAuthClientCreated> {
   requireCaller(ctx);
@@ -52,21 +55,15 @@ export async function createOAuthClient(deps: IdentityDeps, req: identity.Create
   }
   const redirectUris = [...new Set(req.redirectUris.map((u, i) => checkRedirectUri(u, `redirect_uris[${i}]`)))];
   const secret = clientType === 'confidential' ? randomToken(40, ALPHANUMERIC) : null;
-  const { rows } = await deps.db.query<OAuthClientRow>(
-    `INSERT INTO oauth_clients (id, tenant_id, environment, name, client_type, secret_hash, redirect_uris, created_by, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${CLIENT_COLUMNS}`,
-    [
-      newId('client'),
-      ctx.tenantId,
-      ctx.environment,
-      name,
-      clientType,
-      secret ? sha256Hex(secret) : null,
-      redirectUris,
-      ctx.principalId,
-      deps.clock.now().toISOString(),
-    ],
-  );
-  deps.logger.info({ client_id: rows[0]!.id, tenant_id: ctx.tenantId, created_by: ctx.principalId, request_id: ctx.requestId }, 'oauth client registered');
-  return { client: toOAuthClient(rows[0]!), ...(secret ? { clientSecret: secret } : {}) };
+  const now = deps.clock.now();
+  const insert = async (tx: Queryable): Promise<identity.OAuthClientCreated> => {
+    const { rows } = await tx.query<OAuthClientRow>(
+      `INSERT INTO oauth_clients (id, tenant_id, environment, name, client_type, secret_hash, redirect_uris, created_by, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${CLIENT_COLUMNS}`,
+      [newId('client'), ctx.tenantId, ctx.environment, name, clientType, secret ? sha256Hex(secret) : null, redirectUris, ctx.principalId, now.toISOString()],
+    );
+    deps.logger.info({ client_id: rows[0]!.id, tenant_id: ctx.tenantId, created_by: ctx.principalId, request_id: ctx.requestId }, 'oauth client registered');
+    return { client: toOAuthClient(rows[0]!), ...(secret ? { clientSecret: secret } : {}) };
+  };
+  return createOnce(deps.db, now, ctx, 'CreateOAuthClient', req, insert, { sealer: deps.secrets });
 }

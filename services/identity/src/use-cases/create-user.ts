@@ -1,4 +1,5 @@
 import type { identity } from '@mp/contracts';
+import { createOnce, type Queryable } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
 import { requireCaller } from '../caller.js';
@@ -11,7 +12,10 @@ import { checkName, checkPassword, checkUsername, isUniqueViolation, usernameTak
 
 /**
  * POST /users: a user of the caller's tenant. The caller may grant only permissions it holds.
- * A refused request stores nothing.
+ * A refused request stores nothing. With an Idempotency-Key the created user is replayed for 24 h
+ * (ADR 0012). The password is in neither the stored response (a User has no password) nor, as
+ * such, in the stored request hash: a keyed digest stands in for it, so a fast hash of the
+ * password never reaches the database. A replay still pays for one scrypt hash, as any request does.
  */
 export async function createUser(deps: IdentityDeps, req: identity.CreateUserRequest, ctx: CallerContext): Promise<identity.User> {
   requireCaller(ctx);
@@ -21,15 +25,19 @@ export async function createUser(deps: IdentityDeps, req: identity.CreateUserReq
   const phone = req.phone !== undefined && req.phone !== '' ? checkPhone(req.phone) : null;
   const permissions = checkGrantable(req.permissions, ctx, { allowEmpty: true });
   const passwordHash = await hashPassword(req.password);
-  const now = deps.clock.now().toISOString();
-  try {
-    const { rows } = await deps.db.query<UserRow>(
+  const now = deps.clock.now();
+  const insert = async (tx: Queryable): Promise<identity.User> => {
+    const { rows } = await tx.query<UserRow>(
       `INSERT INTO users (id, tenant_id, username, name, phone, password_hash, permissions, disabled, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ${USER_COLUMNS}`,
-      [newId('user'), ctx.tenantId, username, name, phone, passwordHash, permissions, req.disabled, now],
+      [newId('user'), ctx.tenantId, username, name, phone, passwordHash, permissions, req.disabled, now.toISOString()],
     );
     deps.logger.info({ user_id: rows[0]!.id, tenant_id: ctx.tenantId, created_by: ctx.principalId, request_id: ctx.requestId }, 'user created');
-    return toUser(rows[0]!, deps.clock.now());
+    return toUser(rows[0]!, now);
+  };
+  const request = { ...req, password: deps.secretDigest.of(req.password) };
+  try {
+    return await createOnce(deps.db, now, ctx, 'CreateUser', request, insert);
   } catch (err) {
     if (isUniqueViolation(err, 'users_username_unique')) throw usernameTaken(username);
     throw err;
