@@ -162,10 +162,10 @@ describe('projects: lifecycle over the API', () => {
       body: { user_id: userId, role: 'viewer', name: 'Zhang Wei', phone: '13812345678' },
     });
     expect(added.body.data).toMatchObject({ project_id: p.id, user_id: userId, role: 'viewer', name: 'Zhang Wei', phone: '138****5678' });
-    // Without a name the member takes the user's profile name again (the gateway passes it along).
+    // A role change without a name keeps the member's name (the profile name is only a default).
     expect((await t.api('POST', `/projects/${p.id}/members`, { headers: h(), body: { user_id: userId, role: 'editor' } })).body.data).toMatchObject({
       role: 'editor',
-      name: 'Wei Zhang',
+      name: 'Zhang Wei',
       phone: '138****5678',
     });
     const list = await t.api('GET', `/projects/${p.id}/members?role=editor`, { headers: h() });

@@ -17,7 +17,8 @@ const addBody = z.object({ user_id: z.string(), role: z.string(), name: z.string
 /**
  * Project members (project:read / project:write; adding and removing also needs the owner role or a
  * tenant-wide caller). POST adds a user or changes a member's role and display data; the user must
- * exist in the caller's tenant (404007), and without a `name` the member shows the user's profile name.
+ * exist in the caller's tenant (404007), and a new member added without a `name` shows the user's
+ * profile name (an existing member keeps its name).
  */
 export function memberRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {
   router.get('/projects/:project_id/members', can('project:read'), async (ctx) => {
@@ -34,7 +35,7 @@ export function memberRoutes(router: Router, clients: ServiceClients, can: (p: s
     // A malformed id is left to the projects service, which answers it with 400004.
     const profile = isId('user', b.user_id) ? await tenantUser(clients, projectId, b.user_id, state.caller!) : undefined;
     const member = await clients.projects.addMember(
-      { projectId, userId: b.user_id, role: b.role, ...defined({ name: b.name ?? (profile?.name || undefined), phone: b.phone }) },
+      { projectId, userId: b.user_id, role: b.role, ...defined({ name: b.name, phone: b.phone, defaultName: profile?.name || undefined }) },
       state.caller!,
     );
     ok(ctx, present.member(member));
