@@ -128,6 +128,7 @@ export async function recordAttempts(q: Queryable, records: AttemptRecord[]): Pr
       steps.map((s) => s.status),
       steps.map((s) => s.nextAttemptAt?.toISOString() ?? null),
     ],
+    { prepare: 'webhooks_record_attempts' },
   );
   const applied = new Map(rows.map((r) => [r.id, r.status]));
   return records.map((r) => applied.get(r.delivery.id) ?? null);

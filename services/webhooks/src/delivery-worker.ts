@@ -219,5 +219,7 @@ function claimQuery(q: Queryable, n: number, leaseMs: number, busy: [string, num
               w.url, ${SIGNING_SECRET_SQL('w')} AS secret_sealed, w.max_retries, w.retry_interval, w.active, (w.deleted_at IS NOT NULL) AS deleted
          FROM claimed c JOIN events e ON e.event_id = c.event_id JOIN webhooks w ON w.id = c.webhook_id CROSS JOIN async_commit`,
     [n, leaseMs, busy.map(([id]) => id), busy.map(([, k]) => k), perWebhook],
+    // Planning this statement costs more than running it: plan once per connection.
+    { prepare: 'webhooks_claim' },
   );
 }

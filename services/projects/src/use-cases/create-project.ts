@@ -53,6 +53,7 @@ export async function createProject(deps: ProjectsDeps, req: projects.CreateProj
           ctx.principalId,
           now,
         ],
+        { prepare: 'projects_create' },
       );
       const row = rows[0]!;
       if (ctx.principalType === 'user') {
