@@ -30,11 +30,11 @@ export function missing(r: CountingReceiver): string[] {
   return out;
 }
 
-/** Resolves once `check` holds, polling. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+/** Resolves once `check` holds, polling every `everyMs`. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string, everyMs = 50): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
