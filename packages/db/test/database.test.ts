@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createPgDatabase, createPgliteDatabase, migrate, splitStatements, type Database, type Migration } from '@mp/db';
-import { createTestDatabase, queryTestDatabase, type TestDatabase } from '@mp/testing';
+import { createPgDatabase, migrate, splitStatements, type Database, type Migration } from '@mp/db';
+import { createTestDatabase, queryTestDatabase } from '@mp/testing';
+import { DRIVERS, openTestDatabase } from './drivers.js';
 
 const migrations: Migration[] = [
   { id: '001_items', sql: "CREATE TABLE items (id text PRIMARY KEY, n integer NOT NULL, at timestamptz NOT NULL DEFAULT now(), note text DEFAULT 'a;b');" },
@@ -10,28 +8,14 @@ const migrations: Migration[] = [
 ];
 
 // The same behaviour must hold on both drivers: the service code cannot tell them apart.
-describe.each([
-  ['PostgreSQL (pg)', 'pg'],
-  ['PGlite (embedded)', 'pglite'],
-])('Database on %s', (_name, kind) => {
+describe.each(DRIVERS)('Database on %s', (_name, kind) => {
   let db: Database;
-  let tdb: TestDatabase | null = null;
-  let dir: string | null = null;
+  let remove: () => Promise<void>;
 
   beforeAll(async () => {
-    if (kind === 'pg') {
-      tdb = await createTestDatabase();
-      db = createPgDatabase({ url: tdb.url, schema: 'svc' });
-    } else {
-      dir = mkdtempSync(join(tmpdir(), 'mp-pglite-'));
-      db = await createPgliteDatabase({ dataDir: dir, schema: 'svc' });
-    }
+    ({ db, remove } = await openTestDatabase(kind, 'svc'));
   });
-  afterAll(async () => {
-    await db?.close();
-    await tdb?.drop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => remove?.());
 
   it('applies migrations once, in order', async () => {
     expect(await migrate(db, 'svc', migrations)).toEqual(['001_items', '002_fn']);

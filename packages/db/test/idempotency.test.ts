@@ -1,23 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DomainError } from '@mp/errors';
-import { createOnce, createPgDatabase, createPgliteDatabase, IdempotencyKey, idempotencyMigration, migrate, purgeIdempotencyKeys, type Database } from '@mp/db';
+import { createOnce, IdempotencyKey, idempotencyMigration, migrate, purgeIdempotencyKeys, type Database } from '@mp/db';
 import { SecretBox, newMasterKey } from '@mp/kit';
-import { createTestDatabase, type TestDatabase } from '@mp/testing';
+import { DRIVERS, openTestDatabase } from './drivers.js';
 
 const HOUR = 3600_000;
 const t0 = new Date('2026-06-01T00:00:00Z');
 const caller = (key?: string) => ({ tenantId: 'ten_1', environment: 'live', principalId: 'key_1', ...(key ? { idempotencyKey: key } : {}) });
 
 // The shared Idempotency-Key store (ADR 0012), the same on both drivers.
-describe.each([
-  ['PostgreSQL (pg)', 'pg'],
-  ['PGlite (embedded)', 'pglite'],
-])('createOnce on %s', (_name, kind) => {
+describe.each(DRIVERS)('createOnce on %s', (_name, kind) => {
   let db: Database;
-  let tdb: TestDatabase | null = null;
-  let dir: string | null = null;
+  let remove: () => Promise<void>;
   const keys = async () => (await db.query<{ key: string }>('SELECT key FROM idempotency_keys ORDER BY key')).rows.map((r) => r.key);
   const items = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM items')).rows[0]!.n;
   const insertItem = (id: string) => async (tx: { query: Database['query'] }) => {
@@ -26,20 +19,10 @@ describe.each([
   };
 
   beforeAll(async () => {
-    if (kind === 'pg') {
-      tdb = await createTestDatabase();
-      db = createPgDatabase({ url: tdb.url, schema: 'svc' });
-    } else {
-      dir = mkdtempSync(join(tmpdir(), 'mp-pglite-'));
-      db = await createPgliteDatabase({ dataDir: dir, schema: 'svc' });
-    }
+    ({ db, remove } = await openTestDatabase(kind, 'svc'));
     await migrate(db, 'svc', [idempotencyMigration, { id: '001_items', sql: 'CREATE TABLE items (id text PRIMARY KEY)' }]);
   });
-  afterAll(async () => {
-    await db?.close();
-    await tdb?.drop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => remove?.());
 
   it('runs without a key, and does not even encode the request', async () => {
     let encoded = 0;
