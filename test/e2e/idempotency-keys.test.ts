@@ -18,6 +18,12 @@ describe('Idempotency-Key on webhooks, API keys, users, OAuth clients, data writ
   const bearer = (idem: string) => ({ authorization: `Bearer ${token}`, 'idempotency-key': idem });
   const sql = <R = Record<string, unknown>>(text: string, params: unknown[] = []) => queryTestDatabase<R>(t.db.url, text, params);
   const count = async (text: string, params: unknown[] = []) => (await sql<{ n: number }>(text, params))[0]!.n;
+  /** The stored replay of a create that returned secrets is sealed: none of `plain` appears in it. */
+  const expectSealed = async (schema: string, idem: string, plain: string[]) => {
+    const [stored] = await sql<{ response: string }>(`SELECT response::text AS response FROM ${schema}.idempotency_keys WHERE key = $1`, [idem]);
+    expect(stored!.response).toContain('"sealed"');
+    for (const p of plain) expect(stored!.response).not.toContain(p);
+  };
   const dataEvents = (type: string) =>
     sql<{ data: { records?: { data_id: string }[]; batch_id?: string } }>('SELECT data FROM monitoring_data.outbox WHERE event_type = $1', [type]);
   const record = (minute: number, pointId = point) => ({
@@ -64,10 +70,7 @@ describe('Idempotency-Key on webhooks, API keys, users, OAuth clients, data writ
       expect(again.body.data).toEqual(first.body.data);
       expect(again.body.data.secret).toMatch(/^whsec_/);
       expect(await count("SELECT count(*)::int AS n FROM webhooks.webhooks WHERE name = 'Idempotent hook'")).toBe(1);
-      const [stored] = await sql<{ response: string }>('SELECT response::text AS response FROM webhooks.idempotency_keys WHERE key = $1', [idem]);
-      expect(stored!.response).toContain('"sealed"');
-      expect(stored!.response).not.toContain(first.body.data.secret);
-      expect(stored!.response).not.toContain(first.body.data.id);
+      await expectSealed('webhooks', idem, [first.body.data.secret, first.body.data.id]);
     });
 
     it('answers 409006 for the same key with another body and stores nothing', async () => {
@@ -102,9 +105,7 @@ describe('Idempotency-Key on webhooks, API keys, users, OAuth clients, data writ
       expect(again.body.data).toEqual(first.body.data);
       expect(await count("SELECT count(*)::int AS n FROM identity.api_keys WHERE name = 'idempotent key'")).toBe(1);
       expect((await t.api('GET', '/projects', { headers: { 'x-api-key': again.body.data.key } })).status).toBe(200);
-      const [stored] = await sql<{ response: string }>('SELECT response::text AS response FROM identity.idempotency_keys WHERE key = $1', [idem]);
-      expect(stored!.response).toContain('"sealed"');
-      expect(stored!.response).not.toContain(first.body.data.key);
+      await expectSealed('identity', idem, [first.body.data.key]);
     });
 
     it('answers 409006 for the same key with another body and stores nothing', async () => {
@@ -189,10 +190,7 @@ describe('Idempotency-Key on webhooks, API keys, users, OAuth clients, data writ
       expect(again.body.data).toEqual(first.body.data);
       const clients = await sql<{ id: string; secret_hash: string }>("SELECT id, secret_hash FROM identity.oauth_clients WHERE name = 'Idempotent app'");
       expect(clients).toEqual([{ id: first.body.data.client_id, secret_hash: createHash('sha256').update(again.body.data.client_secret).digest('hex') }]);
-      const [stored] = await sql<{ response: string }>('SELECT response::text AS response FROM identity.idempotency_keys WHERE key = $1', [idem]);
-      expect(stored!.response).toContain('"sealed"');
-      expect(stored!.response).not.toContain(first.body.data.client_secret);
-      expect(stored!.response).not.toContain(first.body.data.client_id);
+      await expectSealed('identity', idem, [first.body.data.client_secret, first.body.data.client_id]);
     });
 
     it('answers 409006 for the same key with another body and stores no client', async () => {

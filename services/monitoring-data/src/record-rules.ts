@@ -185,7 +185,8 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
   return { ok, failures };
 }
 
-const VALUE_KEYS = [...COORDS, ...DISPLACEMENTS];
+/** Every value a record may hold, in the order records and events list them. */
+export const VALUE_KEYS = [...COORDS, ...DISPLACEMENTS] as const;
 
 function checkPrecision(v: Record<string, number | null>, stated: number | null, point: PointInfo): { field: string; detail: string } | null {
   const required = point.precision;

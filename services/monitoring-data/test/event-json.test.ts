@@ -1,4 +1,4 @@
-import { dataCreated, dataCreatedJson, formatAll, type EventRecord } from '../src/events.js';
+import { createdRecord, dataCreatedJson, formatAll, type EventRecord } from '../src/events.js';
 import type { PointInfo, ProjectInfo } from '../src/ingest-context.js';
 import type { CheckedRecord } from '../src/record-rules.js';
 
@@ -27,7 +27,9 @@ describe('data.created written directly as JSON', () => {
     expect(measuredAt).toEqual(['2026-03-01T08:30:00+08:00', '2026-03-01T00:30:00Z', '2026-03-01T10:30:00.250-03:30', '2026-03-01T00:30:00Z']);
     const asObjects: EventRecord[] = records.map((r, i) => ({ ...r, id: ids[i]!, qualityFlag: 'valid' }));
     const { json, abnormalCount } = dataCreatedJson(project, records, ids, measuredAt);
-    expect(json).toBe(JSON.stringify(dataCreated(project, asObjects)));
+    // The spec 2.7 payload as an object, the way JSON.stringify would write it.
+    const payload = { project_id: project.id, project_name: project.name, records: asObjects.map(createdRecord), total_count: 4, abnormal_count: 2 };
+    expect(json).toBe(JSON.stringify(payload));
     expect(abnormalCount).toBe(2);
     expect(JSON.parse(json).records[0]).toEqual({
       data_id: 'dat_a', point_id: p1.id, point_name: 'JC-01 "west"\n', sensor_type: 'total_station', measured_at: '2026-03-01T08:30:00+08:00',
