@@ -260,7 +260,7 @@ async function max(eventType, fanOut) {
     await queryTestDatabase(
       db.url,
       `INSERT INTO projects.outbox (event_id, event_type, tenant_id, environment, occurred_at, data)
-       SELECT 'evt_' || lpad(($4::int * 1000000 + n)::text, 20, '0'), $3, $5, 'live', now(), jsonb_build_object('chunk', $6::int, 'n', n)
+       SELECT 'evt_' || lpad(($4::int * 1000000 + n)::text, 20, '0'), $3, $5, 'live', now(), jsonb_build_object('chunk', $6::int, 'n', n)::text
          FROM generate_series($1::int, $2::int) AS n`,
       [from, to, eventType, fanOut, ctx.tenantId, c],
     );

@@ -5,7 +5,7 @@ describe('projects (first cut)', () => {
   let t: TestPlatform;
   let key: string;
   const h = () => ({ 'x-api-key': key });
-  const outboxRows = () => queryTestDatabase<{ event_type: string; data: Record<string, unknown> }>(t.db.url, 'SELECT event_type, data FROM projects.outbox ORDER BY seq');
+  const outboxRows = () => queryTestDatabase<{ event_type: string; data: Record<string, unknown> }>(t.db.url, 'SELECT event_type, data::json AS data FROM projects.outbox ORDER BY seq');
 
   beforeAll(async () => {
     t = await startTestPlatform();

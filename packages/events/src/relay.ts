@@ -116,7 +116,7 @@ export class OutboxRelay {
       // event, which JetStream (Nats-Msg-Id) and the consumers (event_id) de-duplicate.
       const { rows } = await tx.query<OutboxRow>(
         `WITH ${ASYNC_COMMIT_SQL}
-         SELECT seq, event_id, event_type, tenant_id, environment, occurred_at, data::text AS data, traceparent
+         SELECT seq, event_id, event_type, tenant_id, environment, occurred_at, data, traceparent
            FROM outbox, async_commit WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE OF outbox SKIP LOCKED`,
         [this.batchSize],
         { prepare: 'outbox_claim' },

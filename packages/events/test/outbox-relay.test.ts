@@ -1,5 +1,5 @@
 import { createPgDatabase, migrate, type Database } from '@mp/db';
-import { appendEvent, dataJsonOf, decodeEnvelope, encodeEnvelope, MemoryTransport, NatsTransport, OutboxRelay, outboxMigration, outgoing, type DomainEvent, type ReceivedEvent } from '@mp/events';
+import { appendEvent, dataJsonOf, decodeEnvelope, encodeEnvelope, MemoryTransport, NatsTransport, OutboxRelay, outboxMigration, outboxMigrations, outboxTextMigration, outgoing, type DomainEvent, type ReceivedEvent } from '@mp/events';
 import { createLogger } from '@mp/kit';
 import { createTestDatabase, createTestStream, waitUntil, type TestDatabase, type TestStream } from '@mp/testing';
 
@@ -15,7 +15,7 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
     tdb = await createTestDatabase();
     stream = createTestStream();
     db = createPgDatabase({ url: tdb.url, schema: 'producer' });
-    await migrate(db, 'producer', [outboxMigration, { id: '001_things', sql: 'CREATE TABLE things (id text PRIMARY KEY)' }]);
+    await migrate(db, 'producer', [...outboxMigrations, { id: '001_things', sql: 'CREATE TABLE things (id text PRIMARY KEY)' }]);
     transport = await NatsTransport.connect({ url: stream.url, stream: stream.stream, subjectPrefix: stream.subjectPrefix, logger });
   });
   afterAll(async () => {
@@ -47,7 +47,7 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
 
   it('writes no event when the transaction rolls back', async () => {
     await expect(write('c', true)).rejects.toThrow('boom');
-    expect((await db.query('SELECT * FROM outbox WHERE data->>$1 = $2', ['project_id', 'c'])).rows).toHaveLength(0);
+    expect((await db.query('SELECT * FROM outbox WHERE data::json->>$1 = $2', ['project_id', 'c'])).rows).toHaveLength(0);
     expect((await db.query("SELECT * FROM things WHERE id = 'c'")).rows).toHaveLength(0);
   });
 
@@ -185,5 +185,33 @@ describe('in-process transport (embedded default)', () => {
       throw new Error('database down');
     });
     await expect(t.publish(outgoing({ event_id: 'evt_3', event_type: 'project.created', tenant_id: 't', environment: 'live', occurred_at: '', data: {} }))).rejects.toThrow('database down');
+  });
+});
+
+describe('outbox migrations', () => {
+  let tdb: TestDatabase;
+  let db: Database;
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    db = createPgDatabase({ url: tdb.url, schema: 'older' });
+  });
+  afterAll(async () => {
+    await db?.close();
+    await tdb?.drop();
+  });
+
+  it('turns an outbox made with json data into text, keeping pending events byte for byte and uncompressed', async () => {
+    // An outbox as '000_outbox' made it before the text change: data json.
+    await migrate(db, 'older', [outboxMigration]);
+    await db.exec('ALTER TABLE outbox ALTER COLUMN data TYPE json USING data::json');
+    const written = '{"project_id":"prj_1","n":1.50,"name":"Süd"}';
+    await db.query(`INSERT INTO outbox (event_id, event_type, tenant_id, environment, occurred_at, data) VALUES ('evt_1', 'project.created', 'ten_1', 'live', now(), $1)`, [written]);
+
+    expect(await migrate(db, 'older', [outboxMigration, outboxTextMigration])).toEqual(['000_outbox_text']);
+    const { rows } = await db.query<{ type: string; storage: string; data: string }>(
+      `SELECT format_type(a.atttypid, a.atttypmod) AS type, a.attstorage AS storage, (SELECT data FROM outbox WHERE event_id = 'evt_1') AS data
+         FROM pg_attribute a WHERE a.attrelid = 'older.outbox'::regclass AND a.attname = 'data'`,
+    );
+    expect(rows).toEqual([{ type: 'text', storage: 'e', data: written }]);
   });
 });

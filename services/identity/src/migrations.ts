@@ -1,11 +1,11 @@
 import { idempotencyMigration, type Migration } from '@mp/db';
-import { outboxMigration } from '@mp/events';
+import { outboxMigrations } from '@mp/events';
 
 export const SCHEMA = 'identity';
 
 export const migrations: Migration[] = [
   // The outbox is there from the start so identity can raise domain events without a reshuffle.
-  outboxMigration,
+  ...outboxMigrations,
   // Idempotency-Key of POST /api-keys (ADR 0012).
   idempotencyMigration,
   {

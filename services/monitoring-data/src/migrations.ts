@@ -1,10 +1,10 @@
 import { idempotencyMigration, type Migration } from '@mp/db';
-import { outboxMigration } from '@mp/events';
+import { outboxMigrations } from '@mp/events';
 
 export const SCHEMA = 'monitoring_data';
 
 export const migrations: Migration[] = [
-  outboxMigration,
+  ...outboxMigrations,
   // Idempotency-Key of the data write and the batch upload (ADR 0012).
   idempotencyMigration,
   {
@@ -86,12 +86,9 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    // Made a jsonb outbox json. The outbox is text now ('000_outbox_text', which sorts before
+    // this and would be undone by it on a new database), so this step no longer changes anything.
     id: '002_outbox_json',
-    sql: `
-      -- data.created events carry up to 1,000 records; stored as json (text, checked once)
-      -- instead of jsonb they cost a fraction to write, keep the key order of the payload, and the
-      -- relay reads them the same way.
-      ALTER TABLE outbox ALTER COLUMN data TYPE json USING data::json;
-    `,
+    sql: `SELECT 1`,
   },
 ];

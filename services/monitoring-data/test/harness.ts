@@ -72,7 +72,7 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
       caller,
       replica,
       rows: (sql, params = []) => queryTestDatabase(db.url, sql, params),
-      outbox: () => queryTestDatabase(db.url, 'SELECT event_type, data FROM monitoring_data.outbox ORDER BY seq'),
+      outbox: () => queryTestDatabase(db.url, 'SELECT event_type, data::json AS data FROM monitoring_data.outbox ORDER BY seq'),
       async project(o = {}) {
         seq++;
         const p = await projectsClient.createProject(

@@ -1,10 +1,10 @@
 import type { Migration } from '@mp/db';
-import { outboxMigration } from '@mp/events';
+import { outboxMigrations } from '@mp/events';
 
 export const SCHEMA = 'projects';
 
 export const migrations: Migration[] = [
-  outboxMigration,
+  ...outboxMigrations,
   // idempotency_keys is made by 002 below, written before @mp/db had idempotencyMigration; the
   // shared createOnce uses it as it is, so that migration is not listed here.
   {

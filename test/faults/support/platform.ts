@@ -108,7 +108,7 @@ export async function startFaultPlatform(opts: { postgres?: PrivatePostgres; nat
         dbUrl,
         `INSERT INTO projects.outbox (event_id, event_type, tenant_id, environment, occurred_at, data)
          SELECT 'evt_' || lpad(n::text, 20, '0'), 'project.created', $3, 'live', now(),
-                jsonb_build_object('project_id', 'prj_' || lpad(n::text, 20, '0'), 'project_name', 'Fault drill ' || n, 'n', n)
+                jsonb_build_object('project_id', 'prj_' || lpad(n::text, 20, '0'), 'project_name', 'Fault drill ' || n, 'n', n)::text
            FROM generate_series($1::int, $2::int) AS n`,
         [first, last, ctx.tenantId],
       );
