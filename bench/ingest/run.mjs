@@ -5,9 +5,10 @@
 // writes at several concurrency levels, and reports records/s, p50/p99 request latency, the time
 // until every event was published, and memory (RSS) and CPU of the platform, PostgreSQL and this
 // load generator. In the same run it measures the raw PostgreSQL insert rate of identical rows
-// (same table, partitions and indexes, the same multi-row INSERT … SELECT FROM unnest straight
-// from pg) as the baseline, and the latency of a one-month series of a point holding 1,000,000
-// records. The data-write and request limits are raised for the run (MP_LIMIT_* settings).
+// (same table, partitions and indexes, the same multi-row INSERT … SELECT FROM unnest with the
+// same binary array parameters, straight from pg) as the baseline, and the latency of a
+// one-month series of a point holding 1,000,000 records. The data-write and request limits are
+// raised for the run (MP_LIMIT_* settings).
 //
 // Topology (BENCH_TOPOLOGY): `split` (default) runs the data path as it is deployed to scale —
 // a gateway process and BENCH_DATA_REPLICAS (2) monitoring-data replicas of their own
@@ -28,7 +29,7 @@ import { projects } from '@mp/contracts';
 import { createClient } from '@mp/grpc';
 import { createSelfSignedCertificate, newId } from '@mp/kit';
 import { createTestDatabase, createTestStream } from '@mp/testing';
-import { createPgDatabase, migrate } from '@mp/db';
+import { arrayParam, createPgDatabase, migrate } from '@mp/db';
 import { monitoringDataMigrations } from '@mp/monitoring-data';
 /* global setInterval, clearInterval */
 
@@ -284,7 +285,7 @@ try {
   const rawBatches = Array.from({ length: REQUESTS * LEVELS.length + 1 }, () => {
     const c = { id: [], point: [], at: [], off: [], x: [], y: [], z: [], dx: [], dy: [], dz: [], status: [] };
     for (let e = 0; e < PER_REQUEST / POINTS; e++, rawEpoch++) {
-      const at = new Date(Date.UTC(2026, 0, 1) + rawEpoch * 60_000).toISOString();
+      const at = Date.UTC(2026, 0, 1) + rawEpoch * 60_000;
       for (let i = 0; i < POINTS; i++) {
         c.id.push(newId('data'));
         c.point.push(points[i]);
@@ -308,7 +309,8 @@ try {
          FROM unnest($4::text[], $5::text[], $6::timestamptz[], $7::smallint[], $8::float8[], $9::float8[], $10::float8[], $11::float8[], $12::float8[], $13::float8[], $14::text[])
            AS u(id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status)
        ON CONFLICT (point_id, measured_at) DO NOTHING`,
-      [tenantId, 'live', project.id, c.id, c.point, c.at, c.off, c.x, c.y, c.z, c.dx, c.dy, c.dz, c.status],
+      // the columns as the service sends them: binary arrays (arrayParam through the same driver)
+      [tenantId, 'live', project.id, arrayParam('text', c.id), arrayParam('text', c.point), arrayParam('timestamptz', c.at), arrayParam('int2', c.off), ...[c.x, c.y, c.z, c.dx, c.dy, c.dz].map((v) => arrayParam('float8', v)), arrayParam('text', c.status)],
     );
   await rawInsert(rawBatches.pop());
   const rawRates = {};
@@ -379,7 +381,7 @@ try {
   console.log('');
   console.log(`Peak RSS per process during the load: ${[...peakByProcess].map(([label, mb]) => `${label} ${fmt(mb)} MB`).join(', ')}.`);
   console.log(`Stored ${fmt(stored)} records; ${fmt(events)} events published (${fmt(byType['data.created'].n)} data.created, one per write; ${fmt(byType['data.abnormal']?.n ?? 0)} data.abnormal, one per write holding a record over a threshold). PostgreSQL RSS (all backends): ${fmt(postgres().rssMb)} MB; load generator RSS: ${fmt(process.memoryUsage().rss / 2 ** 20)} MB.`);
-  console.log(`Raw PostgreSQL baseline (same table, partitions and indexes; INSERT … SELECT FROM unnest of 1,000 rows per statement): ${LEVELS.map((l) => `${fmt(rawRates[l])} records/s with ${l} connection${l > 1 ? 's' : ''} (PostgreSQL ${rawPgCores[l].toFixed(2)} cores)`).join(', ')}.`);
+  console.log(`Raw PostgreSQL baseline (same table, partitions and indexes; INSERT … SELECT FROM unnest of 1,000 rows per statement, binary array parameters): ${LEVELS.map((l) => `${fmt(rawRates[l])} records/s with ${l} connection${l > 1 ? 's' : ''} (PostgreSQL ${rawPgCores[l].toFixed(2)} cores)`).join(', ')}.`);
   console.log(`CPU per record: platform ${((best.cpu.platform / best.recordsPerS) * 1e6).toFixed(0)} µs + PostgreSQL ${((best.cpu.pg / best.recordsPerS) * 1e6).toFixed(0)} µs end to end; PostgreSQL ${Math.min(...LEVELS.map((l) => (rawPgCores[l] / rawRates[l]) * 1e6)).toFixed(0)} µs in the raw baseline.`);
   console.log(`Best end to end (concurrency ${best.level}): ${fmt(best.recordsPerS)} records/s = ${((best.recordsPerS / rawRate) * 100).toFixed(0)} % of the best raw insert rate (${fmt(rawRate)} records/s).`);
   console.log(`Load average of the machine during the run (shared with other work): ${loadStart} at the start, ${loadavg().map((x) => x.toFixed(1)).join(' ')} at the end.`);

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import type { Database, Queryable } from './types.js';
+import { encodeArrayParams, encodeBinaryArray } from './array-param.js';
+import type { Database, Queryable, QueryOptions } from './types.js';
 
 // Return timestamps as ISO strings and bigint counts as numbers, the same as PGlite's adapter.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -44,8 +45,13 @@ function openPool(opts: PgOptions, reserve: (max: number) => Database): Database
   // the pool drops it and the next query reconnects.
   pool.on('error', () => undefined);
 
+  // Array parameters go in binary (pg sends a Buffer parameter in binary format).
+  const config = (sql: string, params: unknown[] | undefined, qo: QueryOptions | undefined) => {
+    const values = encodeArrayParams(params, encodeBinaryArray) as unknown[];
+    return qo?.prepare ? { name: qo.prepare, text: sql, values } : { text: sql, values };
+  };
   const run: Queryable['query'] = async (sql, params, qo) => {
-    const r = await pool.query(qo?.prepare ? { name: qo.prepare, text: sql, values: params as unknown[] } : { text: sql, values: params as unknown[] });
+    const r = await pool.query(config(sql, params, qo));
     return { rows: r.rows, rowCount: r.rowCount ?? 0 };
   };
 
@@ -62,7 +68,7 @@ function openPool(opts: PgOptions, reserve: (max: number) => Database): Database
         await client.query('BEGIN');
         const tx: Queryable = {
           query: async (sql, params, qo) => {
-            const r = await client.query(qo?.prepare ? { name: qo.prepare, text: sql, values: params as unknown[] } : { text: sql, values: params as unknown[] });
+            const r = await client.query(config(sql, params, qo));
             return { rows: r.rows, rowCount: r.rowCount ?? 0 };
           },
         };

@@ -1,3 +1,4 @@
+import { encodeArrayLiteral, encodeArrayParams } from './array-param.js';
 import type { Database, Queryable } from './types.js';
 
 export interface PgliteOptions {
@@ -55,7 +56,7 @@ export async function createPgliteDatabase(opts: PgliteOptions): Promise<Databas
 
   const toQueryable = (q: { query: typeof db.query }): Queryable => ({
     query: async <R>(sql: string, params?: unknown[]) => {
-      const r = await q.query<Row>(sql, params as unknown[]);
+      const r = await q.query<Row>(sql, encodeArrayParams(params, encodeArrayLiteral) as unknown[]);
       return { rows: normalise(r.rows) as R[], rowCount: r.affectedRows ?? r.rows.length };
     },
   });

@@ -1,15 +1,5 @@
-import type { Queryable } from '@mp/db';
+import { arrayParam, type Queryable } from '@mp/db';
 import type { CheckedRecord } from './record-rules.js';
-
-/**
- * A PostgreSQL array literal built by hand: every element here is a number, NULL, or a string of
- * characters that need no quoting in an array literal (ids, ISO timestamps, status words), so a
- * join replaces the driver's per-element escaping, the largest JS cost of a 1,000-row insert.
- */
-function arrayLiteral(values: (string | number | null)[]): string {
-  // join turns numbers into text natively; only NULLs need spelling out.
-  return `{${(values.includes(null) ? values.map((v) => (v === null ? 'NULL' : v)) : values).join(',')}}`;
-}
 
 export interface Scope {
   tenantId: string;
@@ -27,18 +17,14 @@ export async function insertRecords(tx: Queryable, scope: Scope, records: Checke
   const n = records.length;
   if (n === 0) return [];
   const pointIds = new Array<string>(n);
-  const at = new Array<string>(n);
+  const at = new Array<number>(n);
   const offsets = new Array<number>(n);
   const cols = { x: new Array<number | null>(n), y: new Array<number | null>(n), z: new Array<number | null>(n), dx: new Array<number | null>(n), dy: new Array<number | null>(n), dz: new Array<number | null>(n) };
   const statuses = new Array<string>(n);
-  // Instruments read many points at one instant: each distinct instant is formatted once.
-  const instants = new Map<number, string>();
   for (let i = 0; i < n; i++) {
     const r = records[i]!;
     pointIds[i] = r.point.id;
-    let iso = instants.get(r.ms);
-    if (iso === undefined) instants.set(r.ms, (iso = new Date(r.ms).toISOString()));
-    at[i] = iso;
+    at[i] = r.ms;
     offsets[i] = r.offset;
     cols.x[i] = r.x;
     cols.y[i] = r.y;
@@ -48,13 +34,28 @@ export async function insertRecords(tx: Queryable, scope: Scope, records: Checke
     cols.dz[i] = r.dz;
     statuses[i] = r.status;
   }
+  const idParam = arrayParam('text', ids);
+  const pointParam = arrayParam('text', pointIds);
+  const atParam = arrayParam('timestamptz', at);
   const { rowCount } = await tx.query(
     `INSERT INTO data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status, quality_flag, batch_id, created_at, updated_at)
      SELECT u.id, $1, $2, $3, u.point_id, u.measured_at, u.utc_offset, u.x, u.y, u.z, u.dx, u.dy, u.dz, u.status, 'valid', $4, $5, $5
        FROM unnest($6::text[], $7::text[], $8::timestamptz[], $9::smallint[], $10::float8[], $11::float8[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::text[])
          AS u(id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status)
      ON CONFLICT (point_id, measured_at) DO NOTHING`,
-    [scope.tenantId, scope.environment, scope.projectId, opts.batchId, opts.now, ...[ids, pointIds, at, offsets, cols.x, cols.y, cols.z, cols.dx, cols.dy, cols.dz, statuses].map(arrayLiteral)],
+    [
+      scope.tenantId,
+      scope.environment,
+      scope.projectId,
+      opts.batchId,
+      opts.now,
+      idParam,
+      pointParam,
+      atParam,
+      arrayParam('int2', offsets),
+      ...[cols.x, cols.y, cols.z, cols.dx, cols.dy, cols.dz].map((c) => arrayParam('float8', c)),
+      arrayParam('text', statuses),
+    ],
     { prepare: 'md_insert_records' },
   );
   if (rowCount === n) return [];
@@ -63,7 +64,7 @@ export async function insertRecords(tx: Queryable, scope: Scope, records: Checke
     `SELECT u.i::int AS i FROM unnest($1::text[], $2::timestamptz[], $3::text[]) WITH ORDINALITY AS u(point_id, measured_at, id, i)
        JOIN data_records d ON d.point_id = u.point_id AND d.measured_at = u.measured_at AND d.id <> u.id
       ORDER BY u.i`,
-    [pointIds, at, ids],
+    [pointParam, atParam, idParam],
   );
   return rows.map((r) => r.i - 1);
 }
