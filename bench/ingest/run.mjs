@@ -232,7 +232,7 @@ try {
       peakRss = Math.max(peakRss, platformStat().rssMb);
       for (const c of children) peakByProcess.set(c.label, Math.max(peakByProcess.get(c.label) ?? 0, procStat(c.pid).rssMb));
     }, 100);
-    const cpu0 = { platform: platformStat().cpuS, pg: postgres().cpuS, client: process.cpuUsage() };
+    const cpu0 = { platform: platformStat().cpuS, pg: postgres().cpuS, client: process.cpuUsage(), each: children.map((c) => procStat(c.pid).cpuS) };
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: level }, async () => {
@@ -259,7 +259,9 @@ try {
       peakRss,
       cpu: { platform: (platformStat().cpuS - cpu0.platform) / secs, pg: (postgres().cpuS - cpu0.pg) / secs, client: (cpuClient.user + cpuClient.system) / 1e6 / secs },
     });
-    console.log(`concurrency ${level}: ${fmt(results.at(-1).recordsPerS)} records/s`);
+    // CPU per record of each process (up to the last event published), to see where the platform's share goes
+    const each = children.map((c, i) => `${c.label} ${(((procStat(c.pid).cpuS - cpu0.each[i]) / (REQUESTS * PER_REQUEST)) * 1e6).toFixed(1)}`);
+    console.log(`concurrency ${level}: ${fmt(results.at(-1).recordsPerS)} records/s; CPU µs per record: ${each.join(', ')}`);
   }
   const stored = Number((await sql.query('SELECT count(*) FROM monitoring_data.data_records')).rows[0].count);
   const byType = Object.fromEntries(

@@ -16,13 +16,19 @@ export const presentData = {
     updated_at: r.updatedAt,
     version: r.version,
   }),
-  /** The answer to a synchronous write: every stored record in request order. */
-  written: (projectId: string, pointIds: string[], res: monitoringData.WriteRecordsResult) => {
-    const records = new Array(res.dataId.length);
-    for (let i = 0; i < records.length; i++) {
-      records[i] = { data_id: res.dataId[i], point_id: pointIds[i], measured_at: res.measuredAt[i], status: res.status[i], quality_flag: 'valid' };
+  /**
+   * The answer to a synchronous write, every stored record in request order
+   * (`{ project_id, total_count, abnormal_count, records: [{ data_id, point_id, measured_at,
+   * status, quality_flag }] }`), as JSON text without an object per record. Only the project id
+   * comes from the caller unchecked, so only it is escaped: data ids, instants and statuses are
+   * written by the service, and point ids matched /^pt_[0-9a-z]{20}$/ before the write.
+   */
+  writtenJson: (projectId: string, pointIds: string[], res: monitoringData.WriteRecordsResult): string => {
+    const parts = new Array<string>(res.dataId.length);
+    for (let i = 0; i < parts.length; i++) {
+      parts[i] = `{"data_id":"${res.dataId[i]}","point_id":"${pointIds[i]}","measured_at":"${res.measuredAt[i]}","status":"${res.status[i]}","quality_flag":"valid"}`;
     }
-    return { project_id: projectId, total_count: res.totalCount, abnormal_count: res.abnormalCount, records };
+    return `{"project_id":${JSON.stringify(projectId)},"total_count":${res.totalCount},"abnormal_count":${res.abnormalCount},"records":[${parts.join(',')}]}`;
   },
   batch: (b: monitoringData.Batch) => ({
     batch_id: b.id,

@@ -6,24 +6,11 @@ import { DomainError } from '@mp/errors';
 import { rateLimitError, rateLimitHeaders, type RateLimits } from '@mp/ratelimit';
 import type { ServiceClients } from '../clients.js';
 import { requireFeature } from '../middleware/authenticate.js';
-import { ok } from '../envelope.js';
+import { ok, okJson } from '../envelope.js';
 import { presentData } from '../presenters-data.js';
+import { recordColumns, values } from '../record-columns.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
-
-const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-const value = z.number().optional();
-const values = z.object({ x: value, y: value, z: value, dx: value, dy: value, dz: value });
-const record = z.object({
-  point_id: z.string().regex(/^pt_[0-9a-z]{20}$/),
-  measured_at: z.string().regex(ISO_WITH_OFFSET),
-  values,
-  /** the precision the client states for this record, mm (422205 when coarser than the point requires) */
-  precision: z.number().positive().optional(),
-});
-/** Synchronous writes take at most 1,000 records (MAX_RECORDS_PER_WRITE of the service). */
-const writeBody = z.object({ records: z.array(record).min(1).max(1000) });
-const batchBody = z.object({ records: z.array(record).min(1) });
 
 const listQuery = pageQuery.extend({
   point_id: z.string().optional(),
@@ -46,40 +33,6 @@ const patchBody = z.object({
   remark: z.string().max(500).nullable().optional(),
   version: z.number().int().positive().optional(),
 });
-
-type RecordInput = z.infer<typeof record>;
-
-/** Request records → the columns of the contract (absent numbers are NaN). */
-function toColumns(records: RecordInput[]): monitoringData.RecordColumns {
-  const n = records.length;
-  const cols = {
-    pointId: new Array<string>(n),
-    measuredAt: new Array<string>(n),
-    x: new Array<number>(n),
-    y: new Array<number>(n),
-    z: new Array<number>(n),
-    dx: new Array<number>(n),
-    dy: new Array<number>(n),
-    dz: new Array<number>(n),
-    precision: [] as number[],
-  };
-  let anyPrecision = false;
-  for (let i = 0; i < n; i++) {
-    const r = records[i]!;
-    const v = r.values;
-    cols.pointId[i] = r.point_id;
-    cols.measuredAt[i] = r.measured_at;
-    cols.x[i] = v.x ?? NaN;
-    cols.y[i] = v.y ?? NaN;
-    cols.z[i] = v.z ?? NaN;
-    cols.dx[i] = v.dx ?? NaN;
-    cols.dy[i] = v.dy ?? NaN;
-    cols.dz[i] = v.dz ?? NaN;
-    if (r.precision !== undefined) anyPrecision = true;
-  }
-  if (anyPrecision) cols.precision = records.map((r) => r.precision ?? NaN);
-  return cols;
-}
 
 /** If-Match (`3`, `"3"` or `W/"3"`) or the body's `version`: the version a change expects (409004 when stale). */
 function expectedVersion(ctx: Context, bodyVersion?: number): number | undefined {
@@ -119,19 +72,18 @@ const toValues = (v: z.infer<typeof values>): monitoringData.Values => Object.fr
 export function dataRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware, limits: RateLimits): void {
   router.post('/projects/:project_id/data', can('data:write'), async (ctx) => {
     const state = ctx.state as GatewayState;
-    const body = validate(writeBody, state.body ?? {}, 'body');
-    await limitRecords(limits, ctx, body.records.length);
-    const columns = toColumns(body.records);
+    const columns = recordColumns('write', (state.body ?? {}) as Record<string, unknown>);
+    await limitRecords(limits, ctx, columns.pointId.length);
     const projectId = ctx.params.project_id!;
     const res = await clients.monitoringData.writeRecords({ projectId, records: columns }, state.caller!);
-    ok(ctx, presentData.written(projectId, columns.pointId, res));
+    okJson(ctx, presentData.writtenJson(projectId, columns.pointId, res));
   });
 
   router.post('/projects/:project_id/data/batches', can('data:write'), requireFeature('data_batches'), async (ctx) => {
     const state = ctx.state as GatewayState;
-    const body = validate(batchBody, state.body ?? {}, 'body');
-    await limitRecords(limits, ctx, body.records.length);
-    ok(ctx, presentData.batch(await clients.monitoringData.createBatch({ projectId: ctx.params.project_id!, records: toColumns(body.records) }, state.caller!)));
+    const records = recordColumns('batch', (state.body ?? {}) as Record<string, unknown>);
+    await limitRecords(limits, ctx, records.pointId.length);
+    ok(ctx, presentData.batch(await clients.monitoringData.createBatch({ projectId: ctx.params.project_id!, records }, state.caller!)));
   });
 
   router.get('/data/batches/:batch_id', can('data:read'), async (ctx) => {
