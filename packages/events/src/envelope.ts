@@ -36,15 +36,23 @@ export function encodeEnvelope(e: OutgoingEvent): { body: string; dataOffset: nu
   return { body: head + e.dataJson + '}', dataOffset: Buffer.byteLength(head) };
 }
 
-/** An event as a consumer receives it: data is parsed on first use, and its JSON text kept. */
-export type ReceivedEvent = DomainEvent & { readonly dataJson: string };
+/**
+ * An event as a consumer receives it: data is parsed on first use, its JSON text kept
+ * (`dataJson`, decoded from the message bytes on first use too), and `dataSize` tells how large
+ * that text is without decoding it (bytes as received, characters when built in memory).
+ */
+export type ReceivedEvent = DomainEvent & { readonly dataJson: string; readonly dataSize: number };
 
-export function receivedEvent(meta: EventMeta, dataJson: string): ReceivedEvent {
+export function receivedEvent(meta: EventMeta, dataJson: string | Uint8Array): ReceivedEvent {
   const event = metaOf(meta) as ReceivedEvent;
+  let text = typeof dataJson === 'string' ? dataJson : undefined;
+  const bytes = typeof dataJson === 'string' ? undefined : Buffer.from(dataJson.buffer, dataJson.byteOffset, dataJson.byteLength);
   let data: Record<string, unknown> | undefined;
-  // Own enumerable properties, so spreading or serialising the event still carries its data.
-  Object.defineProperty(event, 'dataJson', { value: dataJson, enumerable: false });
-  Object.defineProperty(event, 'data', { enumerable: true, get: () => (data ??= JSON.parse(dataJson) as Record<string, unknown>) });
+  const json = () => (text ??= bytes!.toString('utf8'));
+  // Own properties, `data` enumerable, so spreading or serialising the event still carries its data.
+  Object.defineProperty(event, 'dataJson', { enumerable: false, get: json });
+  Object.defineProperty(event, 'dataSize', { enumerable: false, value: bytes ? bytes.length : text!.length });
+  Object.defineProperty(event, 'data', { enumerable: true, get: () => (data ??= JSON.parse(json()) as Record<string, unknown>) });
   return event;
 }
 
@@ -57,7 +65,10 @@ export function decodeEnvelope(body: Uint8Array, dataOffset: number | null): Rec
   const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   if (dataOffset !== null && dataOffset > DATA_KEY.length && dataOffset < buf.length && buf.toString('latin1', dataOffset - DATA_KEY.length, dataOffset) === DATA_KEY) {
     const meta = JSON.parse(buf.toString('utf8', 0, dataOffset - DATA_KEY.length) + '}') as EventMeta;
-    return receivedEvent(meta, buf.toString('utf8', dataOffset, buf.length - 1));
+    // The data stays bytes until read: most consumers look at the metadata only (the webhooks
+    // service, for events nobody subscribes to). The body is a view into a chunk the NATS client
+    // read from its socket and never reuses, so keeping it is safe.
+    return receivedEvent(meta, buf.subarray(dataOffset, buf.length - 1));
   }
   const whole = JSON.parse(buf.toString('utf8')) as DomainEvent;
   return receivedEvent(whole, JSON.stringify(whole.data));
@@ -65,3 +76,6 @@ export function decodeEnvelope(body: Uint8Array, dataOffset: number | null): Rec
 
 /** The JSON text of an event's data, without serialising again when it arrived as text. */
 export const dataJsonOf = (e: DomainEvent): string => (e as Partial<ReceivedEvent>).dataJson ?? JSON.stringify(e.data);
+
+/** About how large an event's data is as JSON, without decoding or serialising a received one. */
+export const dataSizeOf = (e: DomainEvent): number => (e as Partial<ReceivedEvent>).dataSize ?? dataJsonOf(e).length;

@@ -82,6 +82,8 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
     await waitUntil(() => received.some((r) => r.event_id === e.event_id), { timeoutMs: 10_000 });
     await sub.stop();
     const got = received.find((r) => r.event_id === e.event_id)!;
+    // its size is known before the data is decoded (here, after the message was acknowledged)
+    expect(got.dataSize).toBe(Buffer.byteLength(dataJson));
     expect(got.dataJson).toBe(dataJson);
     expect(dataJsonOf(got)).toBe(dataJson);
     expect({ ...got }).toEqual({ ...e, data: { z: 1.5, a: [1000, 'é ✓'], project_id: 'raw' } });

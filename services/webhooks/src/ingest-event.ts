@@ -1,5 +1,5 @@
 import type { Database } from '@mp/db';
-import { dataJsonOf, type DomainEvent } from '@mp/events';
+import { dataJsonOf, dataSizeOf, type DomainEvent } from '@mp/events';
 import type { WebhooksDeps } from './deps.js';
 
 /** (tenant, environment, event type) as one string, for matching events to subscriptions. */
@@ -33,12 +33,11 @@ async function subscribedOnly(db: Database, events: DomainEvent[]): Promise<numb
  * Most data.* events have no subscriber, and their payloads run to hundreds of KB: for a batch
  * carrying much data, a first, small query finds which (tenant, environment, type) of the batch
  * anyone subscribes to, and only those events' data (as the JSON text they arrived in, never
- * parsed here) goes to PostgreSQL. The insert itself keeps only subscribed events either way.
+ * parsed here, and not even decoded for the others) goes to PostgreSQL. The insert itself keeps only subscribed events either way.
  */
 export async function ingestEvents(db: Database, events: DomainEvent[]): Promise<{ stored: number; created: number }> {
-  const data = events.map(dataJsonOf);
   let bytes = 0;
-  for (const d of data) bytes += d.length;
+  for (const e of events) bytes += dataSizeOf(e);
   // Small batches go straight to the insert (one round trip); the look-up pays off only when it
   // can spare PostgreSQL a lot of data.
   const kept = bytes > PRECHECK_ABOVE_BYTES ? await subscribedOnly(db, events) : events.map((_, i) => i);
@@ -68,7 +67,7 @@ export async function ingestEvents(db: Database, events: DomainEvent[]): Promise
       kept.map((i) => events[i]!.tenant_id),
       kept.map((i) => events[i]!.environment),
       kept.map((i) => events[i]!.occurred_at),
-      kept.map((i) => data[i]!),
+      kept.map((i) => dataJsonOf(events[i]!)),
     ],
     { prepare: 'webhooks_ingest' },
   );
