@@ -1,5 +1,5 @@
 import type { identity } from '@mp/contracts';
-import { createOnce, type Queryable } from '@mp/db';
+import { IdempotencyKey, type Queryable } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
 import { requireCaller } from '../caller.js';
@@ -15,7 +15,8 @@ import { checkName, checkPassword, checkUsername, isUniqueViolation, usernameTak
  * A refused request stores nothing. With an Idempotency-Key the created user is replayed for 24 h
  * (ADR 0012). The password is in neither the stored response (a User has no password) nor, as
  * such, in the stored request hash: a keyed digest stands in for it, so a fast hash of the
- * password never reaches the database. A replay still pays for one scrypt hash, as any request does.
+ * password never reaches the database. A replay is answered before the password is hashed: scrypt
+ * is the costly part of this request, and a client retrying after a timeout should not pay it twice.
  */
 export async function createUser(deps: IdentityDeps, req: identity.CreateUserRequest, ctx: CallerContext): Promise<identity.User> {
   requireCaller(ctx);
@@ -24,8 +25,11 @@ export async function createUser(deps: IdentityDeps, req: identity.CreateUserReq
   const name = checkName(req.name);
   const phone = req.phone !== undefined && req.phone !== '' ? checkPhone(req.phone) : null;
   const permissions = checkGrantable(req.permissions, ctx, { allowEmpty: true });
-  const passwordHash = await hashPassword(req.password);
   const now = deps.clock.now();
+  const once = IdempotencyKey.of(ctx, 'CreateUser', { ...req, password: deps.secretDigest.of(req.password) }, now);
+  const replayed = await once?.replay<identity.User>(deps.db);
+  if (replayed) return replayed;
+  const passwordHash = await hashPassword(req.password);
   const insert = async (tx: Queryable): Promise<identity.User> => {
     const { rows } = await tx.query<UserRow>(
       `INSERT INTO users (id, tenant_id, username, name, phone, password_hash, permissions, disabled, created_at, updated_at)
@@ -35,9 +39,8 @@ export async function createUser(deps: IdentityDeps, req: identity.CreateUserReq
     deps.logger.info({ user_id: rows[0]!.id, tenant_id: ctx.tenantId, created_by: ctx.principalId, request_id: ctx.requestId }, 'user created');
     return toUser(rows[0]!, now);
   };
-  const request = { ...req, password: deps.secretDigest.of(req.password) };
   try {
-    return await createOnce(deps.db, now, ctx, 'CreateUser', request, insert);
+    return await (once ? once.run(deps.db, insert) : deps.db.transaction(insert));
   } catch (err) {
     if (isUniqueViolation(err, 'users_username_unique')) throw usernameTaken(username);
     throw err;
