@@ -21,25 +21,34 @@ export const outboxMigration: Migration = {
       dispatched_at timestamptz
     );
     CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (seq) WHERE dispatched_at IS NULL;
-    -- Payloads (up to ~300 KB for 1,000 data records) live for seconds before the relay sends
-    -- them: compressing each on insert and decompressing it on read cost more CPU than the
-    -- bytes it saves.
+    -- how large payloads are stored: see outboxTextMigration
     ALTER TABLE outbox ALTER COLUMN data SET STORAGE EXTERNAL;
   `,
 };
 
 /**
- * The outbox's data becomes text (it was jsonb, then json): every producer writes it with
- * JSON.stringify or a writer tested equal to it, so PostgreSQL's json check on insert and the
- * json → text conversion on every relay read were pure cost — 2.7 ms of PostgreSQL CPU per
- * 1,000-record data.created event (bench/ingest, ADR 0013). Tables made by '000_outbox' before
- * this change are converted here; new ones are made as text.
+ * The outbox's data as text, compressed with lz4 (ADR 0013, `npm run bench:outbox`).
+ *
+ * Text, not json (nor jsonb, as at first): every producer writes it with JSON.stringify or a
+ * writer tested equal to it, so PostgreSQL's json check on insert and the json → text conversion
+ * on every relay read were pure cost. lz4: a 1,000-record data.created (~300 KB) stored
+ * uncompressed is ~150 TOAST chunks and as much WAL; lz4 shrinks it about tenfold for less CPU
+ * than the chunks cost (pglz, the default, costs more than it saves). Together ~4 ms less
+ * PostgreSQL CPU per such event. A server built without lz4 (PGlite, the embedded default) keeps
+ * the payloads uncompressed.
  */
 export const outboxTextMigration: Migration = {
   id: '000_outbox_text',
   sql: `
     ALTER TABLE outbox ALTER COLUMN data TYPE text;
-    ALTER TABLE outbox ALTER COLUMN data SET STORAGE EXTERNAL;
+    ALTER TABLE outbox ALTER COLUMN data SET STORAGE EXTENDED;
+    DO $$
+    BEGIN
+      ALTER TABLE outbox ALTER COLUMN data SET COMPRESSION lz4;
+    EXCEPTION WHEN feature_not_supported THEN
+      -- no lz4 in this server: uncompressed beats pglz
+      ALTER TABLE outbox ALTER COLUMN data SET STORAGE EXTERNAL;
+    END $$;
   `,
 };
 

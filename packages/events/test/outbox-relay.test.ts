@@ -1,4 +1,4 @@
-import { createPgDatabase, migrate, type Database } from '@mp/db';
+import { createPgDatabase, createPgliteDatabase, migrate, type Database } from '@mp/db';
 import { appendEvent, dataJsonOf, decodeEnvelope, encodeEnvelope, MemoryTransport, NatsTransport, OutboxRelay, outboxMigration, outboxMigrations, outboxTextMigration, outgoing, type DomainEvent, type ReceivedEvent } from '@mp/events';
 import { createLogger } from '@mp/kit';
 import { createTestDatabase, createTestStream, waitUntil, type TestDatabase, type TestStream } from '@mp/testing';
@@ -202,7 +202,7 @@ describe('outbox migrations', () => {
     await tdb?.drop();
   });
 
-  it('turns an outbox made with json data into text, keeping pending events byte for byte and uncompressed', async () => {
+  it('turns an outbox made with json data into lz4-compressed text, keeping pending events byte for byte', async () => {
     // An outbox as '000_outbox' made it before the text change: data json.
     await migrate(db, 'older', [outboxMigration]);
     await db.exec('ALTER TABLE outbox ALTER COLUMN data TYPE json USING data::json');
@@ -210,10 +210,29 @@ describe('outbox migrations', () => {
     await db.query(`INSERT INTO outbox (event_id, event_type, tenant_id, environment, occurred_at, data) VALUES ('evt_1', 'project.created', 'ten_1', 'live', now(), $1)`, [written]);
 
     expect(await migrate(db, 'older', [outboxMigration, outboxTextMigration])).toEqual(['000_outbox_text']);
-    const { rows } = await db.query<{ type: string; storage: string; data: string }>(
-      `SELECT format_type(a.atttypid, a.atttypmod) AS type, a.attstorage AS storage, (SELECT data FROM outbox WHERE event_id = 'evt_1') AS data
+    const { rows } = await db.query<{ type: string; storage: string; compression: string; data: string }>(
+      `SELECT format_type(a.atttypid, a.atttypmod) AS type, a.attstorage AS storage, a.attcompression AS compression, (SELECT data FROM outbox WHERE event_id = 'evt_1') AS data
          FROM pg_attribute a WHERE a.attrelid = 'older.outbox'::regclass AND a.attname = 'data'`,
     );
-    expect(rows).toEqual([{ type: 'text', storage: 'e', data: written }]);
+    // extended storage (compressed, out of line when still large), lz4
+    expect(rows).toEqual([{ type: 'text', storage: 'x', compression: 'l', data: written }]);
+    // a large payload goes in compressed and comes back whole
+    const large = JSON.stringify({ records: Array.from({ length: 1000 }, (_, i) => ({ data_id: `dat_${i}`, values: { x: 3512345.101 + i, dz: i / 7 } })) });
+    await db.query(`INSERT INTO outbox (event_id, event_type, tenant_id, environment, occurred_at, data) VALUES ('evt_2', 'data.created', 'ten_1', 'live', now(), $1)`, [large]);
+    const stored = await db.query<{ data: string; method: string; bytes: number }>(`SELECT data, pg_column_compression(data) AS method, pg_column_size(data) AS bytes FROM outbox WHERE event_id = 'evt_2'`);
+    expect(stored.rows[0]!.data).toBe(large);
+    expect(stored.rows[0]!.method).toBe('lz4');
+    expect(stored.rows[0]!.bytes).toBeLessThan(large.length / 3);
+  });
+
+  it('keeps payloads uncompressed on a server without lz4 (PGlite, the embedded default)', async () => {
+    const lite = await createPgliteDatabase({ dataDir: 'memory://', schema: 'lite' });
+    try {
+      expect(await migrate(lite, 'lite', outboxMigrations)).toEqual(['000_outbox', '000_outbox_text']);
+      const { rows } = await lite.query(`SELECT attstorage AS storage FROM pg_attribute WHERE attrelid = 'lite.outbox'::regclass AND attname = 'data'`);
+      expect(rows).toEqual([{ storage: 'e' }]);
+    } finally {
+      await lite.close();
+    }
   });
 });
