@@ -11,7 +11,17 @@ export interface RelayOptions {
   /** How often to look for rows nobody kicked the relay for (after a crash, or another replica's). */
   pollIntervalMs?: number;
   batchSize?: number;
+  /**
+   * How long published events stay in the outbox (for operators looking into what was sent)
+   * before the relay deletes them; 24 h by default (MP_OUTBOX_RETENTION_HOURS).
+   */
+  retentionMs?: number;
+  /** How often the relay looks for published events past the retention; every minute by default. */
+  purgeEveryMs?: number;
 }
+
+/** Rows deleted per statement when purging, so no purge holds many locks or a long transaction. */
+const PURGE_BATCH = 5000;
 
 interface OutboxRow {
   seq: number;
@@ -39,12 +49,17 @@ export class OutboxRelay {
   private failures = 0;
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
+  private readonly retentionMs: number;
+  private readonly purgeEveryMs: number;
+  private lastPurge = 0;
 
   private readonly db: Database;
 
   constructor(private readonly opts: RelayOptions) {
     this.pollIntervalMs = opts.pollIntervalMs ?? 500;
     this.batchSize = opts.batchSize ?? 200;
+    this.retentionMs = opts.retentionMs ?? 24 * 3600_000;
+    this.purgeEveryMs = opts.purgeEveryMs ?? 60_000;
     // A connection of its own: under load the service's pool is held by API writes, and a relay
     // queued behind them delayed events by hundreds of milliseconds (bench/webhooks).
     this.db = opts.db.reserve(1);
@@ -82,6 +97,24 @@ export class OutboxRelay {
     }
   }
 
+  /**
+   * Deletes the events published longer than the retention ago; resolves with how many. Runs on
+   * its own every `purgeEveryMs`; replicas skip the rows another one is deleting.
+   */
+  async purge(): Promise<number> {
+    const before = new Date(Date.now() - this.retentionMs).toISOString();
+    let total = 0;
+    for (;;) {
+      const { rowCount } = await this.db.query(
+        `DELETE FROM outbox WHERE seq IN (
+           SELECT seq FROM outbox WHERE dispatched_at < $1 ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+        [before, PURGE_BATCH],
+      );
+      total += rowCount;
+      if (rowCount < PURGE_BATCH || this.stopped) return total;
+    }
+  }
+
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
@@ -100,6 +133,10 @@ export class OutboxRelay {
         this.again = false;
         while ((await this.dispatchBatch()) === this.batchSize && !this.stopped);
       } while (this.again && !this.stopped);
+      if (Date.now() - this.lastPurge >= this.purgeEveryMs && !this.stopped) {
+        this.lastPurge = Date.now();
+        await this.purge();
+      }
       this.failures = 0;
     } catch (err) {
       this.failures++;

@@ -137,6 +137,31 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
     expect(new Set(seen).size).toBe(all.length);
     expect(seen.length).toBe(all.length + 1);
   });
+  it('deletes published events once past the retention, never pending or recent ones', async () => {
+    const old = await write('old');
+    const recent = await write('recent');
+    await new OutboxRelay({ db, transport, logger }).drain();
+    const pending = await write('pending');
+    await db.query(`UPDATE outbox SET dispatched_at = now() - interval '25 hours' WHERE event_id = $1`, [old.event_id]);
+    const relay = new OutboxRelay({ db, transport, logger, retentionMs: 24 * 3600_000 });
+    expect(await relay.purge()).toBe(1);
+    const { rows } = await db.query<{ event_id: string }>('SELECT event_id FROM outbox WHERE event_id = ANY($1) ORDER BY seq', [[old.event_id, recent.event_id, pending.event_id]]);
+    expect(rows.map((r) => r.event_id)).toEqual([recent.event_id, pending.event_id]);
+    expect(await relay.purge()).toBe(0);
+  });
+
+  it('purges on its own while it runs', async () => {
+    const e = await write('purged');
+    const relay = new OutboxRelay({ db, transport, logger, pollIntervalMs: 20, retentionMs: 0, purgeEveryMs: 20 });
+    relay.start();
+    try {
+      await waitUntil(async () => (await db.query('SELECT 1 FROM outbox WHERE event_id = $1', [e.event_id])).rowCount === 0, { timeoutMs: 10_000 });
+    } finally {
+      await relay.stop();
+    }
+    // published before it was deleted
+    expect((await stream.messages()).filter((m) => m.msgId === e.event_id)).toHaveLength(1);
+  });
 });
 
 describe('event envelope', () => {

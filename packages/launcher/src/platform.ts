@@ -5,7 +5,7 @@ import { IDENTITY_SCHEMA, identityMigrations, parseIdentityConfig, startIdentity
 import { createLogger, type Logger } from '@mp/kit';
 import { MONITORING_DATA_SCHEMA, monitoringDataMigrations, parseMonitoringDataConfig, startMonitoringDataService } from '@mp/monitoring-data';
 import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
-import { loadSecretsKey, openServiceDatabase, openTransport, type InfraConfig } from '@mp/runtime';
+import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
 import { WEBHOOKS_SCHEMA, parseWebhooksConfig, readExtraCa, startWebhooksService, webhooksMigrations } from '@mp/webhooks';
 
 export interface PlatformOptions {
@@ -73,11 +73,11 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     stops.push(() => webhooks.stop());
 
     const idDb = await open(idConfig, IDENTITY_SCHEMA, identityMigrations);
-    const identity = await startIdentityService({ db: idDb, transport, logger: logger.child({ service: 'identity' }), config: idConfig, secretsKey });
+    const identity = await startIdentityService({ db: idDb, transport, logger: logger.child({ service: 'identity' }), config: idConfig, secretsKey, outboxRetentionMs: outboxRetentionMs(idConfig) });
     stops.push(() => identity.stop());
 
     const prDb = await open(prConfig, PROJECTS_SCHEMA, projectsMigrations);
-    const projects = await startProjectsService({ db: prDb, transport, logger: logger.child({ service: 'projects' }), host: prConfig.MP_GRPC_HOST, port: prConfig.MP_PROJECTS_GRPC_PORT, overdueSweepMs: prConfig.MP_TASK_OVERDUE_SWEEP_MS });
+    const projects = await startProjectsService({ db: prDb, transport, logger: logger.child({ service: 'projects' }), host: prConfig.MP_GRPC_HOST, port: prConfig.MP_PROJECTS_GRPC_PORT, overdueSweepMs: prConfig.MP_TASK_OVERDUE_SWEEP_MS, outboxRetentionMs: outboxRetentionMs(prConfig) });
     stops.push(() => projects.stop());
 
     const mdConfig = parseMonitoringDataConfig({ ...env, MP_PROJECTS_ADDR: `127.0.0.1:${projects.port}` });
@@ -92,6 +92,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       projects: mdConfig.MP_PROJECTS_ADDR,
       contextTtlMs: mdConfig.MP_MONITORING_DATA_CONTEXT_TTL_MS,
       batchChunk: mdConfig.MP_MONITORING_DATA_BATCH_CHUNK,
+      outboxRetentionMs: outboxRetentionMs(mdConfig),
     });
     stops.push(() => monitoringData.stop());
 

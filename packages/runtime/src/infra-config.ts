@@ -14,7 +14,12 @@ export const infraSchema = z.object({
   MP_REDIS_URL: z.string().optional(),
   MP_DATA_DIR: z.string().default('./.data'),
   MP_SECRETS_KEY: z.string().optional(),
+  /** Hours a published event stays in its service's outbox before the relay deletes it. */
+  MP_OUTBOX_RETENTION_HOURS: z.coerce.number().min(0).max(24 * 365).default(24),
 });
+
+/** MP_OUTBOX_RETENTION_HOURS as the relay takes it. */
+export const outboxRetentionMs = (config: Pick<InfraConfig, 'MP_OUTBOX_RETENTION_HOURS'>): number => config.MP_OUTBOX_RETENTION_HOURS * 3600_000;
 
 export type InfraConfig = z.infer<typeof infraSchema>;
 

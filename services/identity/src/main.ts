@@ -1,5 +1,5 @@
 import { createLogger, stopOnSignals } from '@mp/kit';
-import { loadSecretsKey, openServiceDatabase, openTransport } from '@mp/runtime';
+import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
 import { parseIdentityConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
 import { startIdentityService } from './service.js';
@@ -9,7 +9,7 @@ const config = parseIdentityConfig();
 const logger = createLogger('identity');
 const db = await openServiceDatabase(config, SCHEMA, migrations);
 const transport = await openTransport(config, logger);
-const service = await startIdentityService({ db, transport, logger, config, secretsKey: loadSecretsKey(config) });
+const service = await startIdentityService({ db, transport, logger, config, secretsKey: loadSecretsKey(config), outboxRetentionMs: outboxRetentionMs(config) });
 logger.info({ port: service.port }, 'identity service listening');
 
 if (service.admin.created) {

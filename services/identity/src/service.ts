@@ -31,6 +31,8 @@ export interface IdentityServiceOptions {
   config: IdentityServiceConfig;
   /** Master key (loadSecretsKey) that seals the private signing keys. */
   secretsKey: string;
+  /** How long a published event stays in the outbox (MP_OUTBOX_RETENTION_HOURS); 24 h by default. */
+  outboxRetentionMs?: number;
   /** Override MP_GRPC_HOST / MP_IDENTITY_GRPC_PORT. */
   host?: string;
   port?: number;
@@ -64,7 +66,7 @@ export async function startIdentityService(opts: IdentityServiceOptions): Promis
     },
   );
 
-  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger });
+  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, ...(opts.outboxRetentionMs !== undefined ? { retentionMs: opts.outboxRetentionMs } : {}) });
   const deps: IdentityDeps = {
     db: opts.db,
     relay,

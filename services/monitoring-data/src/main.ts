@@ -1,5 +1,5 @@
 import { createLogger, stopOnSignals } from '@mp/kit';
-import { openServiceDatabase, openTransport } from '@mp/runtime';
+import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
 import { parseMonitoringDataConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
 import { startMonitoringDataService } from './service.js';
@@ -18,6 +18,7 @@ const service = await startMonitoringDataService({
   projects: config.MP_PROJECTS_ADDR,
   contextTtlMs: config.MP_MONITORING_DATA_CONTEXT_TTL_MS,
   batchChunk: config.MP_MONITORING_DATA_BATCH_CHUNK,
+  outboxRetentionMs: outboxRetentionMs(config),
 });
 logger.info({ port: service.port }, 'monitoring-data service listening');
 

@@ -1,5 +1,5 @@
 import { createLogger, stopOnSignals } from '@mp/kit';
-import { openServiceDatabase, openTransport } from '@mp/runtime';
+import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
 import { parseProjectsConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
 import { startProjectsService } from './service.js';
@@ -16,6 +16,7 @@ const service = await startProjectsService({
   host: config.MP_GRPC_HOST,
   port: config.MP_PROJECTS_GRPC_PORT,
   overdueSweepMs: config.MP_TASK_OVERDUE_SWEEP_MS,
+  outboxRetentionMs: outboxRetentionMs(config),
 });
 logger.info({ port: service.port }, 'projects service listening');
 

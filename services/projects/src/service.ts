@@ -14,6 +14,8 @@ export interface ProjectsServiceOptions {
   clock?: Clock;
   /** Interval of the overdue sweep (MP_TASK_OVERDUE_SWEEP_MS); 0 = only on runOverdueSweep(). Default 30 s. */
   overdueSweepMs?: number;
+  /** How long a published event stays in the outbox (MP_OUTBOX_RETENTION_HOURS); 24 h by default. */
+  outboxRetentionMs?: number;
 }
 
 export interface RunningService {
@@ -25,7 +27,7 @@ export interface RunningService {
 
 /** Starts the projects gRPC service, its outbox relay and its overdue sweep on an already migrated database. */
 export async function startProjectsService(opts: ProjectsServiceOptions): Promise<RunningService> {
-  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger });
+  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, ...(opts.outboxRetentionMs !== undefined ? { retentionMs: opts.outboxRetentionMs } : {}) });
   const deps = { db: opts.db, relay, logger: opts.logger, clock: opts.clock ?? systemClock };
   const sweep = new OverdueSweep(deps, { intervalMs: opts.overdueSweepMs ?? 30_000 });
   const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [projectsBinding(deps)], logger: opts.logger });
