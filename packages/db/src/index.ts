@@ -1,4 +1,5 @@
 export * from './types.js';
+export { isUniqueViolation } from './errors.js';
 export { arrayParam, ArrayParam, type ArrayElementType } from './array-param.js';
 export * from './pg.js';
 export * from './pglite.js';

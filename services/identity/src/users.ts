@@ -74,9 +74,3 @@ export const usernameTaken = (username: string) =>
     detail: `The username "${username}" is already taken.`,
     suggestion: 'Choose another username, e.g. with your organisation as a suffix.',
   });
-
-/** True when `err` is PostgreSQL's unique violation (23505) on the named constraint (pg and PGlite). */
-export function isUniqueViolation(err: unknown, constraint: string): boolean {
-  const e = err as { code?: string; constraint?: string; message?: string } | null;
-  return e?.code === '23505' && (e.constraint === constraint || (e.message ?? '').includes(constraint));
-}

@@ -1,5 +1,5 @@
+import { isUniqueViolation } from '@mp/db';
 import { DomainError } from '@mp/errors';
-import { isUniqueViolation } from './pg-errors.js';
 import { DUPLICATE_SERIAL_CODE } from './device-row.js';
 
 /** A calibration cannot fall due before it was made (422204). */

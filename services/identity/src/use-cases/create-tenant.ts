@@ -1,4 +1,5 @@
 import type { identity } from '@mp/contracts';
+import { isUniqueViolation } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
 import { requireSystem } from '../caller.js';
@@ -8,7 +9,7 @@ import { ALL_PERMISSIONS } from '../permissions.js';
 import { DEFAULT_PLAN } from '../plans.js';
 import { toUser, USER_COLUMNS, type UserRow } from '../rows.js';
 import { loadTenant, requirePlan } from '../tenants.js';
-import { checkName, checkPassword, checkUsername, isUniqueViolation, usernameTaken } from '../users.js';
+import { checkName, checkPassword, checkUsername, usernameTaken } from '../users.js';
 
 /** Operator RPC: a new tenant on a plan, with its first administrator (every permission). */
 export async function createTenant(deps: IdentityDeps, req: identity.CreateTenantRequest, ctx: CallerContext): Promise<identity.TenantCreated> {

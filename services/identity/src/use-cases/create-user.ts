@@ -1,5 +1,5 @@
 import type { identity } from '@mp/contracts';
-import { IdempotencyKey, type Queryable } from '@mp/db';
+import { IdempotencyKey, isUniqueViolation, type Queryable } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
 import { requireCaller } from '../caller.js';
@@ -8,7 +8,7 @@ import { hashPassword } from '../passwords.js';
 import { checkGrantable } from '../permissions.js';
 import { checkPhone } from '../phone.js';
 import { toUser, USER_COLUMNS, type UserRow } from '../rows.js';
-import { checkName, checkPassword, checkUsername, isUniqueViolation, usernameTaken } from '../users.js';
+import { checkName, checkPassword, checkUsername, usernameTaken } from '../users.js';
 
 /**
  * POST /users: a user of the caller's tenant. The caller may grant only permissions it holds.

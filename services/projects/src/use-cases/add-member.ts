@@ -21,7 +21,8 @@ export async function addMember(deps: ProjectsDeps, req: projects.AddMemberReque
   const defaultName = req.defaultName ? req.defaultName.slice(0, 100) : null;
   // The default name comes from the user's profile, not from the client: a retry after the user
   // was renamed is still the same request.
-  const { defaultName: _fromProfile, ...asSent } = req;
+  const asSent: Omit<projects.AddMemberRequest, 'defaultName'> & { defaultName?: string } = { ...req };
+  delete asSent.defaultName;
   return createOnce(deps.db, deps.clock.now(), ctx, 'AddMember', asSent, async (tx) => {
     const project = await projectFor(tx, ctx, req.projectId, 'manage');
     const now = deps.clock.now().toISOString();

@@ -1,5 +1,5 @@
 import type { projects } from '@mp/contracts';
-import { createOnce } from '@mp/db';
+import { createOnce, isUniqueViolation } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
@@ -7,7 +7,6 @@ import { projectFor } from '../access.js';
 import { assertInside } from '../bounds.js';
 import type { ProjectsDeps } from '../deps.js';
 import { loadDevice } from '../device-row.js';
-import { isUniqueViolation } from '../pg-errors.js';
 import { checkReference, checkThresholds } from '../point-rules.js';
 import { POINT_COLUMNS, SENSOR_TYPES, toPoint, type PointRow } from '../point-row.js';
 import { checkEnum, checkNumber, checkOptionalText, checkText } from '../validation.js';

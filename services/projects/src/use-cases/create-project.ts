@@ -1,12 +1,11 @@
 import type { projects } from '@mp/contracts';
-import { createOnce } from '@mp/db';
+import { createOnce, isUniqueViolation } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
 import { checkBounds } from '../bounds.js';
 import type { ProjectsDeps } from '../deps.js';
 import { emit } from '../events.js';
-import { isUniqueViolation } from '../pg-errors.js';
 import { PROJECT_COLUMNS, toProject, type ProjectRow } from '../project-row.js';
 import { checkDate, checkOptionalText, checkText } from '../validation.js';
 

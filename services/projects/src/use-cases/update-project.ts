@@ -1,10 +1,10 @@
 import type { projects } from '@mp/contracts';
+import { isUniqueViolation } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { checkVersion, projectFor } from '../access.js';
 import { checkBounds, type Bounds } from '../bounds.js';
 import type { ProjectsDeps } from '../deps.js';
-import { isUniqueViolation } from '../pg-errors.js';
 import { dateOnly, PROJECT_COLUMNS, toProject, type ProjectRow } from '../project-row.js';
 import { checkClear, checkDate, checkOptionalText, checkText } from '../validation.js';
 import { checkDateOrder } from './create-project.js';
