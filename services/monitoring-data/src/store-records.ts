@@ -1,4 +1,4 @@
-import { arrayParam, type Queryable } from '@mp/db';
+import { arrayParam, isUniqueViolation, type Queryable } from '@mp/db';
 import type { CheckedRecord } from './record-rules.js';
 
 export interface Scope {
@@ -6,6 +6,11 @@ export interface Scope {
   environment: string;
   projectId: string;
 }
+
+const INSERT_SQL = `INSERT INTO data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status, quality_flag, batch_id, created_at, updated_at)
+  SELECT u.id, $1, $2, $3, u.point_id, u.measured_at, u.utc_offset, u.x, u.y, u.z, u.dx, u.dy, u.dz, u.status, 'valid', $4, $5, $5
+    FROM unnest($6::text[], $7::text[], $8::timestamptz[], $9::smallint[], $10::float8[], $11::float8[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::text[])
+      AS u(id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status)`;
 
 /**
  * Inserts the records with one multi-row statement (columns passed as arrays and expanded by
@@ -37,27 +42,32 @@ export async function insertRecords(tx: Queryable, scope: Scope, records: Checke
   const idParam = arrayParam('text', ids);
   const pointParam = arrayParam('text', pointIds);
   const atParam = arrayParam('timestamptz', at);
-  const { rowCount } = await tx.query(
-    `INSERT INTO data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status, quality_flag, batch_id, created_at, updated_at)
-     SELECT u.id, $1, $2, $3, u.point_id, u.measured_at, u.utc_offset, u.x, u.y, u.z, u.dx, u.dy, u.dz, u.status, 'valid', $4, $5, $5
-       FROM unnest($6::text[], $7::text[], $8::timestamptz[], $9::smallint[], $10::float8[], $11::float8[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::text[])
-         AS u(id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status)
-     ON CONFLICT (point_id, measured_at) DO NOTHING`,
-    [
-      scope.tenantId,
-      scope.environment,
-      scope.projectId,
-      opts.batchId,
-      opts.now,
-      idParam,
-      pointParam,
-      atParam,
-      arrayParam('int2', offsets),
-      ...[cols.x, cols.y, cols.z, cols.dx, cols.dy, cols.dz].map((c) => arrayParam('float8', c)),
-      arrayParam('text', statuses),
-    ],
-    { prepare: 'md_insert_records' },
-  );
+  const params = [
+    scope.tenantId,
+    scope.environment,
+    scope.projectId,
+    opts.batchId,
+    opts.now,
+    idParam,
+    pointParam,
+    atParam,
+    arrayParam('int2', offsets),
+    ...[cols.x, cols.y, cols.z, cols.dx, cols.dy, cols.dz].map((c) => arrayParam('float8', c)),
+    arrayParam('text', statuses),
+  ];
+  // A plain insert first: ON CONFLICT's speculative insertion costs PostgreSQL about a quarter
+  // more per row, and duplicates are rare. One duplicate fails the plain insert, which the
+  // savepoint undoes; the same rows then go in with ON CONFLICT DO NOTHING, which skips them.
+  await tx.query('SAVEPOINT md_insert');
+  try {
+    await tx.query(INSERT_SQL, params, { prepare: 'md_insert_records' });
+    await tx.query('RELEASE SAVEPOINT md_insert');
+    return [];
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    await tx.query('ROLLBACK TO SAVEPOINT md_insert');
+  }
+  const { rowCount } = await tx.query(`${INSERT_SQL} ON CONFLICT (point_id, measured_at) DO NOTHING`, params, { prepare: 'md_insert_records_skipping' });
   if (rowCount === n) return [];
   // Some were already there: find which, by the rows holding their (point, instant) under another id.
   const { rows } = await tx.query<{ i: number }>(
