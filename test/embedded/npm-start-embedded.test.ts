@@ -77,6 +77,14 @@ describe('npm start: the embedded default', () => {
       body: { records: [{ point_id: point.body.data.id, measured_at: '2026-03-01T08:00:00+08:00', values: { x: 1000.002, y: 2000.001, z: 49.999 } }] },
     });
     expect(written.status).toBe(200);
+    // the same point and instant again: refused whole (409003), nothing stored or emitted (the two
+    // deliveries counted below are all there are)
+    const duplicate = await call(base, 'POST', `/projects/${projectId}/data`, {
+      headers: { 'x-api-key': key },
+      body: { records: [{ point_id: point.body.data.id, measured_at: '2026-03-01T08:00:00+08:00', values: { dz: 1 } }] },
+    });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.body).toMatchObject({ code: 409003, data: { field: 'records[0].measured_at' } });
 
     const [delivered, dataEvent] = await receiver.waitFor(2);
     expect(delivered!.json).toMatchObject({ event_type: 'project.created', webhook_id: hook.body.data.id, data: { project_id: projectId } });
