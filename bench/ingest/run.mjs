@@ -11,10 +11,12 @@
 // raised for the run (MP_LIMIT_* settings).
 //
 // Topology (BENCH_TOPOLOGY): `split` (default) runs the data path as it is deployed to scale —
-// a gateway process and BENCH_DATA_REPLICAS (2) monitoring-data replicas of their own
+// a gateway process and BENCH_DATA_REPLICAS monitoring-data replicas of their own
 // (services/*/dist/main.js, as the Helm chart runs them; the gateway spreads calls over the
 // replicas round robin), next to a process holding identity, projects and webhooks (and their
-// relays); `one` drives the single-process embedded launcher instead.
+// relays); `one` drives the single-process embedded launcher instead. One replica is the default:
+// on two cores it was faster than two or three (fewer processes sharing them; docs/benchmarks.md);
+// replicas are for more machines.
 //
 // Options (environment): BENCH_LEVELS=4,8,16  BENCH_REQUESTS=200 (writes per level)  BENCH_POINTS=200
 // BENCH_PG_SOCKET=1 (Unix socket instead of TCP)  BENCH_PROFILE=<dir> (CPU profiles of every process)
@@ -40,7 +42,7 @@ const POINTS = Number(process.env.BENCH_POINTS ?? 200);
 const PER_REQUEST = 1000;
 const SERIES_RECORDS = 1_000_000;
 const TOPOLOGY = process.env.BENCH_TOPOLOGY ?? 'split';
-const DATA_REPLICAS = Number(process.env.BENCH_DATA_REPLICAS ?? 2);
+const DATA_REPLICAS = Number(process.env.BENCH_DATA_REPLICAS ?? 1);
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
