@@ -20,7 +20,7 @@ export interface RelayOptions {
   purgeEveryMs?: number;
 }
 
-/** Rows deleted per statement when purging, so no purge holds many locks or a long transaction. */
+/** Oldest rows looked at per purge statement, so no purge holds many locks or a long transaction. */
 const PURGE_BATCH = 5000;
 
 interface OutboxRow {
@@ -99,7 +99,10 @@ export class OutboxRelay {
 
   /**
    * Deletes the events published longer than the retention ago; resolves with how many. Runs on
-   * its own every `purgeEveryMs`; replicas skip the rows another one is deleting.
+   * its own every `purgeEveryMs`. It looks only at the oldest rows (seq order, the primary key),
+   * a window at a time, and stops at a window where nothing is old enough: an outbox holding a
+   * day of events is never scanned whole. Rows are never locked ahead of the delete, so the
+   * relay's claims do not skip pending rows while a purge runs.
    */
   async purge(): Promise<number> {
     const before = new Date(Date.now() - this.retentionMs).toISOString();
@@ -107,11 +110,11 @@ export class OutboxRelay {
     for (;;) {
       const { rowCount } = await this.db.query(
         `DELETE FROM outbox WHERE seq IN (
-           SELECT seq FROM outbox WHERE dispatched_at < $1 ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+           SELECT seq FROM (SELECT seq, dispatched_at FROM outbox ORDER BY seq LIMIT $2) oldest WHERE dispatched_at < $1)`,
         [before, PURGE_BATCH],
       );
       total += rowCount;
-      if (rowCount < PURGE_BATCH || this.stopped) return total;
+      if (rowCount === 0 || this.stopped) return total;
     }
   }
 
