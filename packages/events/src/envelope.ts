@@ -66,9 +66,10 @@ export function decodeEnvelope(body: Uint8Array, dataOffset: number | null): Rec
   if (dataOffset !== null && dataOffset > DATA_KEY.length && dataOffset < buf.length && buf.toString('latin1', dataOffset - DATA_KEY.length, dataOffset) === DATA_KEY) {
     const meta = JSON.parse(buf.toString('utf8', 0, dataOffset - DATA_KEY.length) + '}') as EventMeta;
     // The data stays bytes until read: most consumers look at the metadata only (the webhooks
-    // service, for events nobody subscribes to). The body is a view into a chunk the NATS client
-    // read from its socket and never reuses, so keeping it is safe.
-    return receivedEvent(meta, buf.subarray(dataOffset, buf.length - 1));
+    // service, for events nobody subscribes to). The bytes are copied, not kept as a view of the
+    // message: a copy costs a fraction of decoding them, and the event then owns them whatever
+    // the client does with its buffers after the handler returned.
+    return receivedEvent(meta, Buffer.from(buf.subarray(dataOffset, buf.length - 1)));
   }
   const whole = JSON.parse(buf.toString('utf8')) as DomainEvent;
   return receivedEvent(whole, JSON.stringify(whole.data));
