@@ -14,15 +14,14 @@ export const outboxMigration: Migration = {
       tenant_id text NOT NULL,
       environment text NOT NULL,
       occurred_at timestamptz NOT NULL,
-      -- the event's data as JSON text, handed to the transport as written (see outboxTextMigration)
+      -- the event's data as JSON text, handed to the transport as written; how it is stored
+      -- (compression) is set by outboxTextMigration, which always runs next
       data text NOT NULL,
       traceparent text,
       attempts integer NOT NULL DEFAULT 0,
       dispatched_at timestamptz
     );
     CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (seq) WHERE dispatched_at IS NULL;
-    -- how large payloads are stored: see outboxTextMigration
-    ALTER TABLE outbox ALTER COLUMN data SET STORAGE EXTERNAL;
   `,
 };
 

@@ -15,7 +15,7 @@ export interface RelayOptions {
    * How long published events stay in the outbox (for operators looking into what was sent)
    * before the relay deletes them; 24 h by default (MP_OUTBOX_RETENTION_HOURS).
    */
-  retentionMs?: number;
+  retentionMs?: number | undefined;
   /** How often the relay looks for published events past the retention; every minute by default. */
   purgeEveryMs?: number;
 }

@@ -28,21 +28,24 @@ function emptyColumns(n: number): Columns {
   return { pointId: new Array<string>(n), measuredAt: new Array<string>(n), x: new Array<number>(n), y: new Array<number>(n), z: new Array<number>(n), dx: new Array<number>(n), dy: new Array<number>(n), dz: new Array<number>(n), precision: [] };
 }
 
-/** Request records (as the schema let them through) → the columns of the contract (absent numbers are NaN). */
+type Values = z.infer<typeof values>;
+
+/** Record i into the columns (absent numbers are NaN); one place for both ways in. */
+function put(cols: Columns, i: number, pointId: string, measuredAt: string, v: Values): void {
+  cols.pointId[i] = pointId;
+  cols.measuredAt[i] = measuredAt;
+  cols.x[i] = v.x ?? NaN;
+  cols.y[i] = v.y ?? NaN;
+  cols.z[i] = v.z ?? NaN;
+  cols.dx[i] = v.dx ?? NaN;
+  cols.dy[i] = v.dy ?? NaN;
+  cols.dz[i] = v.dz ?? NaN;
+}
+
+/** Request records (as the schema let them through) → the columns of the contract. */
 function toColumns(records: RecordInput[]): Columns {
   const cols = emptyColumns(records.length);
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i]!;
-    const v = r.values;
-    cols.pointId[i] = r.point_id;
-    cols.measuredAt[i] = r.measured_at;
-    cols.x[i] = v.x ?? NaN;
-    cols.y[i] = v.y ?? NaN;
-    cols.z[i] = v.z ?? NaN;
-    cols.dx[i] = v.dx ?? NaN;
-    cols.dy[i] = v.dy ?? NaN;
-    cols.dz[i] = v.dz ?? NaN;
-  }
+  records.forEach((r, i) => put(cols, i, r.point_id, r.measured_at, r.values));
   if (records.some((r) => r.precision !== undefined)) cols.precision = records.map((r) => r.precision ?? NaN);
   return cols;
 }
@@ -69,20 +72,12 @@ function fastColumns(body: Record<string, unknown>, max: number): Columns | null
     if (!isPlainObject(r)) return null;
     const { point_id: pointId, measured_at: measuredAt, values: v, precision: p } = r;
     if (typeof pointId !== 'string' || !POINT_ID.test(pointId) || typeof measuredAt !== 'string' || !ISO_WITH_OFFSET.test(measuredAt) || !isPlainObject(v)) return null;
-    const { x, y, z: zv, dx, dy, dz } = v;
-    if (!optionalNumber(x) || !optionalNumber(y) || !optionalNumber(zv) || !optionalNumber(dx) || !optionalNumber(dy) || !optionalNumber(dz)) return null;
+    if (!optionalNumber(v.x) || !optionalNumber(v.y) || !optionalNumber(v.z) || !optionalNumber(v.dx) || !optionalNumber(v.dy) || !optionalNumber(v.dz)) return null;
     if (p !== undefined) {
       if (typeof p !== 'number' || !(p > 0) || !Number.isFinite(p)) return null;
       (precision ??= new Array<number>(n).fill(NaN))[i] = p;
     }
-    cols.pointId[i] = pointId;
-    cols.measuredAt[i] = measuredAt;
-    cols.x[i] = x ?? NaN;
-    cols.y[i] = y ?? NaN;
-    cols.z[i] = zv ?? NaN;
-    cols.dx[i] = dx ?? NaN;
-    cols.dy[i] = dy ?? NaN;
-    cols.dz[i] = dz ?? NaN;
+    put(cols, i, pointId, measuredAt, v as Values);
   }
   if (precision) cols.precision = precision;
   return cols;

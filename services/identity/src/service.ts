@@ -66,7 +66,7 @@ export async function startIdentityService(opts: IdentityServiceOptions): Promis
     },
   );
 
-  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, ...(opts.outboxRetentionMs !== undefined ? { retentionMs: opts.outboxRetentionMs } : {}) });
+  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, retentionMs: opts.outboxRetentionMs });
   const deps: IdentityDeps = {
     db: opts.db,
     relay,

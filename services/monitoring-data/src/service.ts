@@ -40,7 +40,7 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
   const clock = opts.clock ?? systemClock;
   const client =
     typeof opts.projects === 'string' ? createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, opts.projects, { deadlineMs: 10_000 }) : opts.projects;
-  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, ...(opts.outboxRetentionMs !== undefined ? { retentionMs: opts.outboxRetentionMs } : {}) });
+  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, retentionMs: opts.outboxRetentionMs });
   let worker: BatchWorker | null = null;
   const deps: DataDeps = {
     db: opts.db,

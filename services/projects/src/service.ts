@@ -27,7 +27,7 @@ export interface RunningService {
 
 /** Starts the projects gRPC service, its outbox relay and its overdue sweep on an already migrated database. */
 export async function startProjectsService(opts: ProjectsServiceOptions): Promise<RunningService> {
-  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, ...(opts.outboxRetentionMs !== undefined ? { retentionMs: opts.outboxRetentionMs } : {}) });
+  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, retentionMs: opts.outboxRetentionMs });
   const deps = { db: opts.db, relay, logger: opts.logger, clock: opts.clock ?? systemClock };
   const sweep = new OverdueSweep(deps, { intervalMs: opts.overdueSweepMs ?? 30_000 });
   const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [projectsBinding(deps)], logger: opts.logger });
