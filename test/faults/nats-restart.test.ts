@@ -1,7 +1,7 @@
 import { startPrivateNats, type PrivateNats } from './support/infra.js';
 import { startCountingReceiver, type CountingReceiver } from './support/receiver.js';
 import { reportDuplicates, startFaultPlatform, type FaultPlatform } from './support/platform.js';
-import { EVENTS, missing, writeStream } from './support/stream.js';
+import { allDelivered, EVENTS, missing, writeStream } from './support/stream.js';
 
 // Issue 7: NATS restarted while events are written. A nats-server of this test's own (free port,
 // own JetStream store), so the test files that share the machine's server are not disturbed. It
@@ -36,6 +36,7 @@ describe('NATS JetStream restarted while events are written', () => {
     await nats.start();
     await writing;
     for (const r of receivers) await r.waitForAccepted(EVENTS, 120_000);
+    await allDelivered(p, EVENTS * receivers.length);
 
     expect(acceptedWhileDown).toBeLessThan(EVENTS);
     for (const r of receivers) expect(missing(r)).toEqual([]);

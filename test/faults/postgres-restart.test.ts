@@ -1,7 +1,7 @@
 import { startPrivatePostgres, type PrivatePostgres } from './support/infra.js';
 import { startCountingReceiver, type CountingReceiver } from './support/receiver.js';
 import { reportDuplicates, startFaultPlatform, type FaultPlatform } from './support/platform.js';
-import { EVENTS, missing, until, writeStream } from './support/stream.js';
+import { allDelivered, EVENTS, missing, writeStream } from './support/stream.js';
 
 // Issue 7: PostgreSQL restarted. A throw-away cluster of this test's own (initdb in a temp dir,
 // free port), so the machine's server and the test files using it are not disturbed. It is
@@ -42,12 +42,10 @@ describe('PostgreSQL restarted mid-stream', () => {
     expect(await p.sql('SELECT count(*)::int AS n FROM projects.outbox WHERE dispatched_at IS NULL')).toEqual([{ n: 0 }]);
     // Outcomes recorded just before the crash may be forgotten (ADR 0009): those deliveries are
     // sent again, so the log ends delivered for every event and webhook.
-    await until(
-      async () =>
-        (await p.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhooks.deliveries WHERE status = 'delivered'"))[0]!.n === EVENTS * receivers.length,
-      60_000,
-      'every delivery recorded',
-    );
+    await allDelivered(p, EVENTS * receivers.length);
+    expect(await p.sql('SELECT status, count(*)::int AS n FROM webhooks.deliveries GROUP BY status')).toEqual([
+      { status: 'delivered', n: EVENTS * receivers.length },
+    ]);
     reportDuplicates('PostgreSQL restart', receivers);
   }, 240_000);
 });

@@ -1,6 +1,6 @@
 import { startCountingReceiver, type CountingReceiver } from './support/receiver.js';
 import { reportDuplicates, startFaultPlatform, type FaultPlatform } from './support/platform.js';
-import { EVENTS, missing, until, writeStream } from './support/stream.js';
+import { allDelivered, EVENTS, missing, until, writeStream } from './support/stream.js';
 
 // Issue 7: kill -9 of a producing service between its commit and the publish. The projects
 // service is killed while its outbox holds committed events its relay has not published yet
@@ -42,6 +42,7 @@ describe('kill -9 of the producing service between commit and publish', () => {
     await p.startProjects();
     await writing;
     await receiver.waitForAccepted(EVENTS, 120_000);
+    await allDelivered(p, EVENTS);
 
     expect(waitingWhileDown).toBeGreaterThan(0);
     expect(stalled).toBeLessThan(EVENTS);

@@ -38,3 +38,18 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs: 
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/**
+ * Resolves once every one of `expected` deliveries is recorded delivered. A receiver can have
+ * acknowledged a delivery whose outcome is not yet recorded: the worker records it just after the
+ * answer, and one in flight when its process died is sent again once its lease lapses (the
+ * attempt timeout + 10 s).
+ */
+export async function allDelivered(p: FaultPlatform, expected: number, timeoutMs = 60_000): Promise<void> {
+  await until(
+    async () => (await p.sql<{ n: number }>("SELECT count(*)::int AS n FROM webhooks.deliveries WHERE status = 'delivered'"))[0]!.n >= expected,
+    timeoutMs,
+    `${expected} deliveries recorded delivered`,
+    200,
+  );
+}
