@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { encodeArrayParams, encodeBinaryArray } from './array-param.js';
+import { encodeBinaryArray } from './array-param.js';
+import { bufferOf, encodeParams, type ParamEncoders } from './params.js';
 import type { Database, Queryable, QueryOptions } from './types.js';
 
 // Return timestamps as ISO strings and bigint counts as numbers, the same as PGlite's adapter.
@@ -15,6 +16,9 @@ export interface PgOptions {
   max?: number;
   applicationName?: string;
 }
+
+/** Arrays and text given as bytes go in binary format (pg sends a Buffer parameter so). */
+const PG_ENCODERS: ParamEncoders = { array: encodeBinaryArray, utf8: (p) => bufferOf(p.bytes) };
 
 export function createPgDatabase(opts: PgOptions): Database {
   const reserved: Database[] = [];
@@ -45,9 +49,8 @@ function openPool(opts: PgOptions, reserve: (max: number) => Database): Database
   // the pool drops it and the next query reconnects.
   pool.on('error', () => undefined);
 
-  // Array parameters go in binary (pg sends a Buffer parameter in binary format).
   const config = (sql: string, params: unknown[] | undefined, qo: QueryOptions | undefined) => {
-    const values = encodeArrayParams(params, encodeBinaryArray) as unknown[];
+    const values = encodeParams(params, PG_ENCODERS) as unknown[];
     return qo?.prepare ? { name: qo.prepare, text: sql, values } : { text: sql, values };
   };
   const run: Queryable['query'] = async (sql, params, qo) => {

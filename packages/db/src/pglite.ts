@@ -1,4 +1,5 @@
-import { encodeArrayLiteral, encodeArrayParams } from './array-param.js';
+import { encodeArrayLiteral } from './array-param.js';
+import { bufferOf, encodeParams, type ParamEncoders } from './params.js';
 import type { Database, Queryable } from './types.js';
 
 export interface PgliteOptions {
@@ -46,6 +47,9 @@ function normalise(rows: Row[]): Row[] {
   return rows;
 }
 
+/** Arrays as literals, text given as bytes as the string (PGlite takes parameters as text). */
+const PGLITE_ENCODERS: ParamEncoders = { array: encodeArrayLiteral, utf8: (p) => bufferOf(p.bytes).toString('utf8') };
+
 /**
  * The embedded default: one PGlite database per service, with the service schema first on the
  * search path. PGlite runs one statement at a time, so transactions are serialised here.
@@ -56,7 +60,7 @@ export async function createPgliteDatabase(opts: PgliteOptions): Promise<Databas
 
   const toQueryable = (q: { query: typeof db.query }): Queryable => ({
     query: async <R>(sql: string, params?: unknown[]) => {
-      const r = await q.query<Row>(sql, encodeArrayParams(params, encodeArrayLiteral) as unknown[]);
+      const r = await q.query<Row>(sql, encodeParams(params, PGLITE_ENCODERS) as unknown[]);
       return { rows: normalise(r.rows) as R[], rowCount: r.affectedRows ?? r.rows.length };
     },
   });

@@ -1,4 +1,4 @@
-import { arrayParam, type Database } from '@mp/db';
+import { arrayParam, utf8Param, type Database } from '@mp/db';
 import { DRIVERS, openTestDatabase } from './drivers.js';
 
 describe.each(DRIVERS)('array parameters on %s', (_name, kind) => {
@@ -10,7 +10,7 @@ describe.each(DRIVERS)('array parameters on %s', (_name, kind) => {
   afterAll(async () => remove());
 
   it('arrive element for element: text with quotes, commas, braces, backslashes and non-ASCII, and NULLs', async () => {
-    const texts = ['plain', '', 'a "quoted", {braced} value', 'back\\slash', 'Süd-Böschung 北', 'NULL', null];
+    const texts = ['plain', '', 'a "quoted", {braced} value', 'back\\slash', 'Süd-Böschung 北', 'ASCII first, then 4-byte 😀𝒳 and é', 'NULL', null];
     const { rows } = await db.query<{ v: string | null; i: number }>('SELECT v, i::int AS i FROM unnest($1::text[]) WITH ORDINALITY AS u(v, i) ORDER BY i', [arrayParam('text', texts)]);
     expect(rows.map((r) => r.v)).toEqual(texts);
   });
@@ -46,6 +46,34 @@ describe.each(DRIVERS)('array parameters on %s', (_name, kind) => {
       { k: 'a', v: 1.5 },
       { k: 'b', v: 2.5 },
       { k: 'c', v: 3.5 },
+    ]);
+  });
+});
+
+describe.each(DRIVERS)('text given as UTF-8 bytes on %s', (_name, kind) => {
+  let db: Database;
+  let remove: () => Promise<void>;
+  beforeAll(async () => {
+    ({ db, remove } = await openTestDatabase(kind, 'utf8'));
+    await db.exec('CREATE TABLE texts (id int PRIMARY KEY, v text NOT NULL)');
+  });
+  afterAll(async () => remove());
+
+  it('is stored as the text it encodes, in plain and prepared statements, and equals the same text given as a string', async () => {
+    const text = `{"name":"Süd-Böschung 北 😀","quote":"\\"","n":${'1234567890'.repeat(30_000)}}`;
+    const bytes = Buffer.from(text);
+    await db.query('INSERT INTO texts (id, v) VALUES ($1, $2)', [1, utf8Param(bytes)]);
+    await db.query('INSERT INTO texts (id, v) VALUES ($1, $2)', [2, utf8Param(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))], {
+      prepare: 'utf8_insert',
+    });
+    await db.query('INSERT INTO texts (id, v) VALUES ($1, $2)', [3, text], { prepare: 'utf8_insert' });
+    const { rows } = await db.query<{ id: number; v: string; same: boolean }>(
+      'SELECT id, v, v = (SELECT v FROM texts WHERE id = 3) AS same FROM texts ORDER BY id',
+    );
+    expect(rows.map((r) => [r.id, r.v === text, r.same])).toEqual([
+      [1, true, true],
+      [2, true, true],
+      [3, true, true],
     ]);
   });
 });

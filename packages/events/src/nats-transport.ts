@@ -1,7 +1,18 @@
-import { AckPolicy, DeliverPolicy, connect, headers, type ConsumerMessages, type NatsConnection } from 'nats';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  connect,
+  headers,
+  type ConsumerConfig,
+  type ConsumerMessages,
+  type JetStreamManager,
+  type JsMsg,
+  type NatsConnection,
+} from 'nats';
+import { bufferOf } from '@mp/db';
 import type { Logger } from '@mp/kit';
 import { subjectFor, type DomainEvent } from './catalogue.js';
-import { decodeEnvelope, encodeEnvelope, type OutgoingEvent } from './envelope.js';
+import { decodeEnvelope, encodeEnvelope, readEnvelope, receivedEvent, type EventMeta, type OutgoingEvent, type ReceivedEvent } from './envelope.js';
 import type { EventTransport, SubscribeOptions, Subscription } from './transport.js';
 
 export interface NatsTransportOptions {
@@ -19,6 +30,27 @@ export interface NatsTransportOptions {
 
 /** Byte offset of the data in the body (envelope.ts), so consumers can leave it unparsed. */
 const DATA_OFFSET = 'Mp-Data-Offset';
+/** The event's metadata as JSON, so a consumer that takes headers only knows what the event is. */
+const EVENT_META = 'Mp-Event';
+/** The data's JSON text as well, for events whose data is small: such a consumer has them whole. */
+const INLINE_DATA = 'Mp-Data';
+/**
+ * Data up to this size also travels in the Mp-Data header. Most events are far smaller; a
+ * 1,000-record data.created is ~300 KB, and a consumer with data on demand fetches only those
+ * of them it needs (JSON text never holds a raw CR or LF, so it is a valid header value).
+ */
+export const INLINE_DATA_MAX_BYTES = 4096;
+/** Set by JetStream on a headers-only delivery: the size of the body left out. */
+const MSG_SIZE = 'Nats-Msg-Size';
+
+/**
+ * The client's direct-get API (`jsm.direct`, in nats.js since 2.10 and in its README, but not in
+ * the JetStreamManager type it exports): a stored message as it is, where `streams.getMessage`
+ * wraps the body in JSON and base64.
+ */
+interface DirectGet {
+  getMessage(stream: string, query: { seq: number }): Promise<{ data: Uint8Array; header?: { get(key: string): string } }>;
+}
 
 /**
  * NATS JetStream transport. Publishing sets `Nats-Msg-Id` to the event_id so a relay that
@@ -26,6 +58,10 @@ const DATA_OFFSET = 'Mp-Data-Offset';
  * durable pull consumers with explicit acks.
  */
 export class NatsTransport implements EventTransport {
+  /** Made once: every jetstreamManager() call asks the server whether JetStream is there. */
+  private jsm: JetStreamManager | null = null;
+  private direct: DirectGet | null = null;
+
   private constructor(
     private readonly nc: NatsConnection,
     private readonly opts: NatsTransportOptions,
@@ -46,14 +82,27 @@ export class NatsTransport implements EventTransport {
     return transport;
   }
 
+  private async manager(): Promise<JetStreamManager> {
+    if (!this.jsm) {
+      this.jsm = await this.nc.jetstreamManager();
+      const direct = (this.jsm as JetStreamManager & { direct?: DirectGet }).direct;
+      if (typeof direct?.getMessage !== 'function') throw new Error('this nats client has no direct get (jsm.direct); data on demand needs it');
+      this.direct = direct;
+    }
+    return this.jsm;
+  }
+
   private async ensureStream(): Promise<void> {
-    const jsm = await this.nc.jetstreamManager();
+    const jsm = await this.manager();
     const subjects = [`${this.opts.subjectPrefix}.>`];
-    try {
-      await jsm.streams.info(this.opts.stream);
-    } catch {
+    const info = await jsm.streams.info(this.opts.stream).catch(() => null);
+    if (info) {
+      // Consumers with data on demand read bodies by direct get, which a stream made by an
+      // earlier build has not enabled yet.
+      if (!info.config.allow_direct) await jsm.streams.update(this.opts.stream, { ...info.config, allow_direct: true });
+    } else {
       try {
-        await jsm.streams.add({ name: this.opts.stream, subjects, duplicate_window: 2 * 60 * 1_000_000_000 });
+        await jsm.streams.add({ name: this.opts.stream, subjects, duplicate_window: 2 * 60 * 1_000_000_000, allow_direct: true });
       } catch (err) {
         // Another replica may have created it between our info and add.
         await jsm.streams.info(this.opts.stream).catch(() => {
@@ -66,30 +115,70 @@ export class NatsTransport implements EventTransport {
   async publish(event: OutgoingEvent): Promise<void> {
     const h = headers();
     if (event.meta.traceparent) h.set('traceparent', event.meta.traceparent);
-    const { body, dataOffset } = encodeEnvelope(event);
+    const { body, dataOffset, metaJson } = encodeEnvelope(event);
     h.set(DATA_OFFSET, String(dataOffset));
-    await this.nc.jetstream().publish(subjectFor(this.opts.subjectPrefix, event.meta.event_type), Buffer.from(body), {
+    h.set(EVENT_META, metaJson);
+    const inline = inlineData(event.dataJson);
+    if (inline !== null) h.set(INLINE_DATA, inline);
+    await this.nc.jetstream().publish(subjectFor(this.opts.subjectPrefix, event.meta.event_type), body, {
       msgID: event.meta.event_id,
       headers: h,
       expect: { streamName: this.opts.stream },
     });
   }
 
+  /**
+   * The event a message carries. A whole message is decoded from its body. A headers-only one
+   * (data on demand) takes its metadata from Mp-Event and its data from Mp-Data when small, or
+   * else from the stream by sequence when the handler asks (loadEventData); a message from a
+   * producer that sent no Mp-Event header is read whole from the stream at once.
+   */
+  private async decode(m: JsMsg): Promise<ReceivedEvent> {
+    const size = m.headers?.get(MSG_SIZE);
+    if (!size) return decodeEnvelope(m.data, offsetOf(m.headers?.get(DATA_OFFSET)));
+    const metaJson = m.headers!.get(EVENT_META);
+    if (!metaJson) {
+      const { meta, data } = await this.stored(m.seq);
+      return receivedEvent(meta, data);
+    }
+    const meta = JSON.parse(metaJson) as EventMeta;
+    if (m.headers!.has(INLINE_DATA)) return receivedEvent(meta, m.headers!.get(INLINE_DATA));
+    return receivedEvent(meta, {
+      size: Number(size),
+      load: async () => {
+        const stored = await this.stored(m.seq);
+        if (stored.meta.event_id !== meta.event_id) throw new Error(`stream message ${m.seq} holds event ${stored.meta.event_id}, not ${meta.event_id}`);
+        return typeof stored.data === 'string' ? Buffer.from(stored.data) : stored.data;
+      },
+    });
+  }
+
+  /** A stored message read back from the stream (direct get: the body as it is, not wrapped in JSON and base64). */
+  private async stored(seq: number): Promise<ReturnType<typeof readEnvelope>> {
+    const sm = await this.direct!.getMessage(this.opts.stream, { seq });
+    return readEnvelope(sm.data, offsetOf(sm.header?.get(DATA_OFFSET)));
+  }
+
   async subscribe(durableName: string, handler: (event: DomainEvent) => Promise<void>, opts: SubscribeOptions = {}): Promise<Subscription> {
     const concurrency = Math.max(1, opts.concurrency ?? 1);
-    const jsm = await this.nc.jetstreamManager();
+    const jsm = await this.manager();
     const ackWaitNs = (this.opts.ackWaitMs ?? 30_000) * 1_000_000;
-    try {
-      await jsm.consumers.info(this.opts.stream, durableName);
-    } catch {
-      await jsm.consumers.add(this.opts.stream, {
+    const headersOnly = opts.dataOnDemand === true;
+    const existing = await jsm.consumers.info(this.opts.stream, durableName).catch(() => null);
+    if (!existing) {
+      const config: Partial<ConsumerConfig> = {
         durable_name: durableName,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
         ack_wait: ackWaitNs,
         max_ack_pending: 10_000,
         filter_subject: `${this.opts.subjectPrefix}.>`,
-      });
+        headers_only: headersOnly,
+      };
+      await jsm.consumers.add(this.opts.stream, config);
+    } else if ((existing.config.headers_only ?? false) !== headersOnly) {
+      // A durable made by an earlier build keeps its position; only what it delivers changes.
+      await jsm.consumers.update(this.opts.stream, durableName, { headers_only: headersOnly });
     }
     const consumer = await this.nc.jetstream().consumers.get(this.opts.stream, durableName);
     const retryDelayMs = this.opts.retryDelayMs ?? 1000;
@@ -106,9 +195,14 @@ export class NatsTransport implements EventTransport {
           for await (const m of messages) {
             let event: DomainEvent;
             try {
-              const offset = m.headers?.get(DATA_OFFSET);
-              event = decodeEnvelope(m.data, offset ? Number(offset) : null);
+              event = await this.decode(m);
             } catch (err) {
+              if (isFetchFailure(err)) {
+                // the stream could not be read just now (not a bad message): offer it again later
+                this.opts.logger.warn({ err, seq: m.seq }, 'event body could not be fetched; redelivering later');
+                m.nak(retryDelayMs);
+                continue;
+              }
               // A message that is not an event can never be handled; keep it out of the way.
               this.opts.logger.error({ err, subject: m.subject }, 'undecodable event terminated');
               m.term();
@@ -149,8 +243,24 @@ export class NatsTransport implements EventTransport {
 
   /** For tests and tools: how many events the stream holds. */
   async streamMessageCount(): Promise<number> {
-    const jsm = await this.nc.jetstreamManager();
+    const jsm = await this.manager();
     return (await jsm.streams.info(this.opts.stream)).state.messages;
   }
 }
 
+const offsetOf = (header: string | undefined): number | null => (header ? Number(header) : null);
+
+/** The data as text for the Mp-Data header when it is small enough to travel there, else null. */
+function inlineData(data: string | Uint8Array): string | null {
+  // a UTF-16 unit is at least one UTF-8 byte: a longer text cannot fit
+  if (data.length > INLINE_DATA_MAX_BYTES) return null;
+  const text = typeof data === 'string' ? data : bufferOf(data).toString('utf8');
+  return Buffer.byteLength(text) <= INLINE_DATA_MAX_BYTES ? text : null;
+}
+
+/** A failure to reach the stream (as opposed to a message that can never be decoded). */
+const isFetchFailure = (err: unknown): boolean =>
+  err instanceof Error &&
+  'code' in err &&
+  typeof (err as { code: unknown }).code === 'string' &&
+  /^(\d{3}|TIMEOUT|CONNECTION_CLOSED|CONNECTION_DRAINING|DISCONNECT)$/.test((err as { code: string }).code);

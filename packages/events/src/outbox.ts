@@ -1,4 +1,4 @@
-import type { Queryable, Migration } from '@mp/db';
+import { utf8Param, type Queryable, type Migration } from '@mp/db';
 import { newId } from '@mp/kit';
 import type { EventType } from './catalogue.js';
 import type { EventMeta } from './envelope.js';
@@ -62,8 +62,11 @@ interface NewEventBase {
   occurredAt?: string;
 }
 
-/** An event to append: its data as an object, or already serialised (`dataJson`, large payloads). */
-export type NewEvent<D> = NewEventBase & ({ data: D } | { dataJson: string });
+/**
+ * An event to append: its data as an object, or already serialised (`dataJson`, large payloads:
+ * text, or its UTF-8 bytes, stored as the text they encode and handed to the relay as they are).
+ */
+export type NewEvent<D> = NewEventBase & ({ data: D } | { dataJson: string | Uint8Array });
 
 /**
  * Writes an event into the outbox inside the caller's transaction, so the event exists if and
@@ -81,9 +84,14 @@ export async function appendEvent<D extends Record<string, unknown>>(tx: Queryab
   await tx.query(
     `INSERT INTO outbox (event_id, event_type, tenant_id, environment, occurred_at, data, traceparent)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [meta.event_id, meta.event_type, meta.tenant_id, meta.environment, meta.occurred_at, 'dataJson' in event ? event.dataJson : JSON.stringify(event.data), meta.traceparent ?? null],
+    [meta.event_id, meta.event_type, meta.tenant_id, meta.environment, meta.occurred_at, dataParam(event), meta.traceparent ?? null],
     // Every write of every service runs this: planned once per connection.
     { prepare: 'outbox_append' },
   );
   return meta;
+}
+
+function dataParam<D>(event: NewEvent<D>): unknown {
+  if (!('dataJson' in event)) return JSON.stringify(event.data);
+  return typeof event.dataJson === 'string' ? event.dataJson : utf8Param(event.dataJson);
 }

@@ -10,6 +10,14 @@ export interface SubscribeOptions {
    * acknowledged when its own handler resolves, so a failure makes only that one come back.
    */
   concurrency?: number;
+  /**
+   * The handler is given each event's metadata, and its data only when it is small; larger data
+   * is fetched when the handler calls loadEventData (dataAtHand tells which). For a consumer that
+   * needs the data of few events, such as the webhooks service, whose subscribers want few of the
+   * ~300 KB data.created events a busy ingestion emits. In-process transports ignore it (the data
+   * is in memory already).
+   */
+  dataOnDemand?: boolean;
 }
 
 export interface Subscription {

@@ -1,29 +1,19 @@
 import { createPgDatabase, createPgliteDatabase, migrate, type Database } from '@mp/db';
 import { appendEvent, dataJsonOf, decodeEnvelope, encodeEnvelope, MemoryTransport, NatsTransport, OutboxRelay, outboxMigration, outboxMigrations, outboxTextMigration, outgoing, type DomainEvent, type ReceivedEvent } from '@mp/events';
-import { createLogger } from '@mp/kit';
-import { createTestDatabase, createTestStream, waitUntil, type TestDatabase, type TestStream } from '@mp/testing';
-
-const logger = createLogger('test', 'silent');
+import { createTestDatabase, waitUntil, type TestStream } from '@mp/testing';
+import { logger, startTestProducer, type TestProducer } from './producer.js';
 
 describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', () => {
-  let tdb: TestDatabase;
+  let producer: TestProducer;
   let stream: TestStream;
   let db: Database;
   let transport: NatsTransport;
 
   beforeAll(async () => {
-    tdb = await createTestDatabase();
-    stream = createTestStream();
-    db = createPgDatabase({ url: tdb.url, schema: 'producer' });
-    await migrate(db, 'producer', [...outboxMigrations, { id: '001_things', sql: 'CREATE TABLE things (id text PRIMARY KEY)' }]);
-    transport = await NatsTransport.connect({ url: stream.url, stream: stream.stream, subjectPrefix: stream.subjectPrefix, logger });
+    producer = await startTestProducer([{ id: '001_things', sql: 'CREATE TABLE things (id text PRIMARY KEY)' }]);
+    ({ stream, db, transport } = producer);
   });
-  afterAll(async () => {
-    await transport?.close();
-    await db?.close();
-    await tdb?.drop();
-    await stream?.drop();
-  });
+  afterAll(async () => producer?.close());
 
   const write = (id: string, fail = false) =>
     db.transaction(async (tx) => {

@@ -1,4 +1,5 @@
 import type { monitoringData } from '@mp/contracts';
+import { pointIdOf } from './record-columns.js';
 
 /** API shapes (snake_case JSON) of the monitoring-data contract messages. */
 export const presentData = {
@@ -21,12 +22,16 @@ export const presentData = {
    * (`{ project_id, total_count, abnormal_count, records: [{ data_id, point_id, measured_at,
    * status, quality_flag }] }`), as JSON text without an object per record. Only the project id
    * comes from the caller unchecked, so only it is escaped: data ids, instants and statuses are
-   * written by the service, and point ids matched /^pt_[0-9a-z]{20}$/ before the write.
+   * written by the service, and point ids matched /^pt_[0-9a-z]{20}$/ before the write. The
+   * service answers in the dictionary form of the request, or plainly (an older one).
    */
-  writtenJson: (projectId: string, pointIds: string[], res: monitoringData.WriteRecordsResult): string => {
+  writtenJson: (projectId: string, cols: monitoringData.RecordColumns, res: monitoringData.WriteRecordsResult): string => {
+    const statusOf = res.statusIndex.length ? (i: number) => res.statuses[res.statusIndex[i]!] : (i: number) => res.status[i];
+    const instantOf = res.instantIndex.length ? (i: number) => res.instants[res.instantIndex[i]!] : (i: number) => res.measuredAt[i];
     const parts = new Array<string>(res.dataId.length);
     for (let i = 0; i < parts.length; i++) {
-      parts[i] = `{"data_id":"${res.dataId[i]}","point_id":"${pointIds[i]}","measured_at":"${res.measuredAt[i]}","status":"${res.status[i]}","quality_flag":"valid"}`;
+      parts[i] =
+        `{"data_id":"${res.dataId[i]}","point_id":"${pointIdOf(cols, i)}","measured_at":"${instantOf(i)}","status":"${statusOf(i)}","quality_flag":"valid"}`;
     }
     return `{"project_id":${JSON.stringify(projectId)},"total_count":${res.totalCount},"abnormal_count":${res.abnormalCount},"records":[${parts.join(',')}]}`;
   },

@@ -1,6 +1,6 @@
 import { DomainError } from '@mp/errors';
 import { presentData } from '../src/presenters-data.js';
-import { recordColumns } from '../src/record-columns.js';
+import { pointIdOf, recordColumns, recordCount } from '../src/record-columns.js';
 
 const good = (i: number) => ({ point_id: `pt_${String(i).padStart(20, '0')}`, measured_at: '2026-03-03T08:00:00.5+08:00', values: { x: 3512345.1 + i, dz: -0.25 } });
 
@@ -16,19 +16,27 @@ describe('record columns of a data write', () => {
     throw new Error('accepted');
   };
 
-  it('takes well-formed records column by column, absent values as NaN, precision only when sent', () => {
-    const cols = recordColumns('write', { records: [good(1), { ...good(2), values: { dx: 1, dy: 2, dz: 3 }, extra: 'ignored' }] });
+  it('takes well-formed records column by column, each point and instant named once, absent values as NaN, precision only when sent', () => {
+    const cols = recordColumns('write', {
+      records: [good(1), { ...good(2), values: { dx: 1, dy: 2, dz: 3 }, extra: 'ignored' }, { ...good(1), measured_at: '2026-03-03T09:00:00Z' }],
+    });
     expect(cols).toEqual({
-      pointId: ['pt_00000000000000000001', 'pt_00000000000000000002'],
-      measuredAt: ['2026-03-03T08:00:00.5+08:00', '2026-03-03T08:00:00.5+08:00'],
-      x: [3512346.1, NaN],
-      y: [NaN, NaN],
-      z: [NaN, NaN],
-      dx: [NaN, 1],
-      dy: [NaN, 2],
-      dz: [-0.25, 3],
+      pointId: [],
+      measuredAt: [],
+      pointIds: ['pt_00000000000000000001', 'pt_00000000000000000002'],
+      pointIndex: [0, 1, 0],
+      instants: ['2026-03-03T08:00:00.5+08:00', '2026-03-03T09:00:00Z'],
+      instantIndex: [0, 0, 1],
+      x: [3512346.1, NaN, 3512346.1],
+      y: [NaN, NaN, NaN],
+      z: [NaN, NaN, NaN],
+      dx: [NaN, 1, NaN],
+      dy: [NaN, 2, NaN],
+      dz: [-0.25, 3, -0.25],
       precision: [],
     });
+    expect(recordCount(cols)).toBe(3);
+    expect([0, 1, 2].map((i) => pointIdOf(cols, i))).toEqual(['pt_00000000000000000001', 'pt_00000000000000000002', 'pt_00000000000000000001']);
     expect(recordColumns('write', { records: [good(1), { ...good(2), precision: 0.5 }] }).precision).toEqual([NaN, 0.5]);
   });
 
@@ -53,27 +61,50 @@ describe('record columns of a data write', () => {
   it('holds a write to 1,000 records and lets a batch take more', () => {
     const many = { records: Array.from({ length: 1001 }, (_, i) => good(i)) };
     expect(refusal(many)).toEqual({ code: '400003', field: 'records' });
-    expect(recordColumns('batch', many).pointId).toHaveLength(1001);
-    expect(recordColumns('write', { records: many.records.slice(0, 1000) }).pointId).toHaveLength(1000);
+    expect(recordCount(recordColumns('batch', many))).toBe(1001);
+    expect(recordCount(recordColumns('write', { records: many.records.slice(0, 1000) }))).toBe(1000);
   });
 });
 
 describe('the answer to a data write', () => {
-  it('is the JSON of the records in request order, the project id escaped', () => {
-    const projectId = 'prj_"odd"\\id';
-    const pointIds = ['pt_00000000000000000001', 'pt_00000000000000000002'];
-    const res = { dataId: ['dat_1', 'dat_2'], status: ['normal', 'alarm'], measuredAt: ['2026-03-03T08:00:00.000+08:00', '2026-03-03T08:00:01.000Z'], totalCount: 2, abnormalCount: 1 };
-    const json = presentData.writtenJson(projectId, pointIds, res);
-    expect(json).toBe(
-      JSON.stringify({
-        project_id: projectId,
-        total_count: 2,
-        abnormal_count: 1,
-        records: [
-          { data_id: 'dat_1', point_id: pointIds[0], measured_at: res.measuredAt[0], status: 'normal', quality_flag: 'valid' },
-          { data_id: 'dat_2', point_id: pointIds[1], measured_at: res.measuredAt[1], status: 'alarm', quality_flag: 'valid' },
-        ],
-      }),
-    );
+  const projectId = 'prj_"odd"\\id';
+  const cols = recordColumns('write', { records: [good(1), good(2)] });
+  const expected = (measuredAt: string[]) =>
+    JSON.stringify({
+      project_id: projectId,
+      total_count: 2,
+      abnormal_count: 1,
+      records: [
+        { data_id: 'dat_1', point_id: pointIdOf(cols, 0), measured_at: measuredAt[0], status: 'normal', quality_flag: 'valid' },
+        { data_id: 'dat_2', point_id: pointIdOf(cols, 1), measured_at: measuredAt[1], status: 'alarm', quality_flag: 'valid' },
+      ],
+    });
+  const empty = { statuses: [], statusIndex: [], instants: [], instantIndex: [] };
+
+  it('is the JSON of the records in request order, the project id escaped (an answer in dictionary form)', () => {
+    const res = {
+      dataId: ['dat_1', 'dat_2'],
+      status: [],
+      measuredAt: [],
+      totalCount: 2,
+      abnormalCount: 1,
+      statuses: ['alarm', 'normal'],
+      statusIndex: [1, 0],
+      instants: ['2026-03-03T08:00:00.500+08:00'],
+      instantIndex: [0, 0],
+    };
+    expect(presentData.writtenJson(projectId, cols, res)).toBe(expected(['2026-03-03T08:00:00.500+08:00', '2026-03-03T08:00:00.500+08:00']));
+  });
+
+  it('reads a plain answer too (a service of an earlier build)', () => {
+    const res = {
+      dataId: ['dat_1', 'dat_2'],
+      status: ['normal', 'alarm'],
+      measuredAt: ['2026-03-03T08:00:00.000+08:00', '2026-03-03T08:00:01.000Z'],
+      totalCount: 2,
+      abnormalCount: 1,
+      ...empty,
+    };
+    expect(presentData.writtenJson(projectId, cols, res)).toBe(expected(res.measuredAt));
   });
 });

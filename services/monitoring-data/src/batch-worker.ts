@@ -3,6 +3,7 @@ import { isDomainError } from '@mp/errors';
 import { appendEvent } from '@mp/events';
 import type { CallerContext } from '@mp/grpc';
 import type { DataDeps } from './deps.js';
+import { expandColumns } from './columns.js';
 import { storeWrite, validateWrite } from './ingest.js';
 import { formatMeasuredAt } from './measured-at.js';
 import { checkProjectAcceptsData, type RecordFailure } from './record-rules.js';
@@ -102,7 +103,7 @@ export class BatchWorker {
   private async process(batch: Claimed): Promise<void> {
     const { deps } = this;
     const caller: CallerContext = typeof batch.caller === 'string' ? JSON.parse(batch.caller) : batch.caller;
-    const cols = monitoringData.RecordColumns.decode(batch.payload instanceof Uint8Array ? batch.payload : Buffer.from(batch.payload));
+    const cols = expandColumns(monitoringData.RecordColumns.decode(batch.payload instanceof Uint8Array ? batch.payload : Buffer.from(batch.payload)));
     for (let start = batch.processed_count; start < batch.total_count && !this.stopped; start += deps.batchChunk) {
       const end = Math.min(start + deps.batchChunk, batch.total_count);
       const chunk = slice(cols, start, end);
@@ -124,7 +125,7 @@ export class BatchWorker {
         // (lease expired meanwhile) finds other progress under the row lock and stores nothing.
         const last = end === batch.total_count;
         const lock = await tx.query<{ processed_count: number }>('SELECT processed_count FROM batches WHERE id = $1 FOR UPDATE', [batch.id]);
-        if (lock.rows[0]?.processed_count !== start) return false;
+        if (lock.rows[0]?.processed_count !== start) return null;
         const stored = await storeWrite(deps, tx, caller, ctx, checked.ok, {
           now,
           batchId: batch.id,
@@ -149,11 +150,11 @@ export class BatchWorker {
           );
         }
         if (last) await this.completedEvent(tx, batch, caller, ctx.project.name, 'completed', rows[0]!, now.toISOString());
-        return true;
+        return stored;
       });
       if (!done) return;
       deps.knownPoints.remember(checked.ok.map((r) => r.point.id));
-      deps.relay.kick();
+      deps.relay.kick(done.events);
     }
   }
 

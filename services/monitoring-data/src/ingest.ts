@@ -1,6 +1,6 @@
 import type { monitoringData } from '@mp/contracts';
 import type { Queryable } from '@mp/db';
-import { appendEvent } from '@mp/events';
+import { appendEvent, type HandedEvent } from '@mp/events';
 import type { CallerContext } from '@mp/grpc';
 import type { DataDeps } from './deps.js';
 import { dataAbnormal, dataCreatedJson, formatAll, type EventRecord } from './events.js';
@@ -26,6 +26,8 @@ export interface StoredWrite {
   /** Records the unique constraint turned away (already stored at that instant). */
   duplicates: CheckedRecord[];
   abnormalCount: number;
+  /** The events written, with their data, to hand to the relay once the transaction committed. */
+  events: HandedEvent[];
 }
 
 /**
@@ -56,15 +58,18 @@ export async function storeWrite(
     keptIds = ids.filter((_, i) => !skip.has(i));
   }
   const measuredAt = formatAll(kept);
-  if (kept.length === 0) return { records: kept, ids: keptIds, measuredAt, duplicates, abnormalCount: 0 };
+  if (kept.length === 0) return { records: kept, ids: keptIds, measuredAt, duplicates, abnormalCount: 0, events: [] };
   await deps.knownPoints.register(tx, scope, deps.knownPoints.unknown(new Set(kept.map((r) => r.point.id))));
   const base = { tenantId: caller.tenantId, environment: caller.environment, occurredAt: nowIso, ...(caller.traceparent ? { traceparent: caller.traceparent } : {}) };
   const created = dataCreatedJson(ctx.project, kept, keptIds, measuredAt);
-  await appendEvent(tx, { ...base, type: 'data.created', dataJson: created.json });
+  // Encoded once: the outbox stores these bytes as its text, and the relay publishes them.
+  const createdBytes = Buffer.from(created.json);
+  const events: HandedEvent[] = [{ eventId: (await appendEvent(tx, { ...base, type: 'data.created', dataJson: createdBytes })).event_id, dataJson: createdBytes }];
   if (created.abnormalCount > 0) {
     const abnormal: EventRecord[] = [];
     for (let i = 0; i < kept.length; i++) if (kept[i]!.status !== 'normal') abnormal.push({ ...kept[i]!, id: keptIds[i]!, qualityFlag: 'valid' });
-    await appendEvent(tx, { ...base, type: 'data.abnormal', data: dataAbnormal(ctx.project, abnormal)! });
+    const abnormalJson = JSON.stringify(dataAbnormal(ctx.project, abnormal));
+    events.push({ eventId: (await appendEvent(tx, { ...base, type: 'data.abnormal', dataJson: abnormalJson })).event_id, dataJson: abnormalJson });
   }
-  return { records: kept, ids: keptIds, measuredAt, duplicates, abnormalCount: created.abnormalCount };
+  return { records: kept, ids: keptIds, measuredAt, duplicates, abnormalCount: created.abnormalCount, events };
 }

@@ -89,15 +89,44 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
   }
   const ok: CheckedRecord[] = [];
   const failures: RecordFailure[] = [];
-  const seen = new Map<string, number>();
+  // Records per point and instant already accepted in this request (instant → index), for 409003.
+  const seen = new Map<PointInfo, Map<number, number>>();
   // Instruments read many points at one instant: each distinct measured_at is parsed once.
   const times = new Map<string, { at: MeasuredAt; date: string } | null>();
   // One closure over one index for the whole loop (a closure per record was a visible cost).
   let i = 0;
   const f = (code: string, field: string, detail: string, suggestion?: string) => failures.push({ index: i, code, field: `records[${i}].${field}`, detail, ...(suggestion ? { suggestion } : {}) });
+  /**
+   * The displacement on axis `k` (mm): the one given, or the one its coordinate gives against the
+   * reference; undefined, with 422204 recorded, when both are there and disagree.
+   */
+  const displacement = (
+    k: 'x' | 'y' | 'z',
+    coordinate: number | null,
+    reference: number,
+    given: number | null,
+    tolerance: number,
+  ): number | null | undefined => {
+    if (coordinate === null) return given;
+    const derived = round6((coordinate - reference) * 1000);
+    if (given === null) return derived;
+    if (Math.abs(given - derived) <= tolerance) return given;
+    failures.push({
+      index: i,
+      code: '422204',
+      field: `records[${i}].values.d${k}`,
+      detail: `d${k} = ${given} mm, but ${k} − reference ${k} = ${derived} mm (allowed difference ${tolerance - 1e-6} mm).`,
+    });
+    return undefined;
+  };
+  // The loop reads values into locals and builds no objects but the six values the precision
+  // rule reads and the record it accepts: it runs for every record of every write
+  // (bench/ingest/micro.mjs).
   for (i = 0; i < n; i++) {
     const pointId = cols.pointId[i]!;
-    if (!isId('point', pointId)) {
+    // A point of the project has a well-formed id, so only an unknown one needs the format check.
+    const point = ctx.points.get(pointId);
+    if (point === undefined && !isId('point', pointId)) {
       f('400004', 'point_id', 'point_id is not a monitoring point id (pt_…).', 'Use the id returned when the point was created.');
       continue;
     }
@@ -116,12 +145,12 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
       f('400003', 'measured_at', 'measured_at is before 1970-01-01.');
       continue;
     }
-    const v = { x: num(cols.x[i]), y: num(cols.y[i]), z: num(cols.z[i]), dx: num(cols.dx[i]), dy: num(cols.dy[i]), dz: num(cols.dz[i]) };
-    if (v.x === null && v.y === null && v.z === null && v.dx === null && v.dy === null && v.dz === null) {
+    const x = num(cols.x[i]), y = num(cols.y[i]), z = num(cols.z[i]);
+    const givenDx = num(cols.dx[i]), givenDy = num(cols.dy[i]), givenDz = num(cols.dz[i]);
+    if (x === null && y === null && z === null && givenDx === null && givenDy === null && givenDz === null) {
       f('422101', 'values', 'values holds none of x, y, z (coordinates, m) or dx, dy, dz (displacements, mm).', 'Send at least one coordinate or displacement.');
       continue;
     }
-    const point = ctx.points.get(pointId);
     if (!point) {
       f('404003', 'point_id', `Monitoring point ${pointId} does not exist in project ${ctx.project.id}.`, 'Check the point id, or list the points with GET /v3/projects/{project_id}/points.');
       continue;
@@ -140,47 +169,36 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
     }
     const b = ctx.bounds;
     if (b) {
-      const out = COORDS.find((k) => {
-        const c = v[k];
-        if (c === null) return false;
-        const [min, max] = k === 'x' ? [b.minX, b.maxX] : k === 'y' ? [b.minY, b.maxY] : [b.minZ, b.maxZ];
-        return c < min || c > max;
-      });
+      const out =
+        x !== null && (x < b.minX || x > b.maxX) ? 'x' : y !== null && (y < b.minY || y > b.maxY) ? 'y' : z !== null && (z < b.minZ || z > b.maxZ) ? 'z' : null;
       if (out) {
         const [min, max] = out === 'x' ? [b.minX, b.maxX] : out === 'y' ? [b.minY, b.maxY] : [b.minZ, b.maxZ];
-        f('422201', `values.${out}`, `${out} = ${v[out]} m lies outside the project's plausible range ${min} … ${max} m.`);
+        f('422201', `values.${out}`, `${out} = ${out === 'x' ? x : out === 'y' ? y : z} m lies outside the project's plausible range ${min} … ${max} m.`);
         continue;
       }
     }
-    const precisionFailure = checkPrecision(v, num(cols.precision[i]), point);
+    const precisionFailure = checkPrecision([x, y, z, givenDx, givenDy, givenDz], num(cols.precision[i]), point);
     if (precisionFailure) {
       f('422205', precisionFailure.field, precisionFailure.detail);
       continue;
     }
-    let inconsistent: string | null = null;
-    const d: Record<'dx' | 'dy' | 'dz', number | null> = { dx: v.dx, dy: v.dy, dz: v.dz };
+    // Displacements are derived where missing and must agree with the coordinates where given.
     const tolerance = (point.precision ?? DEFAULT_AGREEMENT_MM) + 1e-6;
-    for (const k of COORDS) {
-      const c = v[k];
-      if (c === null) continue;
-      const dk = `d${k}` as 'dx' | 'dy' | 'dz';
-      const derived = round6((c - point.ref[k]) * 1000);
-      if (d[dk] === null) d[dk] = derived;
-      else if (Math.abs(d[dk]! - derived) > tolerance) {
-        inconsistent = `${dk} = ${d[dk]} mm, but ${k} − reference ${k} = ${derived} mm (allowed difference ${tolerance - 1e-6} mm).`;
-        failures.push({ index: i, code: '422204', field: `records[${i}].values.${dk}`, detail: inconsistent });
-        break;
-      }
-    }
-    if (inconsistent) continue;
-    const key = `${pointId}|${at.ms}`;
-    const first = seen.get(key);
+    const dx = displacement('x', x, point.ref.x, givenDx, tolerance);
+    if (dx === undefined) continue;
+    const dy = displacement('y', y, point.ref.y, givenDy, tolerance);
+    if (dy === undefined) continue;
+    const dz = displacement('z', z, point.ref.z, givenDz, tolerance);
+    if (dz === undefined) continue;
+    let instants = seen.get(point);
+    if (instants === undefined) seen.set(point, (instants = new Map()));
+    const first = instants.get(at.ms);
     if (first !== undefined) {
       f('409003', 'measured_at', `records[${first}] already holds point ${pointId} at this instant.`, 'Send one record per point and measured_at.');
       continue;
     }
-    seen.set(key, i);
-    ok.push({ index: i, point, ms: at.ms, offset: at.offset, x: v.x, y: v.y, z: v.z, dx: d.dx, dy: d.dy, dz: d.dz, status: statusOf(d, point) });
+    instants.set(at.ms, i);
+    ok.push({ index: i, point, ms: at.ms, offset: at.offset, x, y, z, dx, dy, dz, status: statusOf(dx, dy, dz, point) });
   }
   return { ok, failures };
 }
@@ -188,7 +206,8 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
 /** Every value a record may hold, in the order records and events list them. */
 export const VALUE_KEYS = [...COORDS, ...DISPLACEMENTS] as const;
 
-function checkPrecision(v: Record<string, number | null>, stated: number | null, point: PointInfo): { field: string; detail: string } | null {
+/** `values` are x, y, z, dx, dy, dz (VALUE_KEYS order), null where absent. */
+function checkPrecision(values: readonly (number | null)[], stated: number | null, point: PointInfo): { field: string; detail: string } | null {
   const required = point.precision;
   if (required === null || required <= 0) return null;
   if (stated !== null) {
@@ -201,24 +220,26 @@ function checkPrecision(v: Record<string, number | null>, stated: number | null,
   // (e.g. metres to one decimal for millimetre precision): a correct record looks like that about
   // once in a million. Clients that need the rule for every record state `precision`.
   let informative = 0;
-  for (const k of VALUE_KEYS) if (v[k] !== null && v[k] !== 0) informative++;
+  for (const v of values) if (v !== null && v !== 0) informative++;
   if (informative < 3) return null;
   // One value finer than the bound clears the record: usually the first one looked at.
   const bound = required * 100 * (1 - 1e-9);
   let finest = Infinity;
   let first: string | null = null;
-  for (const k of VALUE_KEYS) {
-    const value = v[k];
+  for (let k = 0; k < values.length; k++) {
+    const value = values[k]!;
     if (value === null || value === 0) continue;
-    first ??= k;
-    finest = Math.min(finest, resolutionOf(value) * (k.startsWith('d') ? 1 : 1000));
+    first ??= VALUE_KEYS[k]!;
+    // coordinates are metres, displacements millimetres
+    finest = Math.min(finest, resolutionOf(value) * (k < 3 ? 1000 : 1));
     if (finest < bound) return null;
   }
   return { field: `values.${first}`, detail: `The values are given to ${finest} mm; point ${point.id} requires ${required} mm or finer.` };
 }
 
-export function statusOf(d: Record<'dx' | 'dy' | 'dz', number | null>, point: Pick<PointInfo, 'warning' | 'alarm'>): Status {
-  const m = Math.max(Math.abs(d.dx ?? 0), Math.abs(d.dy ?? 0), Math.abs(d.dz ?? 0));
+/** The largest of |dx|, |dy|, |dz| against the point's thresholds (0 or less: not configured). */
+export function statusOf(dx: number | null, dy: number | null, dz: number | null, point: Pick<PointInfo, 'warning' | 'alarm'>): Status {
+  const m = Math.max(Math.abs(dx ?? 0), Math.abs(dy ?? 0), Math.abs(dz ?? 0));
   if (point.alarm > 0 && m >= point.alarm) return 'alarm';
   if (point.warning > 0 && m >= point.warning) return 'warning';
   return 'normal';

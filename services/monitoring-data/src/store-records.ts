@@ -13,14 +13,12 @@ const INSERT_SQL = `INSERT INTO data_records (id, tenant_id, environment, projec
       AS u(id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status)`;
 
 /**
- * Inserts the records with one multi-row statement (columns passed as arrays and expanded by
- * unnest on the server): one round trip however many records, and a single plan. A record whose
- * point already has data at that instant is skipped by the unique constraint; the indexes of
- * those records (into `records`) are returned so the caller can refuse or report them.
+ * The parameters of INSERT_SQL for the records: the scope, then each column as one binary array
+ * (`pg`) or array literal (PGlite). The id, point and instant arrays come back apart too, for the
+ * look-up of duplicates.
  */
-export async function insertRecords(tx: Queryable, scope: Scope, records: CheckedRecord[], ids: string[], opts: { batchId: string | null; now: string }): Promise<number[]> {
+export function insertParams(scope: Scope, records: CheckedRecord[], ids: string[], opts: { batchId: string | null; now: string }) {
   const n = records.length;
-  if (n === 0) return [];
   const pointIds = new Array<string>(n);
   const at = new Array<number>(n);
   const offsets = new Array<number>(n);
@@ -55,6 +53,19 @@ export async function insertRecords(tx: Queryable, scope: Scope, records: Checke
     ...[cols.x, cols.y, cols.z, cols.dx, cols.dy, cols.dz].map((c) => arrayParam('float8', c)),
     arrayParam('text', statuses),
   ];
+  return { params, idParam, pointParam, atParam };
+}
+
+/**
+ * Inserts the records with one multi-row statement (columns passed as arrays and expanded by
+ * unnest on the server): one round trip however many records, and a single plan. A record whose
+ * point already has data at that instant is skipped by the unique constraint; the indexes of
+ * those records (into `records`) are returned so the caller can refuse or report them.
+ */
+export async function insertRecords(tx: Queryable, scope: Scope, records: CheckedRecord[], ids: string[], opts: { batchId: string | null; now: string }): Promise<number[]> {
+  const n = records.length;
+  if (n === 0) return [];
+  const { params, idParam, pointParam, atParam } = insertParams(scope, records, ids, opts);
   // A plain insert first: ON CONFLICT's speculative insertion costs PostgreSQL about a quarter
   // more per row, and duplicates are rare. One duplicate fails the plain insert, which the
   // savepoint undoes; the same rows then go in with ON CONFLICT DO NOTHING, which skips them.

@@ -1,4 +1,4 @@
-import { createdRecord, dataCreatedJson, formatAll, type EventRecord } from '../src/events.js';
+import { createdRecord, dataCreatedJson, formatAll, numberJson, type EventRecord } from '../src/events.js';
 import type { PointInfo, ProjectInfo } from '../src/ingest-context.js';
 import type { CheckedRecord } from '../src/record-rules.js';
 
@@ -35,5 +35,44 @@ describe('data.created written directly as JSON', () => {
       data_id: 'dat_a', point_id: p1.id, point_name: 'JC-01 "west"\n', sensor_type: 'total_station', measured_at: '2026-03-01T08:30:00+08:00',
       values: { x: 3512345.101, y: 512345.602, z: 45.297, dx: 1, dy: 2, dz: -3 }, status: 'normal', quality_flag: 'valid',
     });
+  });
+});
+
+describe('numbers in the event text', () => {
+  it('writes every number as String() does: random values with 0 to 9 decimals, signs and edges', () => {
+    const edges = [
+      0,
+      -0,
+      1,
+      -1,
+      1e-6,
+      -1e-6,
+      5e-7,
+      1.5e-6,
+      0.1,
+      0.2 + 0.1,
+      2.675,
+      999999999.999999,
+      -999999999.999999,
+      1e9,
+      1e9 + 0.5,
+      123456789.123456,
+      3512345.105,
+      45.302691,
+      1e21,
+      2 ** 53,
+      -(2 ** 31),
+      0.000001,
+      0.0000015,
+    ];
+    for (const v of edges) expect(numberJson(v)).toBe(String(v));
+    for (let n = 0; n < 200_000; n++) {
+      const decimals = n % 10;
+      const magnitude = 10 ** ((n >> 4) % 10);
+      const v = Math.round((Math.random() - 0.5) * 2 * magnitude * 10 ** decimals) / 10 ** decimals;
+      if (numberJson(v) !== String(v)) throw new Error(`numberJson(${String(v)}) = ${numberJson(v)}`);
+      const derived = Math.round((v - 3512345.1) * 1000 * 1e6) / 1e6;
+      if (numberJson(derived) !== String(derived)) throw new Error(`numberJson(${String(derived)}) = ${numberJson(derived)}`);
+    }
   });
 });

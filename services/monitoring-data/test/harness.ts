@@ -130,12 +130,13 @@ export interface RecordIn {
   precision?: number;
 }
 
-/** API-shaped records → the contract's columns (what the gateway sends). */
-export function columns(records: RecordIn[]): monitoringData.RecordColumns {
+/**
+ * API-shaped records → the contract's columns: plain, or in the dictionary form the gateway sends
+ * (each distinct point id and instant once, records pointing at them).
+ */
+export function columns(records: RecordIn[], form: 'plain' | 'dictionary' = 'plain'): monitoringData.RecordColumns {
   const col = (k: 'x' | 'y' | 'z' | 'dx' | 'dy' | 'dz') => records.map((r) => r.values[k] ?? NaN_);
-  return {
-    pointId: records.map((r) => r.point_id),
-    measuredAt: records.map((r) => r.measured_at),
+  const values = {
     x: col('x'),
     y: col('y'),
     z: col('z'),
@@ -143,5 +144,26 @@ export function columns(records: RecordIn[]): monitoringData.RecordColumns {
     dy: col('dy'),
     dz: col('dz'),
     precision: records.some((r) => r.precision !== undefined) ? records.map((r) => r.precision ?? NaN_) : [],
+  };
+  if (form === 'plain')
+    return {
+      pointId: records.map((r) => r.point_id),
+      measuredAt: records.map((r) => r.measured_at),
+      pointIds: [],
+      pointIndex: [],
+      instants: [],
+      instantIndex: [],
+      ...values,
+    };
+  const pointIds = [...new Set(records.map((r) => r.point_id))];
+  const instants = [...new Set(records.map((r) => r.measured_at))];
+  return {
+    pointId: [],
+    measuredAt: [],
+    pointIds,
+    pointIndex: records.map((r) => pointIds.indexOf(r.point_id)),
+    instants,
+    instantIndex: records.map((r) => instants.indexOf(r.measured_at)),
+    ...values,
   };
 }

@@ -122,6 +122,23 @@ describe('a data write refused by a rule stores and emits nothing', () => {
     await expectRefused('prj_123', [ok(plain, at(13))], '400004', 'project_id');
   });
 
+  it('refuses malformed dictionary columns with 400001 on records, and names records in dictionary form as in the plain one', async () => {
+    const refusedWith = async (records: ReturnType<typeof columns>) => {
+      const before = await count();
+      const err = await h.data.writeRecords({ projectId: p.id, records }, h.caller).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(await count()).toEqual(before);
+      return { code: (err as DomainError).code, field: (err as DomainError).field };
+    };
+    const good = columns([ok(plain, at(13)), ok(plain, at(13, 9))], 'dictionary');
+    expect(await refusedWith({ ...good, pointIndex: [0, 1] })).toEqual({ code: '400001', field: 'records' });
+    expect(await refusedWith({ ...good, instantIndex: [0] })).toEqual({ code: '400001', field: 'records' });
+    expect(await refusedWith({ ...good, pointId: [plain, plain] })).toEqual({ code: '400001', field: 'records' });
+    expect(await refusedWith(columns([ok(plain, at(13)), ok(newId('point'), at(13))], 'dictionary'))).toEqual({ code: '404003', field: 'records[1].point_id' });
+  });
+
   it('refuses an inactive point with 422103', async () => {
     await expectRefused(p.id, [ok(inactive, at(13))], '422103', 'records[0].point_id');
   });

@@ -60,6 +60,51 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
     await waitUntil(() => h.published.filter((e) => e.event_type.startsWith('data.')).length === 2);
   });
 
+  it('takes the records in dictionary form (as the gateway sends them) and answers in it, storing and emitting what the plain form does', async () => {
+    // a project of its own, so the reads of the tests below see only their records
+    const q = await h.project({
+      name: 'Dictionary tunnel',
+      points: [
+        { name: 'JC-01', number: 'JC-01' },
+        { name: 'JC-02', number: 'JC-02', sensorType: 'level' },
+      ],
+    });
+    const [a, b] = q.points.map((x) => x.id) as [string, string];
+    const records: RecordIn[] = [
+      { point_id: a, measured_at: '2026-04-01T08:30:00+08:00', values: { x: 3512345.101, y: 512345.602, z: 45.297 } },
+      { point_id: b, measured_at: '2026-04-01T08:30:00+08:00', values: { dz: -21 } },
+      { point_id: a, measured_at: '2026-04-01T09:30:00+08:00', values: { x: 3512345.1, y: 512345.6, z: 45.3 } },
+    ];
+    const before = (await h.outbox()).length;
+    const res = await h.data.writeRecords({ projectId: q.id, records: columns(records, 'dictionary') }, h.caller);
+    expect(res).toMatchObject({
+      status: [],
+      measuredAt: [],
+      statuses: ['normal', 'alarm'],
+      statusIndex: [0, 1, 0],
+      instants: ['2026-04-01T08:30:00+08:00', '2026-04-01T09:30:00+08:00'],
+      instantIndex: [0, 0, 1],
+      totalCount: 3,
+      abnormalCount: 1,
+    });
+    const rows = await h.rows(
+      'SELECT id, point_id, measured_at, dx, dz, status FROM monitoring_data.data_records WHERE id = ANY($1) ORDER BY measured_at, point_id',
+      [res.dataId],
+    );
+    expect(rows).toEqual(
+      [
+        { id: res.dataId[0], point_id: a, measured_at: '2026-04-01T00:30:00.000Z', dx: 1, dz: -3, status: 'normal' },
+        { id: res.dataId[1], point_id: b, measured_at: '2026-04-01T00:30:00.000Z', dx: null, dz: -21, status: 'alarm' },
+        { id: res.dataId[2], point_id: a, measured_at: '2026-04-01T01:30:00.000Z', dx: 0, dz: 0, status: 'normal' },
+      ].sort((x, y) => x.measured_at.localeCompare(y.measured_at) || x.point_id.localeCompare(y.point_id)),
+    );
+    const events = (await h.outbox()).slice(before);
+    expect(events.map((e) => e.event_type)).toEqual(['data.created', 'data.abnormal']);
+    expect((events[0]!.data.records as { point_id: string; measured_at: string }[]).map((r) => [r.point_id, r.measured_at])).toEqual(
+      records.map((r) => [r.point_id, r.measured_at]),
+    );
+  });
+
   it('emits no data.abnormal when every record is normal', async () => {
     const before = (await h.outbox()).length;
     await write([{ point_id: b, measured_at: '2026-03-02T00:00:00Z', values: { dz: -9.99 } }]);
@@ -143,6 +188,28 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
     expect(events.slice(0, 3).map((e) => e.data.total_count)).toEqual([999, 999, 499]);
     expect(events[3]!.data).toMatchObject({ batch_id: created.id, project_id: p.id, project_name: 'Metro Line 4 tunnel', status: 'completed', total_count: 2500, accepted_count: 2497, rejected_count: 3 });
     await expect(h.data.getBatch({ id: 'bat_00000000000000000000' }, h.caller)).rejects.toMatchObject({ code: '404013' });
+  });
+
+  it('processes a batch sent in dictionary form', async () => {
+    // both points at each of 15 instants
+    const records: RecordIn[] = Array.from({ length: 30 }, (_, i) => ({
+      point_id: i % 2 ? a : b,
+      measured_at: new Date(Date.UTC(2026, 9, 1) + Math.floor(i / 2) * 60_000).toISOString(),
+      values: { dz: -1 },
+    }));
+    const created = await h.data.createBatch({ projectId: p.id, records: columns(records, 'dictionary') }, h.caller);
+    expect(created).toMatchObject({ status: 'pending', totalCount: 30 });
+    const done = await waitUntil(async () => {
+      const batch = await h.data.getBatch({ id: created.id }, h.caller);
+      return batch.status === 'completed' ? batch : null;
+    });
+    expect(done).toMatchObject({ processedCount: 30, acceptedCount: 30, rejectedCount: 0 });
+    const stored = await h.rows<{ point_id: string; n: number }>(
+      `SELECT point_id, count(*)::int AS n FROM monitoring_data.data_records WHERE batch_id = $1 GROUP BY 1 ORDER BY 2`,
+      [created.id],
+    );
+    expect(stored.map((r) => r.n)).toEqual([15, 15]);
+    expect(new Set(stored.map((r) => r.point_id))).toEqual(new Set([a, b]));
   });
 
   it('refuses a batch for a project that does not take data at once', async () => {

@@ -1,5 +1,5 @@
 import type { Database } from '@mp/db';
-import { dataJsonOf, dataSizeOf, type DomainEvent } from '@mp/events';
+import { dataAtHand, dataJsonOf, dataSizeOf, loadEventData, type DomainEvent } from '@mp/events';
 import type { WebhooksDeps } from './deps.js';
 
 /** (tenant, environment, event type) as one string, for matching events to subscriptions. */
@@ -7,6 +7,8 @@ const routeKey = (tenant: string, environment: string, type: string) => `${tenan
 
 /** Above this much event data in a batch, subscriptions are looked up before any data is sent. */
 const PRECHECK_ABOVE_BYTES = 64 * 1024;
+/** Event bodies fetched from the stream at once (each up to ~1 MB). */
+const LOADS_AT_ONCE = 16;
 
 /** Indexes of the events some active webhook of their tenant and environment subscribes to. */
 async function subscribedOnly(db: Database, events: DomainEvent[]): Promise<number[]> {
@@ -30,18 +32,25 @@ async function subscribedOnly(db: Database, events: DomainEvent[]): Promise<numb
  * the batch. Only after this commits are the events acknowledged, so a crash before that gets them
  * again; the event_id primary key makes a repeated event a no-op.
  *
- * Most data.* events have no subscriber, and their payloads run to hundreds of KB: for a batch
- * carrying much data, a first, small query finds which (tenant, environment, type) of the batch
- * anyone subscribes to, and only those events' data (as the JSON text they arrived in, never
- * parsed here, and not even decoded for the others) goes to PostgreSQL. The insert itself keeps only subscribed events either way.
+ * Most data.* events have no subscriber, and their payloads run to hundreds of KB. The consumer
+ * takes them with data on demand (the stream delivers metadata, and data only when small), and for
+ * a batch carrying much data, or data not delivered, a first, small query finds which (tenant,
+ * environment, type) of the batch anyone subscribes to: only those events' data is fetched and
+ * goes to PostgreSQL (as the JSON text it arrived in, never parsed here, and not even decoded for
+ * the others). The insert itself keeps only subscribed events either way.
  */
 export async function ingestEvents(db: Database, events: DomainEvent[]): Promise<{ stored: number; created: number }> {
   let bytes = 0;
-  for (const e of events) bytes += dataSizeOf(e);
-  // Small batches go straight to the insert (one round trip); the look-up pays off only when it
-  // can spare PostgreSQL a lot of data.
-  const kept = bytes > PRECHECK_ABOVE_BYTES ? await subscribedOnly(db, events) : events.map((_, i) => i);
+  let allAtHand = true;
+  for (const e of events) {
+    bytes += dataSizeOf(e);
+    allAtHand &&= dataAtHand(e);
+  }
+  // Small batches at hand go straight to the insert (one round trip); the look-up pays off when
+  // it can spare PostgreSQL a lot of data, or spare fetching it.
+  const kept = bytes > PRECHECK_ABOVE_BYTES || !allAtHand ? await subscribedOnly(db, events) : events.map((_, i) => i);
   if (kept.length === 0) return { stored: 0, created: 0 };
+  for (let i = 0; i < kept.length; i += LOADS_AT_ONCE) await Promise.all(kept.slice(i, i + LOADS_AT_ONCE).map((k) => loadEventData(events[k]!)));
   const { rows } = await db.query<{ stored: number; created: number }>(
     `WITH input AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])

@@ -87,7 +87,9 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
   const subscriptions: Subscription[] = [];
   const perPuller = Math.ceil((opts.ingestConcurrency ?? 512) / INGEST_PULLERS);
   for (let i = 0; i < INGEST_PULLERS; i++) {
-    subscriptions.push(await opts.transport.subscribe(opts.consumerName ?? 'webhooks', (event) => ingester.ingest(event), { concurrency: perPuller }));
+    subscriptions.push(
+      await opts.transport.subscribe(opts.consumerName ?? 'webhooks', (event) => ingester.ingest(event), { concurrency: perPuller, dataOnDemand: true }),
+    );
   }
   worker.start();
   monitor.start();

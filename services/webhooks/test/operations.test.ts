@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { DomainError } from '@mp/errors';
 import { newId } from '@mp/kit';
+import { connect } from 'nats';
 import { startHttpsReceiver, waitUntil, type HttpsReceiver } from '@mp/testing';
 import { verifySignature } from '../src/delivery/sign.js';
 import { startTestWebhooks, type TestWebhooks } from './support/service.js';
@@ -68,6 +69,38 @@ describe('operating webhooks', () => {
     await t.consumed();
     const stored = await t.sql<{ event_id: string }>('SELECT event_id FROM webhooks.events WHERE event_id = ANY($1)', [[unwanted.event_id, wanted.event_id]]);
     expect(stored).toEqual([{ event_id: wanted.event_id }]);
+  });
+
+  it('reads from the stream the data of large events some webhook subscribes to, and of no other', async () => {
+    // Every direct get of an event body is a message on this subject, seen by a plain subscription too.
+    const nc = await connect({ servers: t.stream.url });
+    const gets: number[] = [];
+    const watch = nc.subscribe(`$JS.API.DIRECT.GET.${t.stream.stream}`, { callback: (_err, m) => void gets.push((m.json() as { seq: number }).seq) });
+    await nc.flush();
+    try {
+      const r = await receiver();
+      const webhookId = (await createHook(r.url, ['data.created'])).webhook!.id;
+      // ~60 KB each: far above what travels in the headers
+      const records = Array.from({ length: 600 }, (_, i) => ({ data_id: `dat_${i}`, point_name: 'Punkt ü', values: { dz: i / 3 }, status: 'normal' }));
+      const unwanted = await t.publish('data.updated', { project_id: 'prj_1', records });
+      const wanted = await t.publish('data.created', { project_id: 'prj_1', project_name: 'Tunnel', records, total_count: 600, abnormal_count: 0 });
+      await settled(webhookId, 'delivered');
+      await t.consumed();
+      const [delivered] = await r.waitFor(1);
+      expect(delivered!.json.event_id).toBe(wanted.event_id);
+      expect(delivered!.json.data).toEqual(wanted.data);
+      const jsm = await nc.jetstreamManager();
+      const { state } = await jsm.streams.info(t.stream.stream);
+      const seqOf = new Map<string, number>();
+      for (let seq = state.first_seq; seq <= state.last_seq; seq++)
+        seqOf.set((await jsm.streams.getMessage(t.stream.stream, { seq })).header!.get('Nats-Msg-Id'), seq);
+      expect(gets).toEqual([seqOf.get(wanted.event_id)]);
+      const stored = await t.sql<{ event_id: string }>('SELECT event_id FROM webhooks.events WHERE event_id = ANY($1)', [[unwanted.event_id, wanted.event_id]]);
+      expect(stored).toEqual([{ event_id: wanted.event_id }]);
+    } finally {
+      watch.unsubscribe();
+      await nc.close();
+    }
   });
 
   describe('GET /webhooks/{id}/deliveries/{delivery_id}', () => {

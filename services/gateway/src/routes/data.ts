@@ -8,7 +8,7 @@ import type { ServiceClients } from '../clients.js';
 import { requireFeature } from '../middleware/authenticate.js';
 import { ok, okJson } from '../envelope.js';
 import { presentData } from '../presenters-data.js';
-import { recordColumns, values } from '../record-columns.js';
+import { recordColumns, recordCount, values } from '../record-columns.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 
@@ -73,16 +73,16 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
   router.post('/projects/:project_id/data', can('data:write'), async (ctx) => {
     const state = ctx.state as GatewayState;
     const columns = recordColumns('write', (state.body ?? {}) as Record<string, unknown>);
-    await limitRecords(limits, ctx, columns.pointId.length);
+    await limitRecords(limits, ctx, recordCount(columns));
     const projectId = ctx.params.project_id!;
     const res = await clients.monitoringData.writeRecords({ projectId, records: columns }, state.caller!);
-    okJson(ctx, presentData.writtenJson(projectId, columns.pointId, res));
+    okJson(ctx, presentData.writtenJson(projectId, columns, res));
   });
 
   router.post('/projects/:project_id/data/batches', can('data:write'), requireFeature('data_batches'), async (ctx) => {
     const state = ctx.state as GatewayState;
     const records = recordColumns('batch', (state.body ?? {}) as Record<string, unknown>);
-    await limitRecords(limits, ctx, records.pointId.length);
+    await limitRecords(limits, ctx, recordCount(records));
     ok(ctx, presentData.batch(await clients.monitoringData.createBatch({ projectId: ctx.params.project_id!, records }, state.caller!)));
   });
 

@@ -45,6 +45,10 @@ export async function updateRecord(deps: DataDeps, req: monitoringData.UpdateRec
       measuredAt: [formatMeasuredAt(Date.parse(row.measured_at), row.utc_offset)],
       x: [v.x ?? NAN], y: [v.y ?? NAN], z: [v.z ?? NAN], dx: [v.dx ?? NAN], dy: [v.dy ?? NAN], dz: [v.dz ?? NAN],
       precision: [],
+      pointIds: [],
+      pointIndex: [],
+      instants: [],
+      instantIndex: [],
     };
     const { ok, failures } = checkRecords(cols, ctx, Number.POSITIVE_INFINITY);
     const f = failures[0];

@@ -3,6 +3,7 @@ import { IdempotencyKey, type Queryable } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import type { DataDeps } from '../deps.js';
+import { expandColumns, inDictionaryForm, writeResult } from '../columns.js';
 import { storeWrite, validateWrite, type StoredWrite } from '../ingest.js';
 import { formatMeasuredAt } from '../measured-at.js';
 import { requireId } from '../project-id.js';
@@ -26,7 +27,8 @@ const refuse = (f: RecordFailure) => new DomainError(f.code, { field: f.field, d
  */
 export async function writeRecords(deps: DataDeps, req: monitoringData.WriteRecordsRequest, caller: CallerContext): Promise<monitoringData.WriteRecordsResult> {
   const projectId = requireId('project', req.projectId);
-  const cols = req.records;
+  const dictionary = req.records !== undefined && inDictionaryForm(req.records);
+  const cols = req.records && expandColumns(req.records);
   const n = cols?.pointId.length ?? 0;
   if (!cols || n === 0) throw new DomainError('422101', { field: 'records', detail: 'records must hold at least one record.', suggestion: 'Send { "records": [ { "point_id", "measured_at", "values" } ] }.' });
   if (n > MAX_RECORDS_PER_WRITE) {
@@ -54,12 +56,15 @@ export async function writeRecords(deps: DataDeps, req: monitoringData.WriteReco
       },
     });
     stored = write;
-    return { dataId: write.ids, status: write.records.map((r) => r.status), measuredAt: write.measuredAt, totalCount: write.records.length, abnormalCount: write.abnormalCount };
+    return writeResult(
+      { ids: write.ids, statuses: write.records.map((r) => r.status), measuredAt: write.measuredAt, abnormalCount: write.abnormalCount },
+      dictionary,
+    );
   };
   const result = await (once ? once.run(deps.db, store) : deps.db.transaction(store));
   if (stored) {
     deps.knownPoints.remember(stored.records.map((r) => r.point.id));
-    deps.relay.kick();
+    deps.relay.kick(stored.events);
   }
   return result;
 }
