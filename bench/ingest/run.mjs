@@ -18,10 +18,12 @@
 // on two cores it was faster than two or three (fewer processes sharing them; docs/benchmarks.md);
 // replicas are for more machines.
 //
-// Options (environment): BENCH_LEVELS=4,8,16  BENCH_REQUESTS=200 (writes per level)  BENCH_POINTS=200
+// Options (environment): BENCH_LEVELS=8,16,24,32  BENCH_REQUESTS=1000 (writes per level)  BENCH_POINTS=200
+// BENCH_WARM_UP=40 (writes before the clock starts)
 // BENCH_PG_SOCKET=1 (Unix socket instead of TCP)  BENCH_PROFILE=<dir> (CPU profiles of every process)
+// BENCH_SERIES=0 (no series query)
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -33,39 +35,37 @@ import { createSelfSignedCertificate, newId } from '@mp/kit';
 import { createTestDatabase, createTestStream } from '@mp/testing';
 import { arrayParam, createPgDatabase, migrate } from '@mp/db';
 import { monitoringDataMigrations } from '@mp/monitoring-data';
+import { reading, REFERENCE } from './readings.mjs';
+import { postgresStat, procStat, sumStats } from '../process-stats.mjs';
 /* global setInterval, clearInterval */
 
 const here = dirname(fileURLToPath(import.meta.url));
-const LEVELS = (process.env.BENCH_LEVELS ?? '4,8,16').split(',').map(Number);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+const LEVELS = (process.env.BENCH_LEVELS ?? '8,16,24,32').split(',').map(Number);
+// Writes before the clock starts, 8 at a time: V8 was still optimising the hot paths after 5 (the
+// first level measured was always the slowest, and TurboFan showed in its profile).
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 40);
+// 1,000 writes (1,000,000 records, ~20 s) per level: at 200 (~4 s) a level measured the platform
+// still settling (V8's heap growing, code being optimised) and the edges of the level, and the
+// first level was always the slowest; at 1,000 it measures the sustained rate.
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
 const POINTS = Number(process.env.BENCH_POINTS ?? 200);
 const PER_REQUEST = 1000;
 const SERIES_RECORDS = 1_000_000;
 const TOPOLOGY = process.env.BENCH_TOPOLOGY ?? 'split';
 const DATA_REPLICAS = Number(process.env.BENCH_DATA_REPLICAS ?? 1);
+// BENCH_SERIES=0 leaves out the series query (its 1,000,000-record load takes ~10 s), for A/B runs of the write path.
+const SERIES = process.env.BENCH_SERIES !== '0';
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
-const procStat = (pid) => {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return { rssMb: Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024, cpuS: (Number(stat[11]) + Number(stat[12])) / 100 };
-  } catch {
-    return { rssMb: 0, cpuS: 0 };
-  }
-};
-const postgres = () => {
-  const pids = execFileSync('pgrep', ['-x', 'postgres']).toString().trim().split('\n').map(Number);
-  return pids.map(procStat).reduce((a, b) => ({ rssMb: a.rssMb + b.rssMb, cpuS: a.cpuS + b.cpuS }), { rssMb: 0, cpuS: 0 });
-};
-
 /** RSS and CPU time of the platform's processes together. */
-const platformStat = () => children.map((c) => procStat(c.pid)).reduce((a, b) => ({ rssMb: a.rssMb + b.rssMb, cpuS: a.cpuS + b.cpuS }), { rssMb: 0, cpuS: 0 });
-const loadStart = loadavg().map((x) => x.toFixed(1)).join(' ');
+const platformStat = () => sumStats(children.map((c) => c.pid));
+const loadStart = loadavg()
+  .map((x) => x.toFixed(1))
+  .join(' ');
 const db = await createTestDatabase();
 // BENCH_PG_SOCKET=1: the platform and the baseline reach PostgreSQL over its Unix socket instead
 // of TCP on loopback (as a database on the same host would be configured).
@@ -100,7 +100,13 @@ child.label = TOPOLOGY === 'split' ? 'identity + projects + webhooks' : 'platfor
 const peakByProcess = new Map();
 /** The processes of the platform under test (measured together). */
 const children = [child];
-const stopChild = (c) => (c.exitCode !== null ? Promise.resolve() : new Promise((r) => { c.once('exit', r); c.kill('SIGTERM'); }));
+const stopChild = (c) =>
+  c.exitCode !== null
+    ? Promise.resolve()
+    : new Promise((r) => {
+        c.once('exit', r);
+        c.kill('SIGTERM');
+      });
 const cleanup = async () => {
   for (const c of children.slice().reverse()) await stopChild(c);
   await db.drop().catch(() => undefined);
@@ -124,7 +130,10 @@ try {
     writeFileSync(join(dataDir, 'tls.crt'), tls.cert);
     writeFileSync(join(dataDir, 'tls.key'), tls.key);
     const service = (dir, extra, ready) => {
-      const c = spawn(process.execPath, [...profile, join(here, '../../services', dir, 'dist/main.js')], { env: { ...env, MP_LOG_LEVEL: 'info', ...extra }, stdio: ['ignore', 'pipe', 'inherit'] });
+      const c = spawn(process.execPath, [...profile, join(here, '../../services', dir, 'dist/main.js')], {
+        env: { ...env, MP_LOG_LEVEL: 'info', ...extra },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       c.label = dir === 'monitoring-data' ? `monitoring-data #${children.filter((x) => x.label.startsWith('monitoring-data')).length + 1}` : dir;
       children.push(c);
       return new Promise((resolve, reject) => {
@@ -147,7 +156,10 @@ try {
       });
     };
     const mdPorts = [];
-    for (let i = 0; i < DATA_REPLICAS; i++) mdPorts.push(await service('monitoring-data', { MP_MONITORING_DATA_GRPC_PORT: '0', MP_PROJECTS_ADDR: `127.0.0.1:${info.ports.projects}` }, (r) => r.port));
+    for (let i = 0; i < DATA_REPLICAS; i++)
+      mdPorts.push(
+        await service('monitoring-data', { MP_MONITORING_DATA_GRPC_PORT: '0', MP_PROJECTS_ADDR: `127.0.0.1:${info.ports.projects}` }, (r) => r.port),
+      );
     const gwUrl = await service(
       'gateway',
       {
@@ -169,14 +181,18 @@ try {
   const call = (method, path, body, headers = {}, parse = true) =>
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-      const req = https.request(`${base}${path}`, { method, agent, headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } }, (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          resolve({ status: res.statusCode, body: parse ? JSON.parse(text || 'null') : text });
-        });
-      });
+      const req = https.request(
+        `${base}${path}`,
+        { method, agent, headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString();
+            resolve({ status: res.statusCode, body: parse ? JSON.parse(text || 'null') : text });
+          });
+        },
+      );
       req.on('error', reject);
       if (payload) req.write(payload);
       req.end();
@@ -184,7 +200,12 @@ try {
 
   // A tenant key, a project in progress and its points (set up through the projects service).
   const login = await call('POST', '/auth/login', { username: 'admin', password: 'bench password 0123', grant_type: 'password' });
-  const keyRes = await call('POST', '/api-keys', { name: 'bench', permissions: ['project:read', 'project:write', 'data:read', 'data:write'] }, { authorization: `Bearer ${login.body.data.access_token}` });
+  const keyRes = await call(
+    'POST',
+    '/api-keys',
+    { name: 'bench', permissions: ['project:read', 'project:write', 'data:read', 'data:write'] },
+    { authorization: `Bearer ${login.body.data.access_token}` },
+  );
   const key = { 'x-api-key': keyRes.body.data.key };
   const project = (await call('POST', '/projects', { name: 'Benchmark tunnel', number: 'BENCH-1', start_date: '2020-01-01' }, key)).body.data;
   const sql = new pg.Pool({ connectionString: dbUrl, max: 8 });
@@ -195,7 +216,17 @@ try {
   const points = [];
   for (let i = 0; i < POINTS + 1; i++) {
     const p = await pc.createPoint(
-      { projectId: project.id, number: `B-${i}`, name: `Benchmark point ${i}`, sensorType: 'total_station', reference: { x: 3512345.1, y: 512345.6, z: 45.3 }, warningThreshold: 10, alarmThreshold: 20, abruptChangeLimit: 50, precision: 1 },
+      {
+        projectId: project.id,
+        number: `B-${i}`,
+        name: `Benchmark point ${i}`,
+        sensorType: 'total_station',
+        reference: REFERENCE,
+        warningThreshold: 10,
+        alarmThreshold: 20,
+        abruptChangeLimit: 50,
+        precision: 1,
+      },
       caller,
     );
     points.push(p.id);
@@ -212,11 +243,7 @@ try {
       const records = [];
       for (let e = 0; e < PER_REQUEST / POINTS; e++, epoch++) {
         const at = new Date(start + epoch * 60_000).toISOString().replace('Z', '+00:00');
-        for (let i = 0; i < POINTS; i++) {
-          const dz = Math.random() < 0.01 ? 12 : Math.round((Math.random() * 6 - 3) * 1000) / 1000;
-          // x and y move 1–9 mm from the reference (written to the millimetre, as instruments export them).
-          records.push({ point_id: points[i], measured_at: at, values: { x: Math.round((3512345.1 + (1 + Math.floor(Math.random() * 9)) / 1000) * 1000) / 1000, y: Math.round((512345.6 + (1 + Math.floor(Math.random() * 9)) / 1000) * 1000) / 1000, z: Math.round((45.3 + dz / 1000) * 1e6) / 1e6 } });
-        }
+        for (let i = 0; i < POINTS; i++) records.push({ point_id: points[i], measured_at: at, values: reading() });
       }
       return JSON.stringify({ records });
     });
@@ -226,11 +253,17 @@ try {
     while ((await pendingEvents()) > 0) await new Promise((r) => setTimeout(r, 20));
   };
 
-  // Warm-up (JIT, partitions, caches), not measured.
-  for (const b of bodies(5)) {
-    const res = await call('POST', `/projects/${project.id}/data`, b, key);
-    if (res.status !== 200 || res.body.data.records.length !== PER_REQUEST) throw new Error(`warm-up write failed: ${JSON.stringify(res.body).slice(0, 500)}`);
-  }
+  // Warm-up (JIT, partitions, caches), not measured; every answer is checked to hold every record.
+  const warmUp = bodies(WARM_UP);
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let b = warmUp.pop(); b; b = warmUp.pop()) {
+        const res = await call('POST', `/projects/${project.id}/data`, b, key);
+        if (res.status !== 200 || res.body.data.records.length !== PER_REQUEST)
+          throw new Error(`warm-up write failed: ${JSON.stringify(res.body).slice(0, 500)}`);
+      }
+    }),
+  );
   await waitForEvents();
 
   const results = [];
@@ -242,7 +275,7 @@ try {
       peakRss = Math.max(peakRss, platformStat().rssMb);
       for (const c of children) peakByProcess.set(c.label, Math.max(peakByProcess.get(c.label) ?? 0, procStat(c.pid).rssMb));
     }, 100);
-    const cpu0 = { platform: platformStat().cpuS, pg: postgres().cpuS, client: process.cpuUsage(), each: children.map((c) => procStat(c.pid).cpuS) };
+    const cpu0 = { platform: platformStat().cpuS, pg: postgresStat().cpuS, client: process.cpuUsage(), each: children.map((c) => procStat(c.pid).cpuS) };
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: level }, async () => {
@@ -267,7 +300,11 @@ try {
       p50: pct(latencies, 50),
       p99: pct(latencies, 99),
       peakRss,
-      cpu: { platform: (platformStat().cpuS - cpu0.platform) / secs, pg: (postgres().cpuS - cpu0.pg) / secs, client: (cpuClient.user + cpuClient.system) / 1e6 / secs },
+      cpu: {
+        platform: (platformStat().cpuS - cpu0.platform) / secs,
+        pg: (postgresStat().cpuS - cpu0.pg) / secs,
+        client: (cpuClient.user + cpuClient.system) / 1e6 / secs,
+      },
     });
     // CPU per record of each process (up to the last event published), to see where the platform's share goes
     const each = children.map((c, i) => `${c.label} ${(((procStat(c.pid).cpuS - cpu0.each[i]) / (REQUESTS * PER_REQUEST)) * 1e6).toFixed(1)}`);
@@ -275,10 +312,14 @@ try {
   }
   const stored = Number((await sql.query('SELECT count(*) FROM monitoring_data.data_records')).rows[0].count);
   const byType = Object.fromEntries(
-    (await sql.query(`SELECT event_type, count(*)::int AS n, count(*) FILTER (WHERE dispatched_at IS NULL)::int AS pending FROM monitoring_data.outbox GROUP BY 1`)).rows.map((r) => [r.event_type, r]),
+    (
+      await sql.query(
+        `SELECT event_type, count(*)::int AS n, count(*) FILTER (WHERE dispatched_at IS NULL)::int AS pending FROM monitoring_data.outbox GROUP BY 1`,
+      )
+    ).rows.map((r) => [r.event_type, r]),
   );
   const events = Object.values(byType).reduce((n, r) => n + r.n - r.pending, 0);
-  const writes = 5 + REQUESTS * LEVELS.length;
+  const writes = WARM_UP + REQUESTS * LEVELS.length;
   // Every accepted write emits exactly one data.created (spec 2.7); anything else is a bug.
   if (byType['data.created']?.n !== writes) throw new Error(`expected ${writes} data.created events, found ${byType['data.created']?.n ?? 0}`);
 
@@ -292,7 +333,9 @@ try {
   for (let m = 0; m < 12; m++) {
     const from = new Date(Date.UTC(2026, m, 1)).toISOString();
     const to = new Date(Date.UTC(2026, m + 1, 1)).toISOString();
-    await raw.exec(`CREATE TABLE bench_raw.data_records_p${2026}${String(m + 1).padStart(2, '0')} PARTITION OF bench_raw.data_records FOR VALUES FROM ('${from}') TO ('${to}')`);
+    await raw.exec(
+      `CREATE TABLE bench_raw.data_records_p${2026}${String(m + 1).padStart(2, '0')} PARTITION OF bench_raw.data_records FOR VALUES FROM ('${from}') TO ('${to}')`,
+    );
   }
   let rawEpoch = 0;
   const rawBatches = Array.from({ length: REQUESTS * LEVELS.length + 1 }, () => {
@@ -322,7 +365,17 @@ try {
          FROM unnest($4::text[], $5::text[], $6::timestamptz[], $7::smallint[], $8::float8[], $9::float8[], $10::float8[], $11::float8[], $12::float8[], $13::float8[], $14::text[])
            AS u(id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status)`,
       // the columns as the service sends them: binary arrays (arrayParam through the same driver)
-      [tenantId, 'live', project.id, arrayParam('text', c.id), arrayParam('text', c.point), arrayParam('timestamptz', c.at), arrayParam('int2', c.off), ...[c.x, c.y, c.z, c.dx, c.dy, c.dz].map((v) => arrayParam('float8', v)), arrayParam('text', c.status)],
+      [
+        tenantId,
+        'live',
+        project.id,
+        arrayParam('text', c.id),
+        arrayParam('text', c.point),
+        arrayParam('timestamptz', c.at),
+        arrayParam('int2', c.off),
+        ...[c.x, c.y, c.z, c.dx, c.dy, c.dz].map((v) => arrayParam('float8', v)),
+        arrayParam('text', c.status),
+      ],
     );
   await rawInsert(rawBatches.pop());
   const rawRates = {};
@@ -330,50 +383,62 @@ try {
   for (const level of LEVELS) {
     const rawQueue = rawBatches.splice(0, REQUESTS);
     const r0 = performance.now();
-    const pg0 = postgres().cpuS;
-    await Promise.all(Array.from({ length: level }, async () => {
-      for (let c = rawQueue.pop(); c; c = rawQueue.pop()) await rawInsert(c);
-    }));
+    const pg0 = postgresStat().cpuS;
+    await Promise.all(
+      Array.from({ length: level }, async () => {
+        for (let c = rawQueue.pop(); c; c = rawQueue.pop()) await rawInsert(c);
+      }),
+    );
     const rawSecs = (performance.now() - r0) / 1000;
     rawRates[level] = (REQUESTS * PER_REQUEST) / rawSecs;
-    rawPgCores[level] = (postgres().cpuS - pg0) / rawSecs;
+    rawPgCores[level] = (postgresStat().cpuS - pg0) / rawSecs;
   }
   const rawRate = Math.max(...Object.values(rawRates));
   await raw.close();
 
-  // A one-month series of one point holding 1,000,000 records (February 2026: one every 2.4 s).
-  const s0 = performance.now();
-  await sql.query(
-    `INSERT INTO monitoring_data.data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, dz, status, created_at, updated_at)
-     SELECT 'dat_s' || lpad(to_hex(g), 19, '0'), $1, 'live', $2, $3, timestamptz '2026-02-01T00:00:00Z' + (g * 2419200000.0 / $4) * interval '1 millisecond', 0,
-            sin(g / 5000.0) * 8, 'normal', now(), now()
-       FROM generate_series(0, $4 - 1) AS g`,
-    [tenantId, project.id, seriesPoint, SERIES_RECORDS],
-  ).catch(async (err) => {
-    if (!/no partition/.test(err.message)) throw err;
-    await sql.query(`CREATE TABLE monitoring_data.data_records_p202602 PARTITION OF monitoring_data.data_records FOR VALUES FROM ('2026-02-01T00:00:00Z') TO ('2026-03-01T00:00:00Z')`);
-    return sql.query(
-      `INSERT INTO monitoring_data.data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, dz, status, created_at, updated_at)
+  let loadS = 0;
+  const seriesTimes = {};
+  if (SERIES) {
+    // A one-month series of one point holding 1,000,000 records (February 2026: one every 2.4 s).
+    const s0 = performance.now();
+    await sql
+      .query(
+        `INSERT INTO monitoring_data.data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, dz, status, created_at, updated_at)
        SELECT 'dat_s' || lpad(to_hex(g), 19, '0'), $1, 'live', $2, $3, timestamptz '2026-02-01T00:00:00Z' + (g * 2419200000.0 / $4) * interval '1 millisecond', 0,
               sin(g / 5000.0) * 8, 'normal', now(), now()
          FROM generate_series(0, $4 - 1) AS g`,
-      [tenantId, project.id, seriesPoint, SERIES_RECORDS],
-    );
-  });
-  await sql.query('VACUUM ANALYZE monitoring_data.data_records_p202602');
-  const loadS = (performance.now() - s0) / 1000;
-  const seriesTimes = {};
-  for (const [label, q] of [['200 buckets (default)', ''], ['hourly (672 buckets)', '&interval_seconds=3600']]) {
-    const times = [];
-    let buckets = 0;
-    for (let i = 0; i < 8; i++) {
-      const s = performance.now();
-      const res = await call('GET', `/points/${seriesPoint}/series?from=2026-02-01T00:00:00Z&to=2026-03-01T00:00:00Z${q}`, undefined, key);
-      times.push(performance.now() - s);
-      if (res.status !== 200) throw new Error(JSON.stringify(res.body));
-      buckets = res.body.data.buckets.length;
+        [tenantId, project.id, seriesPoint, SERIES_RECORDS],
+      )
+      .catch(async (err) => {
+        if (!/no partition/.test(err.message)) throw err;
+        await sql.query(
+          `CREATE TABLE monitoring_data.data_records_p202602 PARTITION OF monitoring_data.data_records FOR VALUES FROM ('2026-02-01T00:00:00Z') TO ('2026-03-01T00:00:00Z')`,
+        );
+        return sql.query(
+          `INSERT INTO monitoring_data.data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, dz, status, created_at, updated_at)
+         SELECT 'dat_s' || lpad(to_hex(g), 19, '0'), $1, 'live', $2, $3, timestamptz '2026-02-01T00:00:00Z' + (g * 2419200000.0 / $4) * interval '1 millisecond', 0,
+                sin(g / 5000.0) * 8, 'normal', now(), now()
+           FROM generate_series(0, $4 - 1) AS g`,
+          [tenantId, project.id, seriesPoint, SERIES_RECORDS],
+        );
+      });
+    await sql.query('VACUUM ANALYZE monitoring_data.data_records_p202602');
+    loadS = (performance.now() - s0) / 1000;
+    for (const [label, q] of [
+      ['200 buckets (default)', ''],
+      ['hourly (672 buckets)', '&interval_seconds=3600'],
+    ]) {
+      const times = [];
+      let buckets = 0;
+      for (let i = 0; i < 8; i++) {
+        const s = performance.now();
+        const res = await call('GET', `/points/${seriesPoint}/series?from=2026-02-01T00:00:00Z&to=2026-03-01T00:00:00Z${q}`, undefined, key);
+        times.push(performance.now() - s);
+        if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+        buckets = res.body.data.buckets.length;
+      }
+      seriesTimes[label] = { p50: pct(times.slice(1), 50), max: Math.max(...times.slice(1)), buckets };
     }
-    seriesTimes[label] = { p50: pct(times.slice(1), 50), max: Math.max(...times.slice(1)), buckets };
   }
   await sql.end();
 
@@ -381,25 +446,57 @@ try {
   console.log('');
   console.log(`## Ingestion benchmark — ${new Date().toISOString().slice(0, 10)}`);
   console.log('');
-  console.log(`Machine: ${cpus().length} × ${cpuModel}, ${Math.round(totalmem() / 2 ** 30)} GB RAM, Node ${process.version}, ${execFileSync('psql', ['--version']).toString().trim()}, nats-server ${execFileSync('nats-server', ['--version']).toString().trim().replace(/^nats-server: /, '')}.`);
-  console.log(`Topology: ${TOPOLOGY === 'split' ? `gateway, ${DATA_REPLICAS} monitoring-data replica${DATA_REPLICAS > 1 ? 's' : ''}, and identity + projects + webhooks, each a process` : 'one process (embedded launcher)'}.`);
-  console.log(`Writes of ${PER_REQUEST} records (${POINTS} points × ${PER_REQUEST / POINTS} epochs, coordinates only: displacements derived, abrupt-change and precision rules on), ${REQUESTS} writes per level, through HTTPS → gateway → gRPC → monitoring-data → PostgreSQL, each with its data.created (and data.abnormal) in the outbox, published to JetStream and consumed by the webhooks service.`);
+  console.log(
+    `Machine: ${cpus().length} × ${cpuModel}, ${Math.round(totalmem() / 2 ** 30)} GB RAM, Node ${process.version}, ${execFileSync('psql', ['--version']).toString().trim()}, nats-server ${execFileSync(
+      'nats-server',
+      ['--version'],
+    )
+      .toString()
+      .trim()
+      .replace(/^nats-server: /, '')}.`,
+  );
+  console.log(
+    `Topology: ${TOPOLOGY === 'split' ? `gateway, ${DATA_REPLICAS} monitoring-data replica${DATA_REPLICAS > 1 ? 's' : ''}, and identity + projects + webhooks, each a process` : 'one process (embedded launcher)'}.`,
+  );
+  console.log(
+    `Writes of ${PER_REQUEST} records (${POINTS} points × ${PER_REQUEST / POINTS} epochs, coordinates only: displacements derived, abrupt-change and precision rules on), ${REQUESTS} writes per level, through HTTPS → gateway → gRPC → monitoring-data → PostgreSQL, each with its data.created (and data.abnormal) in the outbox, published to JetStream and consumed by the webhooks service.`,
+  );
   console.log('');
-  console.log('| concurrency | records/s (responses) | records/s (until every event published) | p50 ms | p99 ms | platform RSS peak MB | CPU cores: platform / PostgreSQL / load generator |');
+  console.log(
+    '| concurrency | records/s (responses) | records/s (until every event published) | p50 ms | p99 ms | platform RSS peak MB | CPU cores: platform / PostgreSQL / load generator |',
+  );
   console.log('|---|---|---|---|---|---|---|');
   for (const r of results) {
-    console.log(`| ${r.level} | ${fmt(r.recordsPerS)} | ${fmt(r.withEventsPerS)} | ${r.p50.toFixed(0)} | ${r.p99.toFixed(0)} | ${fmt(r.peakRss)} | ${r.cpu.platform.toFixed(2)} / ${r.cpu.pg.toFixed(2)} / ${r.cpu.client.toFixed(2)} |`);
+    console.log(
+      `| ${r.level} | ${fmt(r.recordsPerS)} | ${fmt(r.withEventsPerS)} | ${r.p50.toFixed(0)} | ${r.p99.toFixed(0)} | ${fmt(r.peakRss)} | ${r.cpu.platform.toFixed(2)} / ${r.cpu.pg.toFixed(2)} / ${r.cpu.client.toFixed(2)} |`,
+    );
   }
   console.log('');
   console.log(`Peak RSS per process during the load: ${[...peakByProcess].map(([label, mb]) => `${label} ${fmt(mb)} MB`).join(', ')}.`);
-  console.log(`Stored ${fmt(stored)} records; ${fmt(events)} events published (${fmt(byType['data.created'].n)} data.created, one per write; ${fmt(byType['data.abnormal']?.n ?? 0)} data.abnormal, one per write holding a record over a threshold). PostgreSQL RSS (all backends): ${fmt(postgres().rssMb)} MB; load generator RSS: ${fmt(process.memoryUsage().rss / 2 ** 20)} MB.`);
-  console.log(`Raw PostgreSQL baseline (same table, partitions and indexes; plain INSERT … SELECT FROM unnest of 1,000 rows per statement, binary array parameters, as the service's insert when there is no duplicate): ${LEVELS.map((l) => `${fmt(rawRates[l])} records/s with ${l} connection${l > 1 ? 's' : ''} (PostgreSQL ${rawPgCores[l].toFixed(2)} cores)`).join(', ')}.`);
-  console.log(`CPU per record: platform ${((best.cpu.platform / best.recordsPerS) * 1e6).toFixed(0)} µs + PostgreSQL ${((best.cpu.pg / best.recordsPerS) * 1e6).toFixed(0)} µs end to end; PostgreSQL ${Math.min(...LEVELS.map((l) => (rawPgCores[l] / rawRates[l]) * 1e6)).toFixed(0)} µs in the raw baseline.`);
-  console.log(`Best end to end (concurrency ${best.level}): ${fmt(best.recordsPerS)} records/s = ${((best.recordsPerS / rawRate) * 100).toFixed(0)} % of the best raw insert rate (${fmt(rawRate)} records/s).`);
-  console.log(`Load average of the machine during the run (shared with other work): ${loadStart} at the start, ${loadavg().map((x) => x.toFixed(1)).join(' ')} at the end.`);
+  console.log(
+    `Stored ${fmt(stored)} records; ${fmt(events)} events published (${fmt(byType['data.created'].n)} data.created, one per write; ${fmt(byType['data.abnormal']?.n ?? 0)} data.abnormal, one per write holding a record over a threshold). PostgreSQL RSS (all backends): ${fmt(postgresStat().rssMb)} MB; load generator RSS: ${fmt(process.memoryUsage().rss / 2 ** 20)} MB.`,
+  );
+  console.log(
+    `Raw PostgreSQL baseline (same table, partitions and indexes; plain INSERT … SELECT FROM unnest of 1,000 rows per statement, binary array parameters, as the service's insert when there is no duplicate): ${LEVELS.map((l) => `${fmt(rawRates[l])} records/s with ${l} connection${l > 1 ? 's' : ''} (PostgreSQL ${rawPgCores[l].toFixed(2)} cores)`).join(', ')}.`,
+  );
+  console.log(
+    `CPU per record: platform ${((best.cpu.platform / best.recordsPerS) * 1e6).toFixed(0)} µs + PostgreSQL ${((best.cpu.pg / best.recordsPerS) * 1e6).toFixed(0)} µs end to end; PostgreSQL ${Math.min(...LEVELS.map((l) => (rawPgCores[l] / rawRates[l]) * 1e6)).toFixed(0)} µs in the raw baseline.`,
+  );
+  console.log(
+    `Best end to end (concurrency ${best.level}): ${fmt(best.recordsPerS)} records/s = ${((best.recordsPerS / rawRate) * 100).toFixed(0)} % of the best raw insert rate (${fmt(rawRate)} records/s).`,
+  );
+  console.log(
+    `Load average of the machine during the run (shared with other work): ${loadStart} at the start, ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} at the end.`,
+  );
   console.log('');
-  console.log(`Series of one point holding ${fmt(SERIES_RECORDS)} records in one month (loaded in ${loadS.toFixed(1)} s), GET /points/{id}/series over the month, through HTTPS:`);
-  for (const [label, t] of Object.entries(seriesTimes)) console.log(`- ${label}: p50 ${t.p50.toFixed(0)} ms, max ${t.max.toFixed(0)} ms (${t.buckets} buckets, 7 runs after one warm-up)`);
+  if (SERIES)
+    console.log(
+      `Series of one point holding ${fmt(SERIES_RECORDS)} records in one month (loaded in ${loadS.toFixed(1)} s), GET /points/{id}/series over the month, through HTTPS:`,
+    );
+  for (const [label, t] of Object.entries(seriesTimes))
+    console.log(`- ${label}: p50 ${t.p50.toFixed(0)} ms, max ${t.max.toFixed(0)} ms (${t.buckets} buckets, 7 runs after one warm-up)`);
   agent.destroy();
 } finally {
   await cleanup();

@@ -8,11 +8,10 @@
 // (PostgreSQL's default) and with lz4 (what the outbox uses). CPU is read from /proc for all PostgreSQL processes (this machine's server).
 //
 // Options (environment): BENCH_EVENTS=300 (per variant and round)  BENCH_ROUNDS=2
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import pg from 'pg';
 import { createTestDatabase } from '@mp/testing';
+import { postgresStat } from '../process-stats.mjs';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -23,20 +22,7 @@ const VARIANTS = {
   'text, lz4': { type: 'text', after: 'ALTER COLUMN data SET COMPRESSION lz4' },
 };
 
-const postgresCpuS = () =>
-  execFileSync('pgrep', ['-x', 'postgres'])
-    .toString()
-    .trim()
-    .split('\n')
-    .map((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-        return (Number(stat[11]) + Number(stat[12])) / 100;
-      } catch {
-        return 0;
-      }
-    })
-    .reduce((a, b) => a + b, 0);
+const postgresCpuS = () => postgresStat().cpuS;
 
 // A data.created payload as monitoring-data writes it: 1,000 records of 200 points.
 const record = (i) => ({

@@ -13,7 +13,7 @@
 //
 // Usage: npm run bench:webhooks [-- --events 20000 --steady-seconds 20 --steady-rate 500 --warmup-seconds 5]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { clearInterval, setInterval } from 'node:timers';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { projects, webhooks } from '@mp/contracts';
 import { createClient } from '@mp/grpc';
 import { leanUnary } from './lean-grpc.mjs';
+import { procStat } from '../process-stats.mjs';
 import { newId, newMasterKey } from '@mp/kit';
 import { createTestDatabase, createTestStream, queryTestDatabase, testCertificate } from '@mp/testing';
 
@@ -46,13 +47,7 @@ const WARMUP_SECONDS = Number(args['warmup-seconds']);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
 const fmt = (ms) => (Number.isFinite(ms) ? `${ms.toFixed(1)} ms` : 'n/a');
-const rssMb = (pid) => {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-};
+const rssMb = (pid) => procStat(pid).rssMb;
 
 // ---------------------------------------------------------------- receiver
 const tls = await testCertificate();

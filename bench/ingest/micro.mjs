@@ -1,0 +1,92 @@
+// The monitoring-data service's CPU per record on the write path, without I/O: the request as
+// gRPC hands it over (protobuf, in the gateway's dictionary form), the per-record rules, ids, the insert's binary array parameters,
+// data.created's JSON text and the answer's encoding. For judging changes to that code in
+// isolation; the whole path is measured by run.mjs. `node bench/ingest/micro.mjs` (after a build).
+import { monitoringData } from '@mp/contracts';
+import { encodeBinaryArray } from '../../packages/db/dist/array-param.js';
+import { encodeParams } from '../../packages/db/dist/params.js';
+// the service's own modules, as built (they are not part of its package's API)
+import { checkRecords } from '../../services/monitoring-data/dist/record-rules.js';
+import { dataCreatedJson, formatAll } from '../../services/monitoring-data/dist/events.js';
+import { newDataIds } from '../../services/monitoring-data/dist/ids.js';
+import { insertParams } from '../../services/monitoring-data/dist/store-records.js';
+import { reading, REFERENCE } from './readings.mjs';
+import { expandColumns, writeResult } from '../../services/monitoring-data/dist/columns.js';
+
+const POINTS = 200;
+const RECORDS = 1000;
+const ROUNDS = Number(process.env.MICRO_ROUNDS ?? 400);
+
+const points = new Map();
+const pointIds = [];
+for (let i = 0; i < POINTS; i++) {
+  const id = `pt_${i.toString(36).padStart(20, '0')}`;
+  pointIds.push(id);
+  points.set(id, {
+    id,
+    projectId: 'prj_1',
+    name: `Benchmark point ${i}`,
+    sensorType: 'total_station',
+    ref: REFERENCE,
+    warning: 10,
+    alarm: 20,
+    abruptLimit: 50,
+    precision: 1,
+    active: true,
+  });
+}
+const ctx = { project: { id: 'prj_1', name: 'Benchmark tunnel', status: 'in_progress', startDate: '2020-01-01' }, bounds: null, points };
+const cols = { pointId: [], measuredAt: [], x: [], y: [], z: [], dx: [], dy: [], dz: [], precision: [] };
+for (let e = 0; e < RECORDS / POINTS; e++) {
+  const at = new Date(Date.UTC(2025, 0, 1) + e * 60_000).toISOString().replace('Z', '+00:00');
+  for (let i = 0; i < POINTS; i++) {
+    const { x, y, z } = reading();
+    cols.pointId.push(pointIds[i]);
+    cols.measuredAt.push(at);
+    cols.x.push(x);
+    cols.y.push(y);
+    cols.z.push(z);
+    for (const k of ['dx', 'dy', 'dz']) cols[k].push(NaN);
+  }
+}
+// in the dictionary form the gateway sends: each distinct point id and instant once
+const dictionary = (values) => {
+  const distinct = [...new Set(values)];
+  const at = new Map(distinct.map((v, i) => [v, i]));
+  return [distinct, values.map((v) => at.get(v))];
+};
+const [pointIdsOnce, pointIndex] = dictionary(cols.pointId);
+const [instants, instantIndex] = dictionary(cols.measuredAt);
+const records = { ...cols, pointId: [], measuredAt: [], pointIds: pointIdsOnce, pointIndex, instants, instantIndex };
+const request = monitoringData.WriteRecordsRequest.encode({ projectId: 'prj_1', records }).finish();
+const now = Date.UTC(2026, 0, 1);
+const scope = { tenantId: 'ten_1', environment: 'live', projectId: 'prj_1' };
+
+const stages = { decode: 0, rules: 0, ids: 0, params: 0, event: 0, answer: 0 };
+const time = (stage, fn) => {
+  const t = performance.now();
+  const out = fn();
+  stages[stage] += performance.now() - t;
+  return out;
+};
+let bytes = 0;
+for (let round = 0; round < ROUNDS; round++) {
+  const req = time('decode', () => expandColumns(monitoringData.WriteRecordsRequest.decode(request).records));
+  const { ok } = time('rules', () => checkRecords(req, ctx, now));
+  const ids = time('ids', () => newDataIds(ok.length, now));
+  // the insert's parameters as the service builds them, then as pg encodes them
+  time('params', () => encodeParams(insertParams(scope, ok, ids, { batchId: null, now: '2026-01-01T00:00:00.000Z' }).params, { array: encodeBinaryArray }));
+  const measuredAt = time('event', () => {
+    const m = formatAll(ok);
+    bytes += Buffer.byteLength(dataCreatedJson(ctx.project, ok, ids, m).json);
+    return m;
+  });
+  time('answer', () =>
+    monitoringData.WriteRecordsResult.encode(writeResult({ ids, statuses: ok.map((r) => r.status), measuredAt, abnormalCount: 0 }, true)).finish(),
+  );
+}
+const perRecord = (ms) => ((ms * 1000) / (ROUNDS * RECORDS)).toFixed(3);
+const total = Object.values(stages).reduce((a, b) => a + b, 0);
+console.log(`monitoring-data write path without I/O, µs per record (${ROUNDS} writes of ${RECORDS}; data.created ${Math.round(bytes / ROUNDS / 1024)} KB):`);
+for (const [stage, ms] of Object.entries(stages)) console.log(`  ${stage.padEnd(7)} ${perRecord(ms)}`);
+console.log(`  total   ${perRecord(total)}`);
