@@ -162,17 +162,28 @@ export class OutboxRelay {
         this.again = false;
         while ((await this.dispatchBatch()) === this.batchSize && !this.stopped);
       } while (this.again && !this.stopped);
-      if (Date.now() - this.lastPurge >= this.purgeEveryMs && !this.stopped) {
-        this.lastPurge = Date.now();
-        await this.purge();
-      }
       this.failures = 0;
     } catch (err) {
       this.failures++;
       delay = Math.min(this.pollIntervalMs * 2 ** this.failures, 10_000);
       this.opts.logger.warn({ err, retryInMs: delay }, 'outbox relay could not publish; will retry');
     }
+    await this.purgeWhenDue();
     this.schedule(delay);
+  }
+
+  /**
+   * The periodic purge, apart from publishing: a purge that fails is tried again at the next
+   * interval and neither delays nor backs off the publishing of pending events.
+   */
+  private async purgeWhenDue(): Promise<void> {
+    if (Date.now() - this.lastPurge < this.purgeEveryMs || this.stopped) return;
+    this.lastPurge = Date.now();
+    try {
+      await this.purge();
+    } catch (err) {
+      this.opts.logger.warn({ err, retryInMs: this.purgeEveryMs }, 'outbox purge failed; will try again');
+    }
   }
 
   /** How many event payloads the relay holds in memory (for tests and tools). */

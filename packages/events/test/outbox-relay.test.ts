@@ -152,6 +152,32 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
     // published before it was deleted
     expect((await stream.messages()).filter((m) => m.msgId === e.event_id)).toHaveLength(1);
   });
+
+  it('keeps publishing at its pace when the purge fails, and says so', async () => {
+    // A trigger makes every DELETE on the outbox fail, as a lost permission or a lock timeout would.
+    await db.query(`CREATE FUNCTION refuse_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'no deletes here'; END $$`);
+    await db.query('CREATE TRIGGER refuse_delete BEFORE DELETE ON outbox FOR EACH ROW EXECUTE FUNCTION refuse_delete()');
+    const warnings: string[] = [];
+    const watched = Object.assign(Object.create(logger) as typeof logger, { warn: (_obj: unknown, msg: string) => void warnings.push(msg) });
+    const relay = new OutboxRelay({ db, transport, logger: watched, pollIntervalMs: 20, retentionMs: 0, purgeEveryMs: 20 });
+    relay.start();
+    try {
+      const published = await write('published');
+      await waitUntil(() => warnings.filter((w) => w === 'outbox purge failed; will try again').length >= 5, { timeoutMs: 10_000 });
+      // purges keep failing every 20 ms; a relay backing off after five failures would wait 640 ms and more
+      const later = await write('later');
+      await waitUntil(async () => (await db.query('SELECT 1 FROM outbox WHERE event_id = $1 AND dispatched_at IS NOT NULL', [later.event_id])).rowCount === 1, { timeoutMs: 2_000 });
+      const ids = (await stream.messages()).map((m) => m.msgId);
+      expect(ids).toEqual(expect.arrayContaining([published.event_id, later.event_id]));
+      // both rows stay: the purge never deleted anything
+      expect((await db.query('SELECT 1 FROM outbox WHERE event_id = ANY($1)', [[published.event_id, later.event_id]])).rowCount).toBe(2);
+      expect(warnings).not.toContain('outbox relay could not publish; will retry');
+    } finally {
+      await relay.stop();
+      await db.query('DROP TRIGGER refuse_delete ON outbox');
+      await db.query('DROP FUNCTION refuse_delete()');
+    }
+  });
 });
 
 describe('event envelope', () => {
