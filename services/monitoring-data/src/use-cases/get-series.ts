@@ -51,7 +51,9 @@ export async function getSeries(deps: DataDeps, req: monitoringData.SeriesReques
       GROUP BY 1 ORDER BY 1`,
     [req.pointId, fromIso, new Date(to).toISOString(), interval],
   );
-  const stat = (r: BucketRow, k: string) => (r[`${k}_min`] === null ? undefined : { min: Number(r[`${k}_min`]), avg: Number(r[`${k}_avg`]), max: Number(r[`${k}_max`]) });
+  // The mean is rounded to 1e-6 mm: a sum of doubles is noisy in the last digits (0.8500000000000001).
+  const mean = (v: unknown) => Math.round(Number(v) * 1e6) / 1e6;
+  const stat = (r: BucketRow, k: string) => (r[`${k}_min`] === null ? undefined : { min: Number(r[`${k}_min`]), avg: mean(r[`${k}_avg`]), max: Number(r[`${k}_max`]) });
   return {
     pointId: req.pointId,
     projectId,
