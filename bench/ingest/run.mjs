@@ -35,6 +35,8 @@ import { createSelfSignedCertificate, newId } from '@mp/kit';
 import { createTestDatabase, createTestStream } from '@mp/testing';
 import { arrayParam, createPgDatabase, migrate } from '@mp/db';
 import { monitoringDataMigrations } from '@mp/monitoring-data';
+// the service's own statement, so the baseline inserts exactly as a write does
+import { INSERT_SQL } from '../../services/monitoring-data/dist/store-records.js';
 import { reading, REFERENCE } from './readings.mjs';
 import { postgresStat, procStat, sumStats } from '../process-stats.mjs';
 /* global setInterval, clearInterval */
@@ -360,15 +362,14 @@ try {
   });
   const rawInsert = (c) =>
     raw.query(
-      `INSERT INTO data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status, quality_flag, batch_id, created_at, updated_at)
-       SELECT u.id, $1, $2, $3, u.point_id, u.measured_at, u.utc_offset, u.x, u.y, u.z, u.dx, u.dy, u.dz, u.status, 'valid', NULL, now(), now()
-         FROM unnest($4::text[], $5::text[], $6::timestamptz[], $7::smallint[], $8::float8[], $9::float8[], $10::float8[], $11::float8[], $12::float8[], $13::float8[], $14::text[])
-           AS u(id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status)`,
+      INSERT_SQL,
       // the columns as the service sends them: binary arrays (arrayParam through the same driver)
       [
         tenantId,
         'live',
         project.id,
+        null,
+        new Date().toISOString(),
         arrayParam('text', c.id),
         arrayParam('text', c.point),
         arrayParam('timestamptz', c.at),
@@ -376,6 +377,8 @@ try {
         ...[c.x, c.y, c.z, c.dx, c.dy, c.dz].map((v) => arrayParam('float8', v)),
         arrayParam('text', c.status),
       ],
+      // prepared once per connection, as the service runs it
+      { prepare: 'md_insert_records' },
     );
   await rawInsert(rawBatches.pop());
   const rawRates = {};

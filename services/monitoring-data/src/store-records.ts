@@ -7,7 +7,8 @@ export interface Scope {
   projectId: string;
 }
 
-const INSERT_SQL = `INSERT INTO data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status, quality_flag, batch_id, created_at, updated_at)
+/** The plain insert of a write (bench/ingest runs the same statement as its raw baseline). */
+export const INSERT_SQL = `INSERT INTO data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status, quality_flag, batch_id, created_at, updated_at)
   SELECT u.id, $1, $2, $3, u.point_id, u.measured_at, u.utc_offset, u.x, u.y, u.z, u.dx, u.dy, u.dz, u.status, 'valid', $4, $5, $5
     FROM unnest($6::text[], $7::text[], $8::timestamptz[], $9::smallint[], $10::float8[], $11::float8[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::text[])
       AS u(id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status)`;
