@@ -4,3 +4,4 @@ export * as identity from './gen/identity.js';
 export * as monitoringData from './gen/monitoring_data.js';
 export * as projects from './gen/projects.js';
 export * as webhooks from './gen/webhooks.js';
+export { Dictionary } from './dictionary.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { monitoringData } from '@mp/contracts';
+import { Dictionary, type monitoringData } from '@mp/contracts';
 import { validate } from './validate.js';
 
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
@@ -34,16 +34,16 @@ type Values = z.infer<typeof values>;
  */
 class ColumnsBuilder {
   readonly cols: Columns;
-  private readonly points = new Map<string, number>();
-  private readonly instants = new Map<string, number>();
+  private readonly points = new Dictionary();
+  private readonly instants = new Dictionary();
 
   constructor(n: number) {
     this.cols = {
       pointId: [],
       measuredAt: [],
-      pointIds: [],
+      pointIds: this.points.values,
       pointIndex: new Array<number>(n),
-      instants: [],
+      instants: this.instants.values,
       instantIndex: new Array<number>(n),
       x: new Array<number>(n),
       y: new Array<number>(n),
@@ -66,12 +66,8 @@ class ColumnsBuilder {
   /** Record i into the columns (absent numbers are NaN); one place for both ways in. */
   put(i: number, pointId: string, measuredAt: string, v: Values): void {
     const cols = this.cols;
-    let p = this.points.get(pointId);
-    if (p === undefined) this.points.set(pointId, (p = cols.pointIds.push(pointId) - 1));
-    let t = this.instants.get(measuredAt);
-    if (t === undefined) this.instants.set(measuredAt, (t = cols.instants.push(measuredAt) - 1));
-    cols.pointIndex[i] = p;
-    cols.instantIndex[i] = t;
+    cols.pointIndex[i] = this.points.indexOf(pointId);
+    cols.instantIndex[i] = this.instants.indexOf(measuredAt);
     cols.x[i] = v.x ?? NaN;
     cols.y[i] = v.y ?? NaN;
     cols.z[i] = v.z ?? NaN;

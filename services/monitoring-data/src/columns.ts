@@ -1,4 +1,4 @@
-import type { monitoringData } from '@mp/contracts';
+import { Dictionary, type monitoringData } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 
 type Columns = monitoringData.RecordColumns;
@@ -9,38 +9,46 @@ export const inDictionaryForm = (cols: Columns): boolean => cols.pointIndex.leng
 const malformed = (detail: string) => new DomainError('400001', { field: 'records', detail: `The record columns are malformed: ${detail}.` });
 
 /**
- * The columns with point_id and measured_at spelled out per record, from either form. The strings
- * of the dictionary form are shared, not copied: each distinct point id or instant is one string,
- * so the per-record rules hash and parse it once for all its records.
+ * How many records the columns hold, in either form; a dictionary whose indexes do not fit its
+ * records or values is 400001 on `records`. Copies nothing (a stored batch is checked so on arrival).
  */
-export function expandColumns(cols: Columns): Columns {
-  if (!inDictionaryForm(cols)) return cols;
+export function checkedRecordCount(cols: Columns): number {
+  if (!inDictionaryForm(cols)) return cols.pointId.length;
   const n = cols.pointIndex.length;
   if (cols.pointId.length || cols.measuredAt.length) throw malformed('point_id and measured_at must be empty when point_index is given');
   if (cols.instantIndex.length !== n) throw malformed(`instant_index has ${cols.instantIndex.length} entries for ${n} records`);
+  for (let i = 0; i < n; i++) {
+    if (cols.pointIndex[i]! >= cols.pointIds.length || cols.instantIndex[i]! >= cols.instants.length) {
+      throw malformed(`record ${i} refers to a point or instant the dictionary does not hold`);
+    }
+  }
+  return n;
+}
+
+/**
+ * The columns with point_id and measured_at spelled out per record, from either form (checked by
+ * checkedRecordCount). The strings of the dictionary form are shared, not copied: each distinct
+ * point id or instant is one string, so the per-record rules hash and parse it once for all its
+ * records.
+ */
+export function expandColumns(cols: Columns): Columns {
+  if (!inDictionaryForm(cols)) return cols;
+  const n = checkedRecordCount(cols);
   const pointId = new Array<string>(n);
   const measuredAt = new Array<string>(n);
   for (let i = 0; i < n; i++) {
-    const point = cols.pointIds[cols.pointIndex[i]!];
-    const instant = cols.instants[cols.instantIndex[i]!];
-    if (point === undefined || instant === undefined) throw malformed(`record ${i} refers to a point or instant the dictionary does not hold`);
-    pointId[i] = point;
-    measuredAt[i] = instant;
+    pointId[i] = cols.pointIds[cols.pointIndex[i]!]!;
+    measuredAt[i] = cols.instants[cols.instantIndex[i]!]!;
   }
   return { ...cols, pointId, measuredAt, pointIds: [], pointIndex: [], instants: [], instantIndex: [] };
 }
 
 /** Each distinct value once, and per value its index there. */
 function indexed(values: readonly string[]): { dictionary: string[]; index: number[] } {
-  const at = new Map<string, number>();
-  const dictionary: string[] = [];
+  const d = new Dictionary();
   const index = new Array<number>(values.length);
-  for (let i = 0; i < values.length; i++) {
-    let k = at.get(values[i]!);
-    if (k === undefined) at.set(values[i]!, (k = dictionary.push(values[i]!) - 1));
-    index[i] = k;
-  }
-  return { dictionary, index };
+  for (let i = 0; i < values.length; i++) index[i] = d.indexOf(values[i]!);
+  return { dictionary: d.values, index };
 }
 
 /** The answer to a write: in dictionary form when the request came in it (an older gateway reads the plain form). */

@@ -6,7 +6,7 @@ import { newId } from '@mp/kit';
 import type { DataDeps } from '../deps.js';
 import { BATCH_COLUMNS, toBatch, type BatchRow } from '../batch-row.js';
 import { requireId } from '../project-id.js';
-import { expandColumns } from '../columns.js';
+import { checkedRecordCount } from '../columns.js';
 import { checkProjectAcceptsData } from '../record-rules.js';
 
 /** The 5 MB body limit allows some 50,000 short records; this bounds a malformed client. */
@@ -22,8 +22,8 @@ export const MAX_RECORDS_PER_BATCH = 100_000;
  */
 export async function createBatch(deps: DataDeps, req: monitoringData.CreateBatchRequest, caller: CallerContext): Promise<monitoringData.Batch> {
   const projectId = requireId('project', req.projectId);
-  // Stored as received (the dictionary form is the smaller); expanded here to count and check it.
-  const n = req.records ? expandColumns(req.records).pointId.length : 0;
+  // Stored as received (the dictionary form is the smaller), once its dictionary is checked.
+  const n = req.records ? checkedRecordCount(req.records) : 0;
   if (!req.records || n === 0) throw new DomainError('422101', { field: 'records', detail: 'records must hold at least one record.' });
   if (n > MAX_RECORDS_PER_BATCH) throw new DomainError('400003', { field: 'records', detail: `A batch takes at most ${MAX_RECORDS_PER_BATCH} records; got ${n}.` });
   const payload = Buffer.from(monitoringData.RecordColumns.encode(req.records).finish());
