@@ -4,7 +4,15 @@ import { relative } from 'node:path';
 import { startPlatform } from '@mp/launcher';
 
 const started = performance.now();
-const platform = await startPlatform();
+let platform;
+try {
+  platform = await startPlatform();
+} catch (err) {
+  // One line that says what to change; the stack is for MP_LOG_LEVEL=debug.
+  process.stderr.write(`Monitoring Platform did not start: ${err.message}\n`);
+  if (process.env.MP_LOG_LEVEL === 'debug') console.error(err);
+  process.exit(1);
+}
 const { gateway, admin, mode } = platform;
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 const rel = gateway.certificatePath ? relative(process.cwd(), gateway.certificatePath) : null;

@@ -1,11 +1,16 @@
 // The platform under test, in a process of its own so its memory and CPU are measured apart from
 // the load generator. Started by run.mjs with the environment it needs; prints one JSON line
 // when ready and stops on SIGTERM.
+import { join } from 'node:path';
+import { generatePlatformKeys } from '@mp/grpc';
 import { startPlatform } from '@mp/launcher';
 import { createLogger } from '@mp/kit';
 
 const tls = JSON.parse(process.env.BENCH_TLS);
-const platform = await startPlatform({ tls, logger: createLogger('bench', 'warn') });
+// The services' keys as files too, for the gateway and monitoring-data processes of the split topology.
+const keys = await generatePlatformKeys({ mtls: true });
+keys.writeFiles(join(process.env.MP_DATA_DIR, 'keys'));
+const platform = await startPlatform({ tls, keys, logger: createLogger('bench', 'warn') });
 process.stdout.write(JSON.stringify({ port: platform.gateway.port, ports: platform.ports }) + '\n');
 process.once('SIGTERM', async () => {
   await platform.stop();

@@ -30,7 +30,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { projects } from '@mp/contracts';
-import { createClient } from '@mp/grpc';
+import { authFromKeyFiles, createClient, keyFileSettings } from '@mp/grpc';
 import { createSelfSignedCertificate, newId } from '@mp/kit';
 import { createTestDatabase, createTestStream } from '@mp/testing';
 import { arrayParam, createPgDatabase, migrate } from '@mp/db';
@@ -160,11 +160,20 @@ try {
     const mdPorts = [];
     for (let i = 0; i < DATA_REPLICAS; i++)
       mdPorts.push(
-        await service('monitoring-data', { MP_MONITORING_DATA_GRPC_PORT: '0', MP_PROJECTS_ADDR: `127.0.0.1:${info.ports.projects}` }, (r) => r.port),
+        await service(
+          'monitoring-data',
+          {
+            MP_MONITORING_DATA_GRPC_PORT: '0',
+            MP_PROJECTS_ADDR: `127.0.0.1:${info.ports.projects}`,
+            ...keyFileSettings(join(dataDir, 'keys'), 'monitoring-data'),
+          },
+          (r) => r.port,
+        ),
       );
     const gwUrl = await service(
       'gateway',
       {
+        ...keyFileSettings(join(dataDir, 'keys'), 'gateway'),
         MP_TLS_CERT_FILE: join(dataDir, 'tls.crt'),
         MP_TLS_KEY_FILE: join(dataDir, 'tls.key'),
         MP_IDENTITY_ADDR: `127.0.0.1:${info.ports.identity}`,
@@ -213,7 +222,10 @@ try {
   const sql = new pg.Pool({ connectionString: dbUrl, max: 8 });
   const tenantId = (await sql.query('SELECT tenant_id FROM projects.projects WHERE id = $1', [project.id])).rows[0].tenant_id;
   const caller = { requestId: 'req_bench', tenantId, environment: 'live', principalId: 'key_bench', principalType: 'api_key', permissions: [] };
-  const pc = createClient(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${info.ports.projects}`);
+  const pc = createClient(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${info.ports.projects}`, {
+    auth: authFromKeyFiles(join(dataDir, 'keys'), 'gateway'),
+    audience: 'projects',
+  });
   await pc.changeProjectStatus({ id: project.id, status: 'in_progress' }, caller);
   const points = [];
   for (let i = 0; i < POINTS + 1; i++) {

@@ -1,20 +1,15 @@
 // A lean gRPC unary caller for the load generator: one HTTP/2 session, requests framed by hand
 // (5-byte gRPC prefix + protobuf), caller metadata rendered once. grpc-js's client spends most of
 // a millisecond per call (much of it in Node's HTTP/2 internals through its call stack), which on
-// a 2-core machine is CPU taken from the platform under test.
+// a 2-core machine is CPU taken from the platform under test. Each call carries a caller context
+// made with `auth` (the gateway's keyring), as the gateway's client sends it.
 import http2 from 'node:http2';
-import { contextToMetadata } from '@mp/grpc';
+import { CALLER_METADATA_KEY, signCallerContext } from '@mp/grpc';
 
-export function leanUnary(address, method, ctx) {
+export function leanUnary(address, method, ctx, auth, audience) {
   const session = http2.connect(`http://${address}`);
   session.on('error', () => undefined);
-  const headers = {
-    ...contextToMetadata(ctx).toHttp2Headers(),
-    ':method': 'POST',
-    ':path': method.path,
-    'content-type': 'application/grpc',
-    te: 'trailers',
-  };
+  const fixed = { ':method': 'POST', ':path': method.path, 'content-type': 'application/grpc', te: 'trailers' };
   const call = (request) =>
     new Promise((resolve, reject) => {
       const body = method.requestSerialize(request);
@@ -22,7 +17,7 @@ export function leanUnary(address, method, ctx) {
       frame[0] = 0;
       frame.writeUInt32BE(body.length, 1);
       body.copy(frame, 5);
-      const stream = session.request(headers);
+      const stream = session.request({ ...fixed, [CALLER_METADATA_KEY]: signCallerContext(auth.keyring, audience, method.path, ctx) });
       const chunks = [];
       let status = null;
       let message = '';

@@ -21,7 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { projects, webhooks } from '@mp/contracts';
-import { createClient } from '@mp/grpc';
+import { createClient, generatePlatformKeys, keyFileSettings } from '@mp/grpc';
 import { leanUnary } from './lean-grpc.mjs';
 import { procStat } from '../process-stats.mjs';
 import { newId, newMasterKey } from '@mp/kit';
@@ -105,6 +105,9 @@ const stream = createTestStream();
 const dir = mkdtempSync(join(tmpdir(), 'mp-bench-webhooks-'));
 const caFile = join(dir, 'ca.pem');
 writeFileSync(caFile, tls.cert);
+// Each service reads its own service key, as a pod does (no mTLS: the bench measures delivery).
+const keys = await generatePlatformKeys({ mtls: false });
+keys.writeFiles(join(dir, 'keys'));
 const env = {
   PATH: process.env.PATH,
   HOME: process.env.HOME,
@@ -137,8 +140,9 @@ function startService(name, extra) {
     child.once('exit', (code) => reject(new Error(`${name} exited ${code}:\n${out}`)));
   });
 }
-const projectsSvc = await startService('projects', { MP_PROJECTS_GRPC_PORT: '0' });
+const projectsSvc = await startService('projects', { MP_PROJECTS_GRPC_PORT: '0', ...keyFileSettings(join(dir, 'keys'), 'projects') });
 const webhooksSvc = await startService('webhooks', {
+  ...keyFileSettings(join(dir, 'keys'), 'webhooks'),
   MP_WEBHOOKS_GRPC_PORT: '0',
   MP_WEBHOOKS_METRICS_PORT: 'off',
   MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
@@ -154,8 +158,11 @@ const ctx = {
 };
 // The steady phase's writes go through a lean caller (lean-grpc.mjs), so the load generator takes
 // little of the CPU the platform needs.
-const createProject = leanUnary(`127.0.0.1:${projectsSvc.port}`, projects.ProjectsService.createProject, ctx);
-const webhooksClient = createClient(webhooks.WebhooksClient, webhooks.WebhooksService, `127.0.0.1:${webhooksSvc.port}`);
+const createProject = leanUnary(`127.0.0.1:${projectsSvc.port}`, projects.ProjectsService.createProject, ctx, keys.authFor('gateway'), 'projects');
+const webhooksClient = createClient(webhooks.WebhooksClient, webhooks.WebhooksService, `127.0.0.1:${webhooksSvc.port}`, {
+  auth: keys.authFor('gateway'),
+  audience: 'webhooks',
+});
 const hook = (events) => webhooksClient.createWebhook({ name: `bench ${events[0]}`, url: receiverUrl, events }, ctx);
 
 const memory = { webhooks: 0, projects: 0 };

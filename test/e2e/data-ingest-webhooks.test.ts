@@ -25,7 +25,13 @@ describe('monitoring data through the gateway, with webhooks', () => {
     receiver = await startHttpsReceiver();
     const res = await t.api('POST', '/webhooks', {
       headers: h(),
-      body: { name: 'data', url: receiver.url, events: ['data.created', 'data.abnormal', 'data.updated', 'data.batch_completed'], retry_policy: { max_retries: 3, retry_interval: 1 }, active: true },
+      body: {
+        name: 'data',
+        url: receiver.url,
+        events: ['data.created', 'data.abnormal', 'data.updated', 'data.batch_completed'],
+        retry_policy: { max_retries: 3, retry_interval: 1 },
+        active: true,
+      },
     });
     expect(res.status).toBe(200);
     hook = { id: res.body.data.id, secret: res.body.data.secret };
@@ -33,17 +39,38 @@ describe('monitoring data through the gateway, with webhooks', () => {
     expect(project.status).toBe(200);
     projectId = project.body.data.id;
     // Before the project starts, data is refused (422303) and nothing is stored.
-    const early = await t.api('POST', `/projects/${projectId}/data`, { headers: h(), body: { records: [{ point_id: 'pt_00000000000000000000', measured_at: '2026-03-01T08:00:00+08:00', values: { dz: 1 } }] } });
+    const early = await t.api('POST', `/projects/${projectId}/data`, {
+      headers: h(),
+      body: { records: [{ point_id: 'pt_00000000000000000000', measured_at: '2026-03-01T08:00:00+08:00', values: { dz: 1 } }] },
+    });
     expectError(early, 422303, 'project_id');
     // Project status and points are set up through the projects service itself (its gRPC
     // contract), so this file depends only on the data routes of the gateway.
     const [{ tenant_id }] = await queryTestDatabase<{ tenant_id: string }>(t.db.url, 'SELECT tenant_id FROM projects.projects WHERE id = $1', [projectId]);
-    const caller: CallerContext = { requestId: 'req_setup', tenantId: tenant_id!, environment: 'live', principalId: 'key_setup', principalType: 'api_key', permissions: ['project:write'] };
-    const projectsClient = createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${t.platform.ports.projects}`);
+    const caller: CallerContext = {
+      requestId: 'req_setup',
+      tenantId: tenant_id!,
+      environment: 'live',
+      principalId: 'key_setup',
+      principalType: 'api_key',
+      permissions: ['project:write'],
+    };
+    const projectsClient = createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${t.platform.ports.projects}`, {
+      auth: t.platform.keys.authFor('gateway'),
+      audience: 'projects',
+    });
     try {
       await projectsClient.changeProjectStatus({ id: projectId, status: 'in_progress' }, caller);
       const pt = await projectsClient.createPoint(
-        { projectId, number: 'JC-01', name: 'Crown settlement JC-01', sensorType: 'total_station', reference: { x: 3512345.1, y: 512345.6, z: 45.3 }, warningThreshold: 10, alarmThreshold: 20 },
+        {
+          projectId,
+          number: 'JC-01',
+          name: 'Crown settlement JC-01',
+          sensorType: 'total_station',
+          reference: { x: 3512345.1, y: 512345.6, z: 45.3 },
+          warningThreshold: 10,
+          alarmThreshold: 20,
+        },
         caller,
       );
       point = pt.id;
@@ -73,8 +100,20 @@ describe('monitoring data through the gateway, with webhooks', () => {
       total_count: 2,
       abnormal_count: 1,
       records: [
-        { data_id: expect.stringMatching(/^dat_[0-9a-z]{20}$/), point_id: point, measured_at: '2026-03-01T08:30:00+08:00', status: 'normal', quality_flag: 'valid' },
-        { data_id: expect.stringMatching(/^dat_[0-9a-z]{20}$/), point_id: point, measured_at: '2026-03-02T08:30:00+08:00', status: 'alarm', quality_flag: 'valid' },
+        {
+          data_id: expect.stringMatching(/^dat_[0-9a-z]{20}$/),
+          point_id: point,
+          measured_at: '2026-03-01T08:30:00+08:00',
+          status: 'normal',
+          quality_flag: 'valid',
+        },
+        {
+          data_id: expect.stringMatching(/^dat_[0-9a-z]{20}$/),
+          point_id: point,
+          measured_at: '2026-03-02T08:30:00+08:00',
+          status: 'alarm',
+          quality_flag: 'valid',
+        },
       ],
     });
   });
@@ -90,8 +129,26 @@ describe('monitoring data through the gateway, with webhooks', () => {
       project_id: projectId,
       project_name: 'Metro Line 4 tunnel',
       records: [
-        { data_id: first.data_id, point_id: point, point_name: 'Crown settlement JC-01', sensor_type: 'total_station', measured_at: '2026-03-01T08:30:00+08:00', values: { x: 3512345.101, y: 512345.602, z: 45.297, dx: 1, dy: 2, dz: -3 }, status: 'normal', quality_flag: 'valid' },
-        { data_id: second.data_id, point_id: point, point_name: 'Crown settlement JC-01', sensor_type: 'total_station', measured_at: '2026-03-02T08:30:00+08:00', values: { dx: 0.5, dy: -0.4, dz: -25.2 }, status: 'alarm', quality_flag: 'valid' },
+        {
+          data_id: first.data_id,
+          point_id: point,
+          point_name: 'Crown settlement JC-01',
+          sensor_type: 'total_station',
+          measured_at: '2026-03-01T08:30:00+08:00',
+          values: { x: 3512345.101, y: 512345.602, z: 45.297, dx: 1, dy: 2, dz: -3 },
+          status: 'normal',
+          quality_flag: 'valid',
+        },
+        {
+          data_id: second.data_id,
+          point_id: point,
+          point_name: 'Crown settlement JC-01',
+          sensor_type: 'total_station',
+          measured_at: '2026-03-02T08:30:00+08:00',
+          values: { dx: 0.5, dy: -0.4, dz: -25.2 },
+          status: 'alarm',
+          quality_flag: 'valid',
+        },
       ],
       total_count: 2,
       abnormal_count: 1,
@@ -128,7 +185,11 @@ describe('monitoring data through the gateway, with webhooks', () => {
     [{}, 422101, 'records'],
     [{ records: 'all' }, 422102, 'records'],
     [{ records: [] }, 400003, 'records'],
-    [{ records: [{ point_id: 'pt_00000000000000000000', measured_at: '2026-03-03T08:00:00+08:00', values: { x: '3512345.1' } }] }, 422102, 'records[0].values.x'],
+    [
+      { records: [{ point_id: 'pt_00000000000000000000', measured_at: '2026-03-03T08:00:00+08:00', values: { x: '3512345.1' } }] },
+      422102,
+      'records[0].values.x',
+    ],
     [{ records: [{ point_id: 'pt_00000000000000000000', measured_at: '03/03/2026 08:00', values: { dz: 1 } }] }, 400004, 'records[0].measured_at'],
     [{ records: [{ point_id: '42', measured_at: '2026-03-03T08:00:00Z', values: { dz: 1 } }] }, 400004, 'records[0].point_id'],
     [{ records: [{ measured_at: '2026-03-03T08:00:00Z', values: { dz: 1 } }] }, 422101, 'records[0].point_id'],
@@ -143,24 +204,43 @@ describe('monitoring data through the gateway, with webhooks', () => {
     const [rec] = (await t.api('GET', `/projects/${projectId}/data`, { headers: h() })).body.data.items;
     expectError(await t.api('PATCH', `/data/${rec.data_id}`, { headers: h(), body: { quality_flag: 'dubious' } }), 422103, 'quality_flag');
     const reader = await t.apiKey(['data:read', 'project:read']);
-    expectError(await t.api('POST', `/projects/${projectId}/data`, { headers: { 'x-api-key': reader }, body: { records: [{ point_id: point, measured_at: '2026-03-05T00:00:00Z', values: { dz: 1 } }] } }), 401004, null);
+    expectError(
+      await t.api('POST', `/projects/${projectId}/data`, {
+        headers: { 'x-api-key': reader },
+        body: { records: [{ point_id: point, measured_at: '2026-03-05T00:00:00Z', values: { dz: 1 } }] },
+      }),
+      401004,
+      null,
+    );
   });
 
   it('marks a record invalid with PATCH and delivers data.updated; a stale If-Match is 409004', async () => {
     const [rec] = (await t.api('GET', `/points/${point}/data?status=alarm`, { headers: h() })).body.data.items;
-    const res = await t.api('PATCH', `/data/${rec.data_id}`, { headers: { ...h(), 'if-match': '"1"' }, body: { quality_flag: 'invalid', remark: 'prism knocked' } });
+    const res = await t.api('PATCH', `/data/${rec.data_id}`, {
+      headers: { ...h(), 'if-match': '"1"' },
+      body: { quality_flag: 'invalid', remark: 'prism knocked' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ data_id: rec.data_id, quality_flag: 'invalid', remark: 'prism knocked', version: 2 });
     expectError(await t.api('PATCH', `/data/${rec.data_id}`, { headers: { ...h(), 'if-match': '1' }, body: { remark: 'again' } }), 409004, 'version');
     await waitUntil(() => eventsOf('data.updated').length >= 1);
-    expect(eventsOf('data.updated')[0]!.json.data).toMatchObject({ project_id: projectId, change: 'updated', changed_fields: ['quality_flag', 'remark'], records: [{ data_id: rec.data_id, quality_flag: 'invalid' }] });
+    expect(eventsOf('data.updated')[0]!.json.data).toMatchObject({
+      project_id: projectId,
+      change: 'updated',
+      changed_fields: ['quality_flag', 'remark'],
+      records: [{ data_id: rec.data_id, quality_flag: 'invalid' }],
+    });
     // the invalid record leaves the latest values: the earlier one is the latest valid value again
     const latest = await t.api('GET', `/projects/${projectId}/data/latest`, { headers: h() });
     expect(latest.body.data.items.map((r: { measured_at: string }) => r.measured_at)).toEqual(['2026-03-01T08:30:00+08:00']);
   });
 
   it('processes a batch, reports refused records by index, and delivers data.batch_completed', async () => {
-    const records = Array.from({ length: 300 }, (_, i) => ({ point_id: point, measured_at: new Date(Date.UTC(2026, 3, 1) + i * 600_000).toISOString(), values: { dz: -(i % 50) / 10 } }));
+    const records = Array.from({ length: 300 }, (_, i) => ({
+      point_id: point,
+      measured_at: new Date(Date.UTC(2026, 3, 1) + i * 600_000).toISOString(),
+      values: { dz: -(i % 50) / 10 },
+    }));
     records[7] = { ...records[7]!, point_id: 'pt_00000000000000000001' };
     const res = await t.api('POST', `/projects/${projectId}/data/batches`, { headers: h(), body: { records } });
     expect(res.status).toBe(200);
@@ -170,9 +250,21 @@ describe('monitoring data through the gateway, with webhooks', () => {
       const r = await t.api('GET', `/data/batches/${batchId}`, { headers: h() });
       return r.body.data.status === 'completed' ? r.body.data : null;
     });
-    expect(done).toMatchObject({ processed_count: 300, accepted_count: 299, rejected_count: 1, errors: { items: [{ index: 7, code: 404003, field: 'records[7].point_id', detail: expect.any(String) }], has_more: false } });
+    expect(done).toMatchObject({
+      processed_count: 300,
+      accepted_count: 299,
+      rejected_count: 1,
+      errors: { items: [{ index: 7, code: 404003, field: 'records[7].point_id', detail: expect.any(String) }], has_more: false },
+    });
     await waitUntil(() => eventsOf('data.batch_completed').length >= 1);
-    expect(eventsOf('data.batch_completed')[0]!.json.data).toMatchObject({ batch_id: batchId, project_id: projectId, status: 'completed', total_count: 300, accepted_count: 299, rejected_count: 1 });
+    expect(eventsOf('data.batch_completed')[0]!.json.data).toMatchObject({
+      batch_id: batchId,
+      project_id: projectId,
+      status: 'completed',
+      total_count: 300,
+      accepted_count: 299,
+      rejected_count: 1,
+    });
     const series = await t.api('GET', `/points/${point}/series?from=2026-04-01T00:00:00Z&to=2026-04-03T00:00:00Z&interval_seconds=86400`, { headers: h() });
     expect(series.status).toBe(200);
     expect(series.body.data.buckets.map((b: { start: string; count: number }) => [b.start, b.count])).toEqual([
@@ -188,4 +280,3 @@ describe('monitoring data through the gateway, with webhooks', () => {
     expectError(await t.api('GET', '/data/batches/bat_00000000000000000000', { headers: h() }), 404013, 'batch_id');
   });
 });
-

@@ -58,18 +58,33 @@ describe('npm start: the embedded default', () => {
     const login = await call(base, 'POST', '/auth/login', { body: { username, password, grant_type: 'password' } });
     expect(login.status).toBe(200);
     const token = login.body.data.access_token;
-    const keyRes = await call(base, 'POST', '/api-keys', { headers: { authorization: `Bearer ${token}` }, body: { name: 'embedded', permissions: ['project:read', 'project:write', 'data:read', 'data:write', 'system:admin'] } });
+    const keyRes = await call(base, 'POST', '/api-keys', {
+      headers: { authorization: `Bearer ${token}` },
+      body: { name: 'embedded', permissions: ['project:read', 'project:write', 'data:read', 'data:write', 'system:admin'] },
+    });
     expect(keyRes.status).toBe(200);
     const key = keyRes.body.data.key;
-    const hook = await call(base, 'POST', '/webhooks', { headers: { 'x-api-key': key }, body: { name: 'local', url: receiver.url, events: ['project.created', 'data.created'] } });
+    const hook = await call(base, 'POST', '/webhooks', {
+      headers: { 'x-api-key': key },
+      body: { name: 'local', url: receiver.url, events: ['project.created', 'data.created'] },
+    });
     expect(hook.status).toBe(200);
-    const project = await call(base, 'POST', '/projects', { headers: { 'x-api-key': key }, body: { name: 'Harbour wall', number: 'HW-1', start_date: '2026-01-01' } });
+    const project = await call(base, 'POST', '/projects', {
+      headers: { 'x-api-key': key },
+      body: { name: 'Harbour wall', number: 'HW-1', start_date: '2026-01-01' },
+    });
     expect(project.status).toBe(200);
     const projectId = project.body.data.id;
     expect((await call(base, 'PUT', `/projects/${projectId}/status`, { headers: { 'x-api-key': key }, body: { status: 'in_progress' } })).status).toBe(200);
     const point = await call(base, 'POST', `/projects/${projectId}/points`, {
       headers: { 'x-api-key': key },
-      body: { number: 'P-01', name: 'Wall crest 1', sensor_type: 'total_station', reference: { x: 1000, y: 2000, z: 50 }, thresholds: { warning: 10, alarm: 20 } },
+      body: {
+        number: 'P-01',
+        name: 'Wall crest 1',
+        sensor_type: 'total_station',
+        reference: { x: 1000, y: 2000, z: 50 },
+        thresholds: { warning: 10, alarm: 20 },
+      },
     });
     expect(point.status).toBe(200);
     const written = await call(base, 'POST', `/projects/${projectId}/data`, {
@@ -90,7 +105,12 @@ describe('npm start: the embedded default', () => {
     expect(delivered!.json).toMatchObject({ event_type: 'project.created', webhook_id: hook.body.data.id, data: { project_id: projectId } });
     expect(dataEvent!.json).toMatchObject({
       event_type: 'data.created',
-      data: { project_id: projectId, total_count: 1, abnormal_count: 0, records: [{ point_id: point.body.data.id, measured_at: '2026-03-01T08:00:00+08:00', status: 'normal' }] },
+      data: {
+        project_id: projectId,
+        total_count: 1,
+        abnormal_count: 0,
+        records: [{ point_id: point.body.data.id, measured_at: '2026-03-01T08:00:00+08:00', status: 'normal' }],
+      },
     });
     expect(
       verifySignature({
@@ -126,6 +146,35 @@ describe('npm start: the embedded default', () => {
     await receiver.waitFor(3);
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.requests).toHaveLength(3);
+    expect([0, null]).toContain(await proc!.stop('SIGINT'));
+    proc = null;
+  }, 240_000);
+
+  // Issue 13: a second copy on the same data folder, and the operator command against npm start.
+  it('refuses a second copy on the same data folder in one line, and serves the operator command', async () => {
+    const base = await start();
+    const second = startProcess('npm', ['start', '--silent'], { env: env() });
+    const code = await new Promise<number | null>((resolve) => second.child.once('exit', resolve));
+    expect(code).toBe(1);
+    const lines = second.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^Monitoring Platform did not start: The data folder \\S*${dataDir.split('/').pop()} is in use by another Monitoring Platform \\(process \\d+\\): stop that one, or set MP_DATA_DIR to another folder\\.$`,
+      ),
+    );
+    // The first one still answers.
+    expect((await call(base, 'GET', '/healthz')).status).toBe(200);
+
+    // `npm run operator` finds the running platform's credential in the data folder.
+    const op = startProcess('npm', ['run', '--silent', 'operator', '--', 'create-tenant', '--name', 'Dam Authority', '--admin-username', 'dam-admin'], {
+      env: env(),
+    });
+    expect(await new Promise<number | null>((resolve) => op.child.once('exit', resolve))).toBe(0);
+    const created = JSON.parse(op.output());
+    expect(created.tenant.name).toBe('Dam Authority');
+    const login = await call(base, 'POST', '/auth/login', { body: { username: 'dam-admin', password: created.admin_password, grant_type: 'password' } });
+    expect(login.status).toBe(200);
     expect([0, null]).toContain(await proc!.stop('SIGINT'));
     proc = null;
   }, 240_000);

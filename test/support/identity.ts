@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { importJWK, SignJWT, type JWK, type JWTPayload } from 'jose';
 import { identity } from '@mp/contracts';
 import { parseGatewayConfig, startGateway, type RunningGateway } from '@mp/gateway';
-import { createClient, type CallerContext, type PromiseClient } from '@mp/grpc';
+import { type CallerContext, type PromiseClient } from '@mp/grpc';
 import { createLogger, newMasterKey, SecretBox } from '@mp/kit';
-import { httpsRequest, queryTestDatabase, testCertificate, type ApiResponse } from '@mp/testing';
+import { httpsRequest, platformClient, queryTestDatabase, testCertificate, type ApiResponse } from '@mp/testing';
 import { ALL_PERMISSIONS, type TestPlatform } from './platform.js';
 import { startProcess, type StartedProcess } from './process.js';
 
@@ -33,8 +33,15 @@ export const systemContext = (): CallerContext => ({
   permissions: [],
 });
 
+/** Identity as the gateway calls it; calls with systemContext() carry the operator's credential. */
 export function identityClient(t: TestPlatform): PromiseClient<identity.IdentityServer> {
-  return createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, `127.0.0.1:${t.platform.ports.identity}`);
+  return platformClient<identity.IdentityServer>(
+    identity.IdentityClient,
+    identity.IdentityService,
+    `127.0.0.1:${t.platform.ports.identity}`,
+    t.platform.keys,
+    'identity',
+  );
 }
 
 export interface TestTenant {
@@ -115,7 +122,10 @@ export async function startSecondGateway(
     MP_REDIS_PREFIX: `mpt:${t.stream.stream}`,
     ...env,
   });
-  const gateway = await startGateway(config, createLogger('gateway-2', process.env.MP_LOG_LEVEL ?? 'warn'), await testCertificate());
+  const gateway = await startGateway(config, createLogger('gateway-2', process.env.MP_LOG_LEVEL ?? 'warn'), {
+    auth: t.platform.keys.authFor('gateway'),
+    tls: await testCertificate(),
+  });
   return { gateway, base: `https://127.0.0.1:${gateway.port}/v3`, sandboxBase: `https://127.0.0.1:${gateway.sandboxPort}/v3` };
 }
 

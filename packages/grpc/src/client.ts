@@ -1,7 +1,8 @@
-import { credentials, type Client, type handleUnaryCall, type ServiceError, type ServiceDefinition } from '@grpc/grpc-js';
+import { Metadata, type Client, type ChannelCredentials, type handleUnaryCall, type ServiceError, type ServiceDefinition } from '@grpc/grpc-js';
+import { CALLER_METADATA_KEY, signCallerContext } from './caller-token.js';
 import type { CallerContext } from './context.js';
-import { contextToMetadata } from './context.js';
 import { fromGrpcError } from './errors.js';
+import { channelCredentials, type ServiceAuth } from './tls.js';
 
 /** Promise-returning client derived from the same server interface the handlers implement. */
 export type PromiseClient<S> = {
@@ -9,7 +10,7 @@ export type PromiseClient<S> = {
   [K in keyof S as string extends K ? never : K]: S[K] extends handleUnaryCall<infer Req, infer Res> ? (req: Req, ctx: CallerContext) => Promise<Res> : never;
 } & { close(): void };
 
-type GeneratedClientCtor = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object) => Client;
+type GeneratedClientCtor = new (address: string, creds: ChannelCredentials, options?: object) => Client;
 
 const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
 
@@ -22,24 +23,38 @@ export function targetOf(address: string): string {
   return `ipv4:${address}`;
 }
 
+export interface ClientOptions {
+  /** This process's keyring (and mTLS material): every call carries a context made with it. */
+  auth: ServiceAuth;
+  /** The party the client calls (`identity`, `projects`, …): the audience of its contexts. */
+  audience: string;
+  deadlineMs?: number;
+}
+
 /**
- * Wraps a ts-proto generated client: every call gets the caller context as metadata, a deadline,
- * and failures come back as DomainError with the service's six-digit code.
+ * Wraps a ts-proto generated client: every call gets the caller context as an authenticated token
+ * for that service and method, a deadline, and failures come back as DomainError with the
+ * service's six-digit code.
  */
-export function createClient<S>(Ctor: GeneratedClientCtor, definition: ServiceDefinition, address: string, opts: { deadlineMs?: number } = {}): PromiseClient<S> {
-  const client = new Ctor(targetOf(address), credentials.createInsecure(), {
+export function createClient<S>(Ctor: GeneratedClientCtor, definition: ServiceDefinition, address: string, opts: ClientOptions): PromiseClient<S> {
+  const { creds, options } = channelCredentials(opts.auth.tls, opts.audience);
+  const client = new Ctor(targetOf(address), creds, {
     // Calls are spread over every address the target resolves to: the replicas behind a
     // Kubernetes headless service (dns:///monitoring-data:50053), or a list `host:port,host:port`.
     'grpc.service_config': ROUND_ROBIN,
     'grpc.keepalive_time_ms': 30_000,
     'grpc.max_receive_message_length': 16 * 1024 * 1024,
+    ...options,
   }) as unknown as Record<string, (...args: unknown[]) => unknown> & Client;
   const deadlineMs = opts.deadlineMs ?? 35_000;
   const wrapped: Record<string, unknown> = { close: () => client.close() };
-  for (const method of Object.keys(definition)) {
+  for (const [method, def] of Object.entries(definition)) {
     wrapped[method] = (req: unknown, ctx: CallerContext) =>
       new Promise((resolve, reject) => {
-        client[method]!.call(client, req, contextToMetadata(ctx), { deadline: Date.now() + deadlineMs }, (err: ServiceError | null, res: unknown) =>
+        const md = new Metadata();
+        md.set(CALLER_METADATA_KEY, signCallerContext(opts.auth.keyring, opts.audience, def.path, ctx));
+        if (ctx.traceparent) md.set('traceparent', ctx.traceparent);
+        client[method]!.call(client, req, md, { deadline: Date.now() + deadlineMs }, (err: ServiceError | null, res: unknown) =>
           err ? reject(fromGrpcError(err)) : resolve(res),
         );
       });

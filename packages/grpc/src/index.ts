@@ -2,3 +2,8 @@ export * from './context.js';
 export * from './errors.js';
 export * from './server.js';
 export * from './client.js';
+export * from './keyring.js';
+export * from './caller-token.js';
+export * from './tls.js';
+export * from './platform-keys.js';
+export * from './load-auth.js';

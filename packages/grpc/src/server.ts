@@ -1,9 +1,11 @@
-import { Server, ServerCredentials, status, type handleUnaryCall, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Server, status, type handleUnaryCall, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
 import { DomainError, isDomainError } from '@mp/errors';
 import type { Logger } from '@mp/kit';
-import { contextFromMetadata, type CallerContext } from './context.js';
+import { CALLER_METADATA_KEY, CallerAuthError, verifyCallerContext } from './caller-token.js';
+import type { CallerContext } from './context.js';
 import { toGrpcError } from './errors.js';
+import { serverCredentials, type ServiceAuth } from './tls.js';
 
 /**
  * A handler as service code writes it: the request and the caller's context in, a promise of the
@@ -15,22 +17,49 @@ export type Handlers<S> = {
   [K in keyof S as string extends K ? never : K]: S[K] extends handleUnaryCall<infer Req, infer Res> ? (req: Req, ctx: CallerContext) => Promise<Res> : never;
 };
 
+/**
+ * Which parties may call which methods (handler names, e.g. `createTenant`) of a service; `'*'`
+ * is every method. A party not named may call nothing.
+ */
+export type CallerPolicy = Readonly<Record<string, '*' | readonly string[]>>;
+
 export interface ServiceBinding<S> {
   name: string;
   definition: ServiceDefinition;
   handlers: Handlers<S>;
+  callers: CallerPolicy;
 }
 
-/** Pairs a generated service definition with handlers typed by its server interface. */
-export function bindService<S>(name: string, definition: ServiceDefinition, handlers: Handlers<S>): ServiceBinding<S> {
-  return { name, definition, handlers };
+/** Pairs a generated service definition with handlers typed by its server interface and who may call them. */
+export function bindService<S>(name: string, definition: ServiceDefinition, handlers: Handlers<S>, callers: CallerPolicy): ServiceBinding<S> {
+  return { name, definition, handlers, callers };
 }
 
-function adapt<S>(binding: ServiceBinding<S>, logger: Logger): UntypedServiceImplementation {
+const mayCall = (policy: CallerPolicy, caller: string, method: string) => {
+  const allowed = policy[caller];
+  return allowed === '*' || (allowed !== undefined && allowed.includes(method));
+};
+
+function adapt<S>(binding: ServiceBinding<S>, auth: ServiceAuth, logger: Logger): UntypedServiceImplementation {
   const impl: UntypedServiceImplementation = {};
   for (const [method, fn] of Object.entries(binding.handlers) as [string, (req: unknown, ctx: CallerContext) => Promise<unknown>][]) {
+    const path = binding.definition[method]!.path;
     impl[method] = ((call, callback) => {
-      const ctx = contextFromMetadata(call.metadata);
+      // Authenticate before anything else: an unsigned, expired, tampered or misdirected context,
+      // or a caller this method does not admit, never reaches the use case.
+      let ctx: CallerContext;
+      try {
+        const token = call.metadata.get(CALLER_METADATA_KEY)[0];
+        ctx = verifyCallerContext(auth.keyring, typeof token === 'string' ? token : undefined, path);
+        if (!mayCall(binding.callers, ctx.caller!, method)) throw new CallerAuthError(`${ctx.caller} may not call ${method}`);
+      } catch (err) {
+        const reason = err instanceof CallerAuthError ? err.message : 'caller context unreadable';
+        logger.warn({ method, peer: call.getPeer(), reason }, 'unauthenticated gRPC call refused');
+        callback({ code: status.UNAUTHENTICATED, details: `Caller not authenticated: ${reason}.` });
+        return;
+      }
+      const traceparent = call.metadata.get('traceparent')[0];
+      if (typeof traceparent === 'string' && traceparent.length <= 128) ctx.traceparent = traceparent;
       fn(call.request, ctx).then(
         (res) => callback(null, res),
         (err: unknown) => {
@@ -54,21 +83,27 @@ export interface GrpcServerHandle {
   stop(): Promise<void>;
 }
 
-/** Starts a gRPC server with the given services plus grpc.health.v1 reporting SERVING. */
+/**
+ * Starts a gRPC server with the given services plus grpc.health.v1 reporting SERVING. Every call
+ * but the health check must carry a caller context authenticated for this service (`auth`); with
+ * `auth.tls` the port speaks TLS only and requires a client certificate of the same CA.
+ */
 export async function startGrpcServer(opts: {
   host?: string;
   port: number;
   services: ServiceBinding<never>[] | ServiceBinding<any>[];
+  auth: ServiceAuth;
   logger: Logger;
 }): Promise<GrpcServerHandle> {
   const server = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
   const statusMap: ServingStatusMap = { '': 'SERVING' };
   for (const s of opts.services) statusMap[s.name] = 'SERVING';
+  // Health says only SERVING or not, so probes (kubelet's gRPC probe) need no credential.
   const health = new HealthImplementation(statusMap);
   health.addToServer(server);
-  for (const s of opts.services) server.addService(s.definition, adapt(s, opts.logger));
+  for (const s of opts.services) server.addService(s.definition, adapt(s, opts.auth, opts.logger));
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${opts.host ?? '127.0.0.1'}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(`${opts.host ?? '127.0.0.1'}:${opts.port}`, serverCredentials(opts.auth.tls), (err, p) => (err ? reject(err) : resolve(p))),
   );
   return {
     port,

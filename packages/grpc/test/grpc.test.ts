@@ -1,9 +1,12 @@
 import { identity, projects } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
-import { bindService, createClient, startGrpcServer, type CallerContext, type GrpcServerHandle } from '@mp/grpc';
+import { bindService, createClient, generatePlatformKeys, startGrpcServer, type CallerContext, type GrpcServerHandle } from '@mp/grpc';
 import { createLogger } from '@mp/kit';
 
 const logger = createLogger('test', 'silent');
+const keys = await generatePlatformKeys({ mtls: false });
+const asGateway = (audience: string, deadlineMs?: number) => ({ auth: keys.authFor('gateway'), audience, ...(deadlineMs ? { deadlineMs } : {}) });
+const GATEWAY_ONLY = { gateway: '*' } as const;
 const ctx: CallerContext = {
   requestId: 'req_aaaaaaaaaaaaaaaaaaaa',
   tenantId: 'ten_bbbbbbbbbbbbbbbbbbbb',
@@ -23,40 +26,58 @@ describe('gRPC helpers', () => {
     server = await startGrpcServer({
       port: 0,
       logger,
+      auth: keys.authFor('projects'),
       services: [
-        bindService<projects.ProjectsServer>('mp.projects.Projects', projects.ProjectsService, {
-          async createProject(req, c) {
-            seen = c;
-            if (req.name === 'dup') throw new DomainError('409001', { field: 'number', detail: 'Number "X" exists – ünïcode', suggestion: 'Pick another', headers: { 'Retry-After': '5' } });
-            if (req.name === 'crash') throw new Error('unexpected');
-            return { id: 'prj_1', number: req.number, name: req.name, status: 'not_started', createdAt: 'a', updatedAt: 'b', version: 1 };
+        bindService<projects.ProjectsServer>(
+          'mp.projects.Projects',
+          projects.ProjectsService,
+          {
+            async createProject(req, c) {
+              seen = c;
+              if (req.name === 'dup')
+                throw new DomainError('409001', {
+                  field: 'number',
+                  detail: 'Number "X" exists – ünïcode',
+                  suggestion: 'Pick another',
+                  headers: { 'Retry-After': '5' },
+                });
+              if (req.name === 'crash') throw new Error('unexpected');
+              return { id: 'prj_1', number: req.number, name: req.name, status: 'not_started', createdAt: 'a', updatedAt: 'b', version: 1 };
+            },
+            async getProject() {
+              throw new DomainError('404001', { field: 'project_id' });
+            },
+            async listProjects() {
+              return { items: [] };
+            },
           },
-          async getProject() {
-            throw new DomainError('404001', { field: 'project_id' });
-          },
-          async listProjects() {
-            return { items: [] };
-          },
-        }),
+          GATEWAY_ONLY,
+        ),
       ],
     });
-    client = createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${server.port}`);
+    client = createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${server.port}`, asGateway('projects'));
   });
   afterAll(async () => {
     client?.close();
     await server?.stop();
   });
 
-  it('carries the caller context in metadata', async () => {
+  it('carries the caller context, authenticated, with the verified caller', async () => {
     const res = await client.createProject({ name: 'Dam', number: 'D-1' }, ctx);
     expect(res).toMatchObject({ id: 'prj_1', name: 'Dam', number: 'D-1' });
-    expect(seen).toEqual(ctx);
+    expect(seen).toEqual({ ...ctx, caller: 'gateway' });
   });
 
   it('turns a domain error into a gRPC status and back, keeping code, field, detail, suggestion and headers', async () => {
     const err = await client.createProject({ name: 'dup', number: 'X' }, ctx).catch((e) => e);
     expect(err).toBeInstanceOf(DomainError);
-    expect(err).toMatchObject({ code: '409001', field: 'number', detail: 'Number "X" exists – ünïcode', suggestion: 'Pick another', headers: { 'Retry-After': '5' } });
+    expect(err).toMatchObject({
+      code: '409001',
+      field: 'number',
+      detail: 'Number "X" exists – ünïcode',
+      suggestion: 'Pick another',
+      headers: { 'Retry-After': '5' },
+    });
     const nf = await client.getProject({ id: 'x' }, ctx).catch((e) => e);
     expect(nf).toMatchObject({ code: '404001', field: 'project_id' });
   });
@@ -69,7 +90,7 @@ describe('gRPC helpers', () => {
   });
 
   it('maps an unreachable service to 503002', async () => {
-    const dead = createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, '127.0.0.1:1', { deadlineMs: 2000 });
+    const dead = createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, '127.0.0.1:1', asGateway('identity', 2000));
     const err = await dead.getJwks({}, ctx).catch((e) => e);
     dead.close();
     expect(err).toBeInstanceOf(DomainError);
@@ -84,29 +105,45 @@ describe('gRPC client over several replicas', () => {
       startGrpcServer({
         port: 0,
         logger,
+        auth: keys.authFor('projects'),
         services: [
-          bindService<projects.ProjectsServer>('mp.projects.Projects', projects.ProjectsService, {
-            async createProject() {
-              throw new Error('not used');
+          bindService<projects.ProjectsServer>(
+            'mp.projects.Projects',
+            projects.ProjectsService,
+            {
+              async createProject() {
+                throw new Error('not used');
+              },
+              async getProject(req) {
+                calls[i]!++;
+                return { id: req.id, number: `N-${i}`, name: `replica ${i}`, status: 'not_started', createdAt: 'a', updatedAt: 'b', version: 1 };
+              },
+              async listProjects() {
+                return { items: [] };
+              },
             },
-            async getProject(req) {
-              calls[i]!++;
-              return { id: req.id, number: `N-${i}`, name: `replica ${i}`, status: 'not_started', createdAt: 'a', updatedAt: 'b', version: 1 };
-            },
-            async listProjects() {
-              return { items: [] };
-            },
-          }),
+            GATEWAY_ONLY,
+          ),
         ],
       });
     const servers = await Promise.all([replica(0), replica(1)]);
-    const client = createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, servers.map((s) => `127.0.0.1:${s.port}`).join(','));
+    const client = createClient<projects.ProjectsServer>(
+      projects.ProjectsClient,
+      projects.ProjectsService,
+      servers.map((s) => `127.0.0.1:${s.port}`).join(','),
+      asGateway('projects'),
+    );
     try {
       for (let i = 0; i < 20; i++) await client.getProject({ id: 'prj_1' }, ctx);
       expect(calls[0]).toBeGreaterThanOrEqual(8);
       expect(calls[1]).toBeGreaterThanOrEqual(8);
       expect(calls[0]! + calls[1]!).toBe(20);
-      const viaDns = createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, `dns:///localhost:${servers[1]!.port}`);
+      const viaDns = createClient<projects.ProjectsServer>(
+        projects.ProjectsClient,
+        projects.ProjectsService,
+        `dns:///localhost:${servers[1]!.port}`,
+        asGateway('projects'),
+      );
       expect((await viaDns.getProject({ id: 'prj_1' }, ctx)).name).toBe('replica 1');
       viaDns.close();
       await servers[0]!.stop();

@@ -20,3 +20,25 @@ export const envBoolean = (fallback = false) =>
 
 /** A TCP port; 0 asks the OS for a free one (tests). */
 export const envPort = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+
+const optionalPath = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
+
+/**
+ * How a process authenticates its gRPC calls and callers (ADR 0016): its own service key, its
+ * peers' public keys, and optional mutual-TLS files. Part of every process's settings.
+ */
+export const serviceAuthSettings = {
+  /** This process's X25519 private key (PEM); made by `mp-operator keygen`. */
+  MP_SERVICE_KEY_FILE: optionalPath,
+  /** A folder of `<party>.pub` public keys of the processes it calls or is called by. */
+  MP_SERVICE_PEER_KEYS_DIR: optionalPath,
+  /**
+   * Mutual TLS on gRPC: the CA, and this process's certificate and key (all three, or none). A
+   * service's certificate must name the party (`identity`, …): clients check that name.
+   */
+  MP_GRPC_TLS_CA_FILE: optionalPath,
+  MP_GRPC_TLS_CERT_FILE: optionalPath,
+  MP_GRPC_TLS_KEY_FILE: optionalPath,
+};
+
+export type ServiceAuthSettings = { [K in keyof typeof serviceAuthSettings]?: string | undefined };

@@ -38,7 +38,9 @@ export async function createSelfSignedCertificate(commonName = 'localhost', days
     ],
   });
   const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey as never);
-  const b64 = Buffer.from(pkcs8).toString('base64').replace(/(.{64})/g, '$1\n');
+  const b64 = Buffer.from(pkcs8)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n');
   return { cert: cert.toString('pem'), key: `-----BEGIN PRIVATE KEY-----\n${b64}\n-----END PRIVATE KEY-----\n` };
 }
 
@@ -54,4 +56,70 @@ export async function loadOrCreateCertificate(dir: string): Promise<TlsMaterial 
   writeFileSync(keyPath, material.key, { mode: 0o600 });
   writeFileSync(certPath, material.cert);
   return { ...material, created: true, certPath };
+}
+
+/** A certificate authority of the platform's own, for mutual TLS between its processes. */
+export interface InternalCa extends TlsMaterial {
+  /** A leaf certificate signed by this CA, for server and client use, valid for `names`. */
+  issue(commonName: string, names?: string[]): Promise<TlsMaterial>;
+}
+
+const EC_P256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+
+function pemOfPkcs8(pkcs8: ArrayBuffer): string {
+  const b64 = Buffer.from(pkcs8)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n');
+  return `-----BEGIN PRIVATE KEY-----\n${b64}\n-----END PRIVATE KEY-----\n`;
+}
+
+const serial = () => Buffer.from(webcrypto.getRandomValues(new Uint8Array(8))).toString('hex');
+
+/**
+ * Makes an internal CA (ECDSA P-256) in memory. The embedded default uses one per start for the
+ * gRPC channels between its services; deployments bring their own (cert-manager, an internal PKI).
+ */
+export async function createInternalCa(days = 825): Promise<InternalCa> {
+  const keys = (await webcrypto.subtle.generateKey(EC_P256, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const notBefore = new Date(Date.now() - 60_000);
+  const notAfter = new Date(notBefore.getTime() + days * 86_400_000);
+  const caCert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serial(),
+    name: 'CN=Monitoring Platform internal CA',
+    notBefore,
+    notAfter,
+    signingAlgorithm: EC_P256,
+    keys: keys as never,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+    ],
+  });
+  const key = pemOfPkcs8(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey as never));
+  return {
+    cert: caCert.toString('pem'),
+    key,
+    async issue(commonName, names = ['localhost', '127.0.0.1', '::1']) {
+      const leafKeys = (await webcrypto.subtle.generateKey(EC_P256, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+      const leaf = await x509.X509CertificateGenerator.create({
+        serialNumber: serial(),
+        subject: `CN=${commonName}`,
+        issuer: caCert.subject,
+        notBefore,
+        notAfter,
+        signingAlgorithm: EC_P256,
+        publicKey: leafKeys.publicKey as never,
+        signingKey: keys.privateKey as never,
+        extensions: [
+          new x509.BasicConstraintsExtension(false, undefined, true),
+          new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+          new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
+          new x509.SubjectAlternativeNameExtension(
+            names.map((n) => (/^[\d.]+$|:/.test(n) ? { type: 'ip' as const, value: n } : { type: 'dns' as const, value: n })),
+          ),
+        ],
+      });
+      return { cert: leaf.toString('pem'), key: pemOfPkcs8(await webcrypto.subtle.exportKey('pkcs8', leafKeys.privateKey as never)) };
+    },
+  };
 }

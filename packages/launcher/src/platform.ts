@@ -2,10 +2,13 @@ import type { Database } from '@mp/db';
 import type { EventTransport } from '@mp/events';
 import { parseGatewayConfig, startGateway, type RunningGateway } from '@mp/gateway';
 import { IDENTITY_SCHEMA, identityMigrations, parseIdentityConfig, startIdentityService } from '@mp/identity';
+import { generatePlatformKeys, type PlatformKeys } from '@mp/grpc';
 import { createLogger, type Logger } from '@mp/kit';
 import { MONITORING_DATA_SCHEMA, monitoringDataMigrations, parseMonitoringDataConfig, startMonitoringDataService } from '@mp/monitoring-data';
 import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
 import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
+import { lockDataDir } from './data-dir-lock.js';
+import { writeOperatorFile } from './operator-file.js';
 import { WEBHOOKS_SCHEMA, parseWebhooksConfig, readExtraCa, startWebhooksService, webhooksMigrations } from '@mp/webhooks';
 
 export interface PlatformOptions {
@@ -14,6 +17,11 @@ export interface PlatformOptions {
   logger?: Logger;
   /** TLS pair to serve with instead of MP_TLS_* files or the self-signed one in MP_DATA_DIR. */
   tls?: { cert: string; key: string };
+  /**
+   * Every party's service keys and mTLS material; made anew at each start when absent (the
+   * services of one process need no keys from outside).
+   */
+  keys?: PlatformKeys;
 }
 
 export interface RunningPlatform {
@@ -22,6 +30,10 @@ export interface RunningPlatform {
   /** Set only when the first administrator was created with a generated password. */
   admin: { created: boolean; username: string; password?: string };
   ports: { identity: number; projects: number; webhooks: number; monitoringData: number };
+  /** The keys the services authenticate calls with (tests call services directly with them). */
+  keys: PlatformKeys;
+  /** MP_DATA_DIR/operator.json: the operator credential of this running platform. */
+  operatorFile: string;
   stop(): Promise<void>;
 }
 
@@ -44,7 +56,10 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     const idConfig = parseIdentityConfig(env);
     const prConfig = parseProjectsConfig(env);
     const whConfig = parseWebhooksConfig(env);
+    const dataLock = lockDataDir(idConfig.MP_DATA_DIR);
+    stops.push(async () => dataLock.release());
     const secretsKey = loadSecretsKey(idConfig);
+    const keys = opts.keys ?? (await generatePlatformKeys({ mtls: true }));
 
     const open = async (config: InfraConfig, schema: string, migrations: Parameters<typeof openServiceDatabase>[2]) => {
       const db: Database = await openServiceDatabase(config, schema, migrations);
@@ -57,6 +72,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     // The consumer subscribes first, so that the first events find it (embedded transport).
     const whDb = await open(whConfig, WEBHOOKS_SCHEMA, webhooksMigrations);
     const webhooks = await startWebhooksService({
+      auth: keys.authFor('webhooks'),
       db: whDb,
       transport,
       logger: logger.child({ service: 'webhooks' }),
@@ -73,17 +89,35 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     stops.push(() => webhooks.stop());
 
     const idDb = await open(idConfig, IDENTITY_SCHEMA, identityMigrations);
-    const identity = await startIdentityService({ db: idDb, transport, logger: logger.child({ service: 'identity' }), config: idConfig, secretsKey, outboxRetentionMs: outboxRetentionMs(idConfig) });
+    const identity = await startIdentityService({
+      auth: keys.authFor('identity'),
+      db: idDb,
+      transport,
+      logger: logger.child({ service: 'identity' }),
+      config: idConfig,
+      secretsKey,
+      outboxRetentionMs: outboxRetentionMs(idConfig),
+    });
     stops.push(() => identity.stop());
 
     const prDb = await open(prConfig, PROJECTS_SCHEMA, projectsMigrations);
-    const projects = await startProjectsService({ db: prDb, transport, logger: logger.child({ service: 'projects' }), host: prConfig.MP_GRPC_HOST, port: prConfig.MP_PROJECTS_GRPC_PORT, overdueSweepMs: prConfig.MP_TASK_OVERDUE_SWEEP_MS, outboxRetentionMs: outboxRetentionMs(prConfig) });
+    const projects = await startProjectsService({
+      auth: keys.authFor('projects'),
+      db: prDb,
+      transport,
+      logger: logger.child({ service: 'projects' }),
+      host: prConfig.MP_GRPC_HOST,
+      port: prConfig.MP_PROJECTS_GRPC_PORT,
+      overdueSweepMs: prConfig.MP_TASK_OVERDUE_SWEEP_MS,
+      outboxRetentionMs: outboxRetentionMs(prConfig),
+    });
     stops.push(() => projects.stop());
 
     const mdConfig = parseMonitoringDataConfig({ ...env, MP_PROJECTS_ADDR: `127.0.0.1:${projects.port}` });
     const mdDb = await openServiceDatabase(mdConfig, MONITORING_DATA_SCHEMA, monitoringDataMigrations, { poolSize: mdConfig.MP_MONITORING_DATA_DB_POOL });
     stops.push(() => mdDb.close());
     const monitoringData = await startMonitoringDataService({
+      auth: keys.authFor('monitoring-data'),
       db: mdDb,
       transport,
       logger: logger.child({ service: 'monitoring-data' }),
@@ -103,11 +137,18 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       MP_WEBHOOKS_ADDR: `127.0.0.1:${webhooks.port}`,
       MP_MONITORING_DATA_ADDR: `127.0.0.1:${monitoringData.port}`,
     });
-    const gateway = await startGateway(gwConfig, logger.child({ service: 'gateway' }), opts.tls);
+    const gateway = await startGateway(gwConfig, logger.child({ service: 'gateway' }), {
+      auth: keys.authFor('gateway'),
+      ...(opts.tls ? { tls: opts.tls } : {}),
+    });
     stops.push(() => gateway.stop());
+
+    const operatorFile = writeOperatorFile(idConfig.MP_DATA_DIR, keys, `127.0.0.1:${identity.port}`);
 
     return {
       gateway,
+      keys,
+      operatorFile,
       mode: idConfig.MP_DATABASE_URL ? 'distributed' : 'embedded',
       admin: identity.admin,
       ports: { identity: identity.port, projects: projects.port, webhooks: webhooks.port, monitoringData: monitoringData.port },

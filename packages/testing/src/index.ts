@@ -2,3 +2,4 @@ export * from './database.js';
 export * from './nats.js';
 export * from './https.js';
 export * from './wait.js';
+export * from './grpc-clients.js';

@@ -1,5 +1,5 @@
 import { identity, monitoringData, projects, webhooks } from '@mp/contracts';
-import { createClient, type PromiseClient } from '@mp/grpc';
+import { createClient, type PromiseClient, type ServiceAuth } from '@mp/grpc';
 
 export type Environment = 'live' | 'sandbox';
 
@@ -11,13 +11,29 @@ export interface ServiceClients {
   close(): void;
 }
 
-export function createServiceClients(addr: { identity: string; projects: string; webhooks: string; monitoringData: string }): ServiceClients {
+/** The gateway's clients of every service, each call carrying a context made with the gateway's key. */
+export function createServiceClients(
+  addr: { identity: string; projects: string; webhooks: string; monitoringData: string },
+  auth: ServiceAuth,
+): ServiceClients {
   const c = {
-    identity: createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, addr.identity),
-    projects: createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, addr.projects),
+    identity: createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, addr.identity, { auth, audience: 'identity' }),
+    projects: createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, addr.projects, { auth, audience: 'projects' }),
     // Test deliveries may wait the full 30 s attempt timeout.
-    webhooks: createClient<webhooks.WebhooksServer>(webhooks.WebhooksClient, webhooks.WebhooksService, addr.webhooks, { deadlineMs: 45_000 }),
-    monitoringData: createClient<monitoringData.MonitoringDataServer>(monitoringData.MonitoringDataClient, monitoringData.MonitoringDataService, addr.monitoringData),
+    webhooks: createClient<webhooks.WebhooksServer>(webhooks.WebhooksClient, webhooks.WebhooksService, addr.webhooks, {
+      auth,
+      audience: 'webhooks',
+      deadlineMs: 45_000,
+    }),
+    monitoringData: createClient<monitoringData.MonitoringDataServer>(
+      monitoringData.MonitoringDataClient,
+      monitoringData.MonitoringDataService,
+      addr.monitoringData,
+      {
+        auth,
+        audience: 'monitoring-data',
+      },
+    ),
   };
   return { ...c, close: () => Object.values(c).forEach((x) => x.close()) };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envPort, parseConfig } from '@mp/kit';
+import { envPort, parseConfig, serviceAuthSettings } from '@mp/kit';
 
 export const gatewayConfigSchema = z.object({
   MP_HTTPS_PORT: envPort(8443),
@@ -28,7 +28,12 @@ export const gatewayConfigSchema = z.object({
   MP_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().positive().default(10),
   MP_LIMIT_CONCURRENT: z.coerce.number().int().positive().default(50),
   /** Request body limit (spec §8: 5 MB). */
-  MP_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
+  MP_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5 * 1024 * 1024),
+  ...serviceAuthSettings,
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AddressInfo, Server } from 'node:net';
+import type { ServiceAuth } from '@mp/grpc';
 import { loadOrCreateCertificate, type Logger } from '@mp/kit';
 import { createApp } from './app.js';
 import { createServiceClients } from './clients.js';
@@ -29,7 +30,16 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 }
 
 /** Starts the HTTPS gateway: the live environment on one port, the sandbox on another. */
-export async function startGateway(config: GatewayConfig, logger: Logger, tlsOverride?: { cert: string; key: string }): Promise<RunningGateway> {
+/**
+ * `auth` is the gateway's service identity (its keyring and gRPC mTLS material); `tls` serves
+ * HTTPS with this pair instead of MP_TLS_* files or the self-signed one in MP_DATA_DIR.
+ */
+export async function startGateway(
+  config: GatewayConfig,
+  logger: Logger,
+  opts: { auth: ServiceAuth; tls?: { cert: string; key: string } },
+): Promise<RunningGateway> {
+  const tlsOverride = opts.tls;
   let tls: { cert: string; key: string };
   let certificatePath: string | null = null;
   if (tlsOverride) tls = tlsOverride;
@@ -42,8 +52,19 @@ export async function startGateway(config: GatewayConfig, logger: Logger, tlsOve
     certificatePath = made.certPath;
   }
 
-  const clients = createServiceClients({ identity: config.MP_IDENTITY_ADDR, projects: config.MP_PROJECTS_ADDR, webhooks: config.MP_WEBHOOKS_ADDR, monitoringData: config.MP_MONITORING_DATA_ADDR });
-  const readiness = new Readiness({ identity: config.MP_IDENTITY_ADDR, projects: config.MP_PROJECTS_ADDR, webhooks: config.MP_WEBHOOKS_ADDR, 'monitoring-data': config.MP_MONITORING_DATA_ADDR });
+  const clients = createServiceClients(
+    { identity: config.MP_IDENTITY_ADDR, projects: config.MP_PROJECTS_ADDR, webhooks: config.MP_WEBHOOKS_ADDR, monitoringData: config.MP_MONITORING_DATA_ADDR },
+    opts.auth,
+  );
+  const readiness = new Readiness(
+    {
+      identity: config.MP_IDENTITY_ADDR,
+      projects: config.MP_PROJECTS_ADDR,
+      webhooks: config.MP_WEBHOOKS_ADDR,
+      'monitoring-data': config.MP_MONITORING_DATA_ADDR,
+    },
+    opts.auth.tls,
+  );
   const jwt = new JwtVerifier(clients);
   const limits = new RateLimits({
     ...(config.MP_REDIS_URL ? { redisUrl: config.MP_REDIS_URL } : {}),

@@ -9,15 +9,16 @@ export function requireCaller(ctx: CallerContext): void {
 }
 
 /**
- * Operator RPCs (tenants, plans, signing keys) answer only system callers: processes inside the
- * cluster. The gateway never sends principal type "system", so no API request reaches them.
+ * Operator RPCs (tenants, plans, signing keys) answer only the operator's credential: a context
+ * authenticated with the operator key (`mp-operator`). The server's caller policy already admits
+ * no one else to them; this keeps the rule next to the use case, whatever the binding says.
  */
 export function requireSystem(ctx: CallerContext): void {
-  if (ctx.principalType !== 'system') {
+  if (ctx.caller !== 'operator' || ctx.principalType !== 'system') {
     throw new DomainError('401004', {
       field: null,
       detail: 'This operation is for platform operators.',
-      suggestion: 'Call it from inside the cluster as a system caller.',
+      suggestion: 'Run it with the operator command (npm run operator), which holds the operator key.',
     });
   }
 }

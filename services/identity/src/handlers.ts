@@ -1,5 +1,5 @@
 import { identity } from '@mp/contracts';
-import { bindService } from '@mp/grpc';
+import { bindService, type CallerPolicy } from '@mp/grpc';
 import type { IdentityDeps } from './deps.js';
 import { authenticateApiKey } from './use-cases/authenticate-api-key.js';
 import { beginAuthorization } from './use-cases/begin-authorization.js';
@@ -31,36 +31,50 @@ import { setTenantPlan } from './use-cases/set-tenant-plan.js';
 import { updateUser } from './use-cases/update-user.js';
 import { upsertPlan } from './use-cases/upsert-plan.js';
 
+/** Tenants, plans and signing keys: for the operator's credential only (`mp-operator`). */
+export const OPERATOR_METHODS = ['createTenant', 'getTenant', 'setTenantPlan', 'upsertPlan', 'rotateSigningKey'] as const;
+
+/** The gateway calls every method but the operator's; the operator only those. */
+const CALLERS: CallerPolicy = {
+  gateway: Object.keys(identity.IdentityService).filter((m) => !(OPERATOR_METHODS as readonly string[]).includes(m)),
+  operator: OPERATOR_METHODS,
+};
+
 export function identityBinding(deps: IdentityDeps) {
-  return bindService<identity.IdentityServer>('mp.identity.Identity', identity.IdentityService, {
-    login: (req) => login(deps, req),
-    refresh: (req) => refresh(deps, req),
-    logout: (req) => logout(deps, req),
-    getJwks: () => getJwks(deps),
-    checkSession: (req) => checkSession(deps, req),
-    rotateSigningKey: (_req, ctx) => rotateSigningKey(deps, ctx),
-    authenticateApiKey: (req) => authenticateApiKey(deps, req),
-    createApiKey: (req, ctx) => createApiKey(deps, req, ctx),
-    listApiKeys: (req, ctx) => listApiKeys(deps, req, ctx),
-    getApiKey: (req, ctx) => getApiKey(deps, req, ctx),
-    revokeApiKey: (req, ctx) => revokeApiKey(deps, req, ctx),
-    rollApiKey: (req, ctx) => rollApiKey(deps, req, ctx),
-    createUser: (req, ctx) => createUser(deps, req, ctx),
-    listUsers: (req, ctx) => listUsers(deps, req, ctx),
-    getUser: (req, ctx) => getUser(deps, req, ctx),
-    updateUser: (req, ctx) => updateUser(deps, req, ctx),
-    deleteUser: (req, ctx) => deleteUser(deps, req, ctx),
-    getMe: (_req, ctx) => getMe(deps, ctx),
-    getUserProfiles: (req, ctx) => getUserProfiles(deps, req, ctx),
-    createOAuthClient: (req, ctx) => createOAuthClient(deps, req, ctx),
-    listOAuthClients: (req, ctx) => listOAuthClients(deps, req, ctx),
-    deleteOAuthClient: (req, ctx) => deleteOAuthClient(deps, req, ctx),
-    beginAuthorization: (req) => beginAuthorization(deps, req),
-    completeAuthorization: (req) => completeAuthorization(deps, req),
-    exchangeToken: (req) => exchangeToken(deps, req),
-    createTenant: (req, ctx) => createTenant(deps, req, ctx),
-    getTenant: (req, ctx) => getTenant(deps, req, ctx),
-    setTenantPlan: (req, ctx) => setTenantPlan(deps, req, ctx),
-    upsertPlan: (req, ctx) => upsertPlan(deps, req, ctx),
-  });
+  return bindService<identity.IdentityServer>(
+    'mp.identity.Identity',
+    identity.IdentityService,
+    {
+      login: (req) => login(deps, req),
+      refresh: (req) => refresh(deps, req),
+      logout: (req) => logout(deps, req),
+      getJwks: () => getJwks(deps),
+      checkSession: (req) => checkSession(deps, req),
+      rotateSigningKey: (_req, ctx) => rotateSigningKey(deps, ctx),
+      authenticateApiKey: (req) => authenticateApiKey(deps, req),
+      createApiKey: (req, ctx) => createApiKey(deps, req, ctx),
+      listApiKeys: (req, ctx) => listApiKeys(deps, req, ctx),
+      getApiKey: (req, ctx) => getApiKey(deps, req, ctx),
+      revokeApiKey: (req, ctx) => revokeApiKey(deps, req, ctx),
+      rollApiKey: (req, ctx) => rollApiKey(deps, req, ctx),
+      createUser: (req, ctx) => createUser(deps, req, ctx),
+      listUsers: (req, ctx) => listUsers(deps, req, ctx),
+      getUser: (req, ctx) => getUser(deps, req, ctx),
+      updateUser: (req, ctx) => updateUser(deps, req, ctx),
+      deleteUser: (req, ctx) => deleteUser(deps, req, ctx),
+      getMe: (_req, ctx) => getMe(deps, ctx),
+      getUserProfiles: (req, ctx) => getUserProfiles(deps, req, ctx),
+      createOAuthClient: (req, ctx) => createOAuthClient(deps, req, ctx),
+      listOAuthClients: (req, ctx) => listOAuthClients(deps, req, ctx),
+      deleteOAuthClient: (req, ctx) => deleteOAuthClient(deps, req, ctx),
+      beginAuthorization: (req) => beginAuthorization(deps, req),
+      completeAuthorization: (req) => completeAuthorization(deps, req),
+      exchangeToken: (req) => exchangeToken(deps, req),
+      createTenant: (req, ctx) => createTenant(deps, req, ctx),
+      getTenant: (req, ctx) => getTenant(deps, req, ctx),
+      setTenantPlan: (req, ctx) => setTenantPlan(deps, req, ctx),
+      upsertPlan: (req, ctx) => upsertPlan(deps, req, ctx),
+    },
+    CALLERS,
+  );
 }

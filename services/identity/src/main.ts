@@ -1,3 +1,4 @@
+import { serviceAuthOrExit } from '@mp/grpc';
 import { createLogger, stopOnSignals } from '@mp/kit';
 import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
 import { parseIdentityConfig } from './config.js';
@@ -6,10 +7,19 @@ import { startIdentityService } from './service.js';
 
 // Standalone process entry (one pod of the identity service).
 const config = parseIdentityConfig();
+const auth = serviceAuthOrExit('identity', config);
 const logger = createLogger('identity');
 const db = await openServiceDatabase(config, SCHEMA, migrations);
 const transport = await openTransport(config, logger);
-const service = await startIdentityService({ db, transport, logger, config, secretsKey: loadSecretsKey(config), outboxRetentionMs: outboxRetentionMs(config) });
+const service = await startIdentityService({
+  auth,
+  db,
+  transport,
+  logger,
+  config,
+  secretsKey: loadSecretsKey(config),
+  outboxRetentionMs: outboxRetentionMs(config),
+});
 logger.info({ port: service.port }, 'identity service listening');
 
 if (service.admin.created) {
@@ -23,4 +33,8 @@ if (service.admin.password) {
   );
 }
 
-stopOnSignals(() => service.stop(), () => transport.close(), () => db.close());
+stopOnSignals(
+  () => service.stop(),
+  () => transport.close(),
+  () => db.close(),
+);

@@ -1,6 +1,6 @@
 import { purgeIdempotencyKeys, type Database } from '@mp/db';
 import { OutboxRelay, type EventTransport } from '@mp/events';
-import { startGrpcServer } from '@mp/grpc';
+import { startGrpcServer, type ServiceAuth } from '@mp/grpc';
 import { SecretBox, systemClock, type Clock, type Logger } from '@mp/kit';
 import { ensureFirstAdmin, type FirstAdmin } from './bootstrap.js';
 import type { IdentityConfig } from './config.js';
@@ -27,6 +27,8 @@ export interface IdentityServiceOptions {
   /** Already migrated with identityMigrations. */
   db: Database;
   transport: EventTransport;
+  /** This service's keyring (and mTLS material): who may call it, and how it calls others. */
+  auth: ServiceAuth;
   logger: Logger;
   config: IdentityServiceConfig;
   /** Master key (loadSecretsKey) that seals the private signing keys. */
@@ -87,6 +89,7 @@ export async function startIdentityService(opts: IdentityServiceOptions): Promis
     host: opts.host ?? opts.config.MP_GRPC_HOST,
     port: opts.port ?? opts.config.MP_IDENTITY_GRPC_PORT,
     services: [identityBinding(deps)],
+    auth: opts.auth,
     logger: opts.logger,
   });
   relay.start();

@@ -1,6 +1,6 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { MemoryTransport } from '@mp/events';
-import { createClient } from '@mp/grpc';
+import { createClient, generatePlatformKeys } from '@mp/grpc';
 import { identity } from '@mp/contracts';
 import { createLogger, newMasterKey } from '@mp/kit';
 import { createTestDatabase, queryTestDatabase, type TestDatabase } from '@mp/testing';
@@ -56,10 +56,18 @@ describe('identity: first start', () => {
     const secretsKey = newMasterKey();
     const config = parseIdentityConfig({ MP_IDENTITY_GRPC_PORT: '0', MP_ADMIN_USERNAME: 'root', MP_ADMIN_PASSWORD: 'replica password' });
     const transport = new MemoryTransport();
+    const keys = await generatePlatformKeys({ mtls: false });
     const services = await Promise.all(
-      dbs.map((db) => startIdentityService({ db, transport, logger: createLogger('identity-test', 'silent'), config, secretsKey })),
+      dbs.map((db) =>
+        startIdentityService({ auth: keys.authFor('identity'), db, transport, logger: createLogger('identity-test', 'silent'), config, secretsKey }),
+      ),
     );
-    const clients = services.map((s) => createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, `127.0.0.1:${s.port}`));
+    const clients = services.map((s) =>
+      createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, `127.0.0.1:${s.port}`, {
+        auth: keys.authFor('gateway'),
+        audience: 'identity',
+      }),
+    );
     try {
       expect(services.filter((s) => s.admin.created)).toHaveLength(1);
       expect(services.every((s) => s.admin.username === 'root' && s.admin.password === undefined)).toBe(true);

@@ -167,7 +167,8 @@ describe('identity: sessions, logout, session checks and signing-key rotation', 
     it('signs with the new key at once while tokens of the old key keep verifying and refreshing: nobody is logged out', async () => {
       const before = await login();
       const oldKid = decodeProtectedHeader(before.accessToken).kid!;
-      expect(await rejection(t.client.rotateSigningKey({}, await t.adminContext()))).toMatchObject({ code: '401004' });
+      // Only the operator credential may rotate: the gateway's is refused (UNAUTHENTICATED → 502001).
+      expect(await rejection(t.client.rotateSigningKey({}, await t.adminContext()))).toMatchObject({ code: '502001' });
       const rotation = await t.client.rotateSigningKey({}, system());
       expect(rotation.retiredKids).toEqual([oldKid]);
       expect(rotation.kid).not.toBe(oldKid);

@@ -1,9 +1,9 @@
 import { identity } from '@mp/contracts';
 import { createPgDatabase, migrate, type Database } from '@mp/db';
 import { MemoryTransport } from '@mp/events';
-import { anonymousContext, createClient, type CallerContext, type PromiseClient } from '@mp/grpc';
+import { anonymousContext, generatePlatformKeys, type CallerContext, type PlatformKeys, type PromiseClient } from '@mp/grpc';
 import { createLogger, newMasterKey, type Clock } from '@mp/kit';
-import { createTestDatabase, queryTestDatabase, type TestDatabase } from '@mp/testing';
+import { createTestDatabase, platformClient, queryTestDatabase, type TestDatabase } from '@mp/testing';
 import { parseIdentityConfig } from '../src/config.js';
 import { migrations, SCHEMA } from '../src/migrations.js';
 import { startIdentityService, type RunningIdentityService } from '../src/service.js';
@@ -26,7 +26,10 @@ export class TestClock implements Clock {
 
 export interface TestIdentity {
   service: RunningIdentityService;
+  /** Calls as the gateway; calls with an operator's context (system()) as the operator. */
   client: PromiseClient<identity.IdentityServer>;
+  /** The service keys the service and its client were given (forged-caller tests). */
+  keys: PlatformKeys;
   testDb: TestDatabase;
   db: Database;
   clock: TestClock;
@@ -65,20 +68,30 @@ export async function startTestIdentity(
   const clock = new TestClock();
   const secretsKey = newMasterKey();
   const transport = new MemoryTransport();
+  const keys = await generatePlatformKeys({ mtls: false });
   const config = parseIdentityConfig({ MP_DATABASE_URL: testDb.url, MP_IDENTITY_GRPC_PORT: '0', ...env });
   let service: RunningIdentityService;
   try {
-    service = await startIdentityService({ db, transport, logger: createLogger('identity-test', 'silent'), config, secretsKey, clock });
+    service = await startIdentityService({
+      auth: keys.authFor('identity'),
+      db,
+      transport,
+      logger: createLogger('identity-test', 'silent'),
+      config,
+      secretsKey,
+      clock,
+    });
   } catch (err) {
     await db.close();
     await testDb.drop();
     throw err;
   }
-  const client = createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, `127.0.0.1:${service.port}`);
+  const client = platformClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, `127.0.0.1:${service.port}`, keys, 'identity');
   const sql = <R = Record<string, unknown>>(text: string, params: unknown[] = []) => queryTestDatabase<R>(testDb.url, text, params);
   return {
     service,
     client,
+    keys,
     testDb,
     db,
     clock,

@@ -1,3 +1,5 @@
+import { identity } from '@mp/contracts';
+import { createClient } from '@mp/grpc';
 import { anon, rejection, startTestIdentity, system, type TestIdentity } from './support.js';
 
 describe('identity: tenants and plans (operator RPCs)', () => {
@@ -8,13 +10,26 @@ describe('identity: tenants and plans (operator RPCs)', () => {
   });
   afterAll(() => t?.stop());
 
-  it('answers only system callers (401004 for a tenant administrator)', async () => {
+  it('answers only the operator credential: the gateway’s is refused before the use case, and the operator key needs an operator context (401004)', async () => {
     const admin = await t.adminContext();
+    // Through the gateway's credential the service answers UNAUTHENTICATED (the client's 502001).
     expect(await rejection(t.client.createTenant({ name: 'x', adminUsername: 'x.admin', adminPassword: 'x admin password' }, admin))).toMatchObject({
-      code: '401004',
+      code: '502001',
     });
-    expect(await rejection(t.client.upsertPlan({ name: 'x', features: [], limits: undefined }, admin))).toMatchObject({ code: '401004' });
-    expect(await rejection(t.client.setTenantPlan({ tenantId: admin.tenantId, plan: 'standard' }, anon()))).toMatchObject({ code: '401004' });
+    expect(await rejection(t.client.upsertPlan({ name: 'x', features: [], limits: undefined }, admin))).toMatchObject({ code: '502001' });
+    expect(await rejection(t.client.setTenantPlan({ tenantId: admin.tenantId, plan: 'standard' }, anon()))).toMatchObject({ code: '502001' });
+    // The operator's key with a user's context still stops at the use case.
+    const operator = createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, `127.0.0.1:${t.service.port}`, {
+      auth: t.keys.authFor('operator'),
+      audience: 'identity',
+    });
+    try {
+      expect(await rejection(operator.upsertPlan({ name: 'x', features: [], limits: undefined }, admin))).toMatchObject({ code: '401004' });
+    } finally {
+      operator.close();
+    }
+    expect(await t.sql('SELECT name FROM identity.plans WHERE name = $1', ['x'])).toEqual([]);
+    expect(await t.sql("SELECT username FROM identity.users WHERE username = 'x.admin'")).toEqual([]);
   });
 
   it('creates a tenant on a plan with its first administrator, who signs in to that tenant only', async () => {

@@ -1,5 +1,5 @@
 import { monitoringData } from '@mp/contracts';
-import { bindService } from '@mp/grpc';
+import { bindService, type CallerPolicy } from '@mp/grpc';
 import type { DataDeps } from './deps.js';
 import { createBatch } from './use-cases/create-batch.js';
 import { deleteRecord } from './use-cases/delete-record.js';
@@ -11,16 +11,24 @@ import { listRecords } from './use-cases/list-records.js';
 import { updateRecord } from './use-cases/update-record.js';
 import { writeRecords } from './use-cases/write-records.js';
 
+/** Only the gateway calls monitoring-data. */
+const CALLERS: CallerPolicy = { gateway: '*' };
+
 export function monitoringDataBinding(deps: DataDeps) {
-  return bindService<monitoringData.MonitoringDataServer>('mp.monitoring_data.MonitoringData', monitoringData.MonitoringDataService, {
-    writeRecords: (req, ctx) => writeRecords(deps, req, ctx),
-    createBatch: (req, ctx) => createBatch(deps, req, ctx),
-    getBatch: (req, ctx) => getBatch(deps, req, ctx),
-    getRecord: (req, ctx) => getRecord(deps, req, ctx),
-    updateRecord: (req, ctx) => updateRecord(deps, req, ctx),
-    deleteRecord: (req, ctx) => deleteRecord(deps, req, ctx),
-    listRecords: (req, ctx) => listRecords(deps, req, ctx),
-    getSeries: (req, ctx) => getSeries(deps, req, ctx),
-    getLatest: (req, ctx) => getLatest(deps, req, ctx),
-  });
+  return bindService<monitoringData.MonitoringDataServer>(
+    'mp.monitoring_data.MonitoringData',
+    monitoringData.MonitoringDataService,
+    {
+      writeRecords: (req, ctx) => writeRecords(deps, req, ctx),
+      createBatch: (req, ctx) => createBatch(deps, req, ctx),
+      getBatch: (req, ctx) => getBatch(deps, req, ctx),
+      getRecord: (req, ctx) => getRecord(deps, req, ctx),
+      updateRecord: (req, ctx) => updateRecord(deps, req, ctx),
+      deleteRecord: (req, ctx) => deleteRecord(deps, req, ctx),
+      listRecords: (req, ctx) => listRecords(deps, req, ctx),
+      getSeries: (req, ctx) => getSeries(deps, req, ctx),
+      getLatest: (req, ctx) => getLatest(deps, req, ctx),
+    },
+    CALLERS,
+  );
 }

@@ -1,3 +1,4 @@
+import { serviceAuthOrExit } from '@mp/grpc';
 import { createLogger, stopOnSignals } from '@mp/kit';
 import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
 import { parseMonitoringDataConfig } from './config.js';
@@ -6,10 +7,12 @@ import { startMonitoringDataService } from './service.js';
 
 // Standalone process entry (one replica of the monitoring-data service).
 const config = parseMonitoringDataConfig();
+const auth = serviceAuthOrExit('monitoring-data', config);
 const logger = createLogger('monitoring-data');
 const db = await openServiceDatabase(config, SCHEMA, migrations, { poolSize: config.MP_MONITORING_DATA_DB_POOL });
 const transport = await openTransport(config, logger);
 const service = await startMonitoringDataService({
+  auth,
   db,
   transport,
   logger,
@@ -22,4 +25,8 @@ const service = await startMonitoringDataService({
 });
 logger.info({ port: service.port }, 'monitoring-data service listening');
 
-stopOnSignals(() => service.stop(), () => transport.close(), () => db.close());
+stopOnSignals(
+  () => service.stop(),
+  () => transport.close(),
+  () => db.close(),
+);

@@ -1,7 +1,7 @@
 import { projects } from '@mp/contracts';
 import type { Database } from '@mp/db';
 import { OutboxRelay, type EventTransport } from '@mp/events';
-import { createClient, startGrpcServer } from '@mp/grpc';
+import { createClient, startGrpcServer, type ServiceAuth } from '@mp/grpc';
 import { systemClock, type Clock, type Logger } from '@mp/kit';
 import { BatchWorker } from './batch-worker.js';
 import type { DataDeps } from './deps.js';
@@ -13,6 +13,8 @@ import { Partitions } from './partitions.js';
 export interface MonitoringDataServiceOptions {
   db: Database;
   transport: EventTransport;
+  /** This service's keyring (and mTLS material): who may call it, and how it calls others. */
+  auth: ServiceAuth;
   logger: Logger;
   host?: string;
   port: number;
@@ -39,7 +41,13 @@ export interface RunningService {
 export async function startMonitoringDataService(opts: MonitoringDataServiceOptions): Promise<RunningService> {
   const clock = opts.clock ?? systemClock;
   const client =
-    typeof opts.projects === 'string' ? createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, opts.projects, { deadlineMs: 10_000 }) : opts.projects;
+    typeof opts.projects === 'string'
+      ? createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, opts.projects, {
+          auth: opts.auth,
+          audience: 'projects',
+          deadlineMs: 10_000,
+        })
+      : opts.projects;
   const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, retentionMs: opts.outboxRetentionMs });
   let worker: BatchWorker | null = null;
   const deps: DataDeps = {
@@ -54,7 +62,7 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
     batchChunk: opts.batchChunk ?? 1000,
   };
   worker = new BatchWorker(deps, opts.batchPollMs ?? 1000);
-  const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [monitoringDataBinding(deps)], logger: opts.logger });
+  const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [monitoringDataBinding(deps)], auth: opts.auth, logger: opts.logger });
   relay.start();
   worker.start();
   return {

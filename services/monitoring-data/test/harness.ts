@@ -1,7 +1,7 @@
 import { monitoringData, projects } from '@mp/contracts';
 import { createPgDatabase, migrate, type Database } from '@mp/db';
 import { MemoryTransport, type DomainEvent } from '@mp/events';
-import { createClient, type CallerContext, type PromiseClient } from '@mp/grpc';
+import { createClient, generatePlatformKeys, type CallerContext, type PromiseClient } from '@mp/grpc';
 import { createLogger } from '@mp/kit';
 import { PROJECTS_SCHEMA, projectsMigrations, startProjectsService } from '@mp/projects';
 import { createTestDatabase, queryTestDatabase, type TestDatabase } from '@mp/testing';
@@ -27,7 +27,12 @@ export interface Harness {
   rows<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
   outbox(): Promise<{ event_type: string; data: any }[]>;
   /** A project in progress (start date 2026-01-01, plausible bounds) with points. */
-  project(opts?: { status?: string; startDate?: string; points?: Partial<projects.CreatePointRequest>[]; name?: string }): Promise<{ id: string; name: string; points: projects.Point[] }>;
+  project(opts?: {
+    status?: string;
+    startDate?: string;
+    points?: Partial<projects.CreatePointRequest>[];
+    name?: string;
+  }): Promise<{ id: string; name: string; points: projects.Point[] }>;
   stop(): Promise<void>;
 }
 
@@ -41,6 +46,7 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
     published.push(e);
   });
   const stops: (() => Promise<void>)[] = [];
+  const keys = await generatePlatformKeys({ mtls: false });
   const open = async (schema: string, m: Parameters<typeof migrate>[2], max = 5): Promise<Database> => {
     const d = createPgDatabase({ url: db.url, schema, max });
     stops.push(() => d.close());
@@ -49,20 +55,47 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
   };
   try {
     const prDb = await open(PROJECTS_SCHEMA, projectsMigrations);
-    const pr = await startProjectsService({ db: prDb, transport, logger, port: 0, overdueSweepMs: 0 });
+    const pr = await startProjectsService({ auth: keys.authFor('projects'), db: prDb, transport, logger, port: 0, overdueSweepMs: 0 });
     stops.push(() => pr.stop());
-    const projectsClient = createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${pr.port}`);
+    const projectsClient = createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${pr.port}`, {
+      auth: keys.authFor('gateway'),
+      audience: 'projects',
+    });
     stops.push(async () => projectsClient.close());
     const mdDb = await open(SCHEMA, migrations, 10);
     const replica = async (o: { contextTtlMs?: number } = {}) => {
-      const svc: RunningService = await startMonitoringDataService({ db: mdDb, transport, logger, port: 0, projects: `127.0.0.1:${pr.port}`, contextTtlMs: o.contextTtlMs ?? opts.contextTtlMs ?? 2000, batchPollMs: 100 });
+      const svc: RunningService = await startMonitoringDataService({
+        auth: keys.authFor('monitoring-data'),
+        db: mdDb,
+        transport,
+        logger,
+        port: 0,
+        projects: `127.0.0.1:${pr.port}`,
+        contextTtlMs: o.contextTtlMs ?? opts.contextTtlMs ?? 2000,
+        batchPollMs: 100,
+      });
       stops.push(() => svc.stop());
-      const client = createClient<monitoringData.MonitoringDataServer>(monitoringData.MonitoringDataClient, monitoringData.MonitoringDataService, `127.0.0.1:${svc.port}`);
+      const client = createClient<monitoringData.MonitoringDataServer>(
+        monitoringData.MonitoringDataClient,
+        monitoringData.MonitoringDataService,
+        `127.0.0.1:${svc.port}`,
+        {
+          auth: keys.authFor('gateway'),
+          audience: 'monitoring-data',
+        },
+      );
       stops.push(async () => client.close());
       return client;
     };
     const data = await replica();
-    const caller: CallerContext = { requestId: 'req_test', tenantId: 'ten_test0000000000000001', environment: 'live', principalId: 'key_test0000000000000001', principalType: 'api_key', permissions: ['project:read', 'project:write', 'data:read', 'data:write'] };
+    const caller: CallerContext = {
+      requestId: 'req_test',
+      tenantId: 'ten_test0000000000000001',
+      environment: 'live',
+      principalId: 'key_test0000000000000001',
+      principalType: 'api_key',
+      permissions: ['project:read', 'project:write', 'data:read', 'data:write'],
+    };
     let seq = 0;
     const h: Harness = {
       db,

@@ -1,5 +1,5 @@
 import { projects } from '@mp/contracts';
-import { bindService } from '@mp/grpc';
+import { bindService, type CallerPolicy } from '@mp/grpc';
 import type { ProjectsDeps } from './deps.js';
 import { addMember } from './use-cases/add-member.js';
 import { assignTask } from './use-cases/assign-task.js';
@@ -29,34 +29,42 @@ import { updatePoint } from './use-cases/update-point.js';
 import { updateProject } from './use-cases/update-project.js';
 import { updateTask } from './use-cases/update-task.js';
 
+/** The gateway calls every method; monitoring-data reads what a data write is checked against. */
+const CALLERS: CallerPolicy = { gateway: '*', 'monitoring-data': ['getIngestContext', 'getPoint'] };
+
 export function projectsBinding(deps: ProjectsDeps) {
-  return bindService<projects.ProjectsServer>('mp.projects.Projects', projects.ProjectsService, {
-    createProject: (req, ctx) => createProject(deps, req, ctx),
-    getProject: (req, ctx) => getProject(deps, req, ctx),
-    listProjects: (req, ctx) => listProjects(deps, req, ctx),
-    updateProject: (req, ctx) => updateProject(deps, req, ctx),
-    deleteProject: (req, ctx) => deleteProject(deps, req, ctx),
-    changeProjectStatus: (req, ctx) => changeProjectStatus(deps, req, ctx),
-    getIngestContext: (req, ctx) => getIngestContext(deps, req, ctx),
-    listMembers: (req, ctx) => listMembers(deps, req, ctx),
-    addMember: (req, ctx) => addMember(deps, req, ctx),
-    removeMember: (req, ctx) => removeMember(deps, req, ctx),
-    createTask: (req, ctx) => createTask(deps, req, ctx),
-    getTask: (req, ctx) => getTask(deps, req, ctx),
-    listTasks: (req, ctx) => listTasks(deps, req, ctx),
-    updateTask: (req, ctx) => updateTask(deps, req, ctx),
-    deleteTask: (req, ctx) => deleteTask(deps, req, ctx),
-    changeTaskStatus: (req, ctx) => changeTaskStatus(deps, req, ctx),
-    assignTask: (req, ctx) => assignTask(deps, req, ctx),
-    createPoint: (req, ctx) => createPoint(deps, req, ctx),
-    getPoint: (req, ctx) => getPoint(deps, req, ctx),
-    listPoints: (req, ctx) => listPoints(deps, req, ctx),
-    updatePoint: (req, ctx) => updatePoint(deps, req, ctx),
-    deletePoint: (req, ctx) => deletePoint(deps, req, ctx),
-    createDevice: (req, ctx) => createDevice(deps, req, ctx),
-    getDevice: (req, ctx) => getDevice(deps, req, ctx),
-    listDevices: (req, ctx) => listDevices(deps, req, ctx),
-    updateDevice: (req, ctx) => updateDevice(deps, req, ctx),
-    deleteDevice: (req, ctx) => deleteDevice(deps, req, ctx),
-  });
+  return bindService<projects.ProjectsServer>(
+    'mp.projects.Projects',
+    projects.ProjectsService,
+    {
+      createProject: (req, ctx) => createProject(deps, req, ctx),
+      getProject: (req, ctx) => getProject(deps, req, ctx),
+      listProjects: (req, ctx) => listProjects(deps, req, ctx),
+      updateProject: (req, ctx) => updateProject(deps, req, ctx),
+      deleteProject: (req, ctx) => deleteProject(deps, req, ctx),
+      changeProjectStatus: (req, ctx) => changeProjectStatus(deps, req, ctx),
+      getIngestContext: (req, ctx) => getIngestContext(deps, req, ctx),
+      listMembers: (req, ctx) => listMembers(deps, req, ctx),
+      addMember: (req, ctx) => addMember(deps, req, ctx),
+      removeMember: (req, ctx) => removeMember(deps, req, ctx),
+      createTask: (req, ctx) => createTask(deps, req, ctx),
+      getTask: (req, ctx) => getTask(deps, req, ctx),
+      listTasks: (req, ctx) => listTasks(deps, req, ctx),
+      updateTask: (req, ctx) => updateTask(deps, req, ctx),
+      deleteTask: (req, ctx) => deleteTask(deps, req, ctx),
+      changeTaskStatus: (req, ctx) => changeTaskStatus(deps, req, ctx),
+      assignTask: (req, ctx) => assignTask(deps, req, ctx),
+      createPoint: (req, ctx) => createPoint(deps, req, ctx),
+      getPoint: (req, ctx) => getPoint(deps, req, ctx),
+      listPoints: (req, ctx) => listPoints(deps, req, ctx),
+      updatePoint: (req, ctx) => updatePoint(deps, req, ctx),
+      deletePoint: (req, ctx) => deletePoint(deps, req, ctx),
+      createDevice: (req, ctx) => createDevice(deps, req, ctx),
+      getDevice: (req, ctx) => getDevice(deps, req, ctx),
+      listDevices: (req, ctx) => listDevices(deps, req, ctx),
+      updateDevice: (req, ctx) => updateDevice(deps, req, ctx),
+      deleteDevice: (req, ctx) => deleteDevice(deps, req, ctx),
+    },
+    CALLERS,
+  );
 }

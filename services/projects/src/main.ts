@@ -1,3 +1,4 @@
+import { serviceAuthOrExit } from '@mp/grpc';
 import { createLogger, stopOnSignals } from '@mp/kit';
 import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
 import { parseProjectsConfig } from './config.js';
@@ -6,10 +7,12 @@ import { startProjectsService } from './service.js';
 
 // Standalone process entry (one pod of the projects service).
 const config = parseProjectsConfig();
+const auth = serviceAuthOrExit('projects', config);
 const logger = createLogger('projects');
 const db = await openServiceDatabase(config, SCHEMA, migrations);
 const transport = await openTransport(config, logger);
 const service = await startProjectsService({
+  auth,
   db,
   transport,
   logger,
@@ -20,4 +23,8 @@ const service = await startProjectsService({
 });
 logger.info({ port: service.port }, 'projects service listening');
 
-stopOnSignals(() => service.stop(), () => transport.close(), () => db.close());
+stopOnSignals(
+  () => service.stop(),
+  () => transport.close(),
+  () => db.close(),
+);

@@ -1,6 +1,6 @@
 import type { Database } from '@mp/db';
 import { OutboxRelay, type EventTransport } from '@mp/events';
-import { startGrpcServer } from '@mp/grpc';
+import { startGrpcServer, type ServiceAuth } from '@mp/grpc';
 import { systemClock, type Clock, type Logger } from '@mp/kit';
 import { projectsBinding } from './handlers.js';
 import { OverdueSweep } from './overdue-sweep.js';
@@ -8,6 +8,8 @@ import { OverdueSweep } from './overdue-sweep.js';
 export interface ProjectsServiceOptions {
   db: Database;
   transport: EventTransport;
+  /** This service's keyring (and mTLS material): who may call it, and how it calls others. */
+  auth: ServiceAuth;
   logger: Logger;
   host?: string;
   port: number;
@@ -30,7 +32,7 @@ export async function startProjectsService(opts: ProjectsServiceOptions): Promis
   const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, retentionMs: opts.outboxRetentionMs });
   const deps = { db: opts.db, relay, logger: opts.logger, clock: opts.clock ?? systemClock };
   const sweep = new OverdueSweep(deps, { intervalMs: opts.overdueSweepMs ?? 30_000 });
-  const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [projectsBinding(deps)], logger: opts.logger });
+  const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [projectsBinding(deps)], auth: opts.auth, logger: opts.logger });
   relay.start();
   sweep.start();
   return {

@@ -1,5 +1,5 @@
 import { webhooks } from '@mp/contracts';
-import { bindService } from '@mp/grpc';
+import { bindService, type CallerPolicy } from '@mp/grpc';
 import type { WebhooksDeps } from './deps.js';
 import { createWebhook } from './use-cases/create-webhook.js';
 import { deleteWebhook } from './use-cases/delete-webhook.js';
@@ -12,17 +12,25 @@ import { rotateSecret } from './use-cases/rotate-secret.js';
 import { testWebhook } from './use-cases/test-webhook.js';
 import { updateWebhook } from './use-cases/update-webhook.js';
 
+/** Only the gateway calls webhooks. */
+const CALLERS: CallerPolicy = { gateway: '*' };
+
 export function webhooksBinding(deps: WebhooksDeps) {
-  return bindService<webhooks.WebhooksServer>('mp.webhooks.Webhooks', webhooks.WebhooksService, {
-    createWebhook: (req, ctx) => createWebhook(deps, req, ctx),
-    updateWebhook: (req, ctx) => updateWebhook(deps, req, ctx),
-    deleteWebhook: (req, ctx) => deleteWebhook(deps, req, ctx),
-    getWebhook: (req, ctx) => getWebhook(deps, req, ctx),
-    listWebhooks: (req, ctx) => listWebhooks(deps, req, ctx),
-    testWebhook: (req, ctx) => testWebhook(deps, req, ctx),
-    listDeliveries: (req, ctx) => listDeliveries(deps, req, ctx),
-    getDelivery: (req, ctx) => getDelivery(deps, req, ctx),
-    resendDelivery: (req, ctx) => resendDelivery(deps, req, ctx),
-    rotateSecret: (req, ctx) => rotateSecret(deps, req, ctx),
-  });
+  return bindService<webhooks.WebhooksServer>(
+    'mp.webhooks.Webhooks',
+    webhooks.WebhooksService,
+    {
+      createWebhook: (req, ctx) => createWebhook(deps, req, ctx),
+      updateWebhook: (req, ctx) => updateWebhook(deps, req, ctx),
+      deleteWebhook: (req, ctx) => deleteWebhook(deps, req, ctx),
+      getWebhook: (req, ctx) => getWebhook(deps, req, ctx),
+      listWebhooks: (req, ctx) => listWebhooks(deps, req, ctx),
+      testWebhook: (req, ctx) => testWebhook(deps, req, ctx),
+      listDeliveries: (req, ctx) => listDeliveries(deps, req, ctx),
+      getDelivery: (req, ctx) => getDelivery(deps, req, ctx),
+      resendDelivery: (req, ctx) => resendDelivery(deps, req, ctx),
+      rotateSecret: (req, ctx) => rotateSecret(deps, req, ctx),
+    },
+    CALLERS,
+  );
 }

@@ -1,3 +1,4 @@
+import { serviceAuthOrExit } from '@mp/grpc';
 import { createLogger, stopOnSignals } from '@mp/kit';
 import { loadSecretsKey, openServiceDatabase, openTransport } from '@mp/runtime';
 import { parseWebhooksConfig } from './config.js';
@@ -6,10 +7,12 @@ import { readExtraCa, startWebhooksService } from './service.js';
 
 // Standalone process entry (one pod of the webhooks service).
 const config = parseWebhooksConfig();
+const auth = serviceAuthOrExit('webhooks', config);
 const logger = createLogger('webhooks');
 const db = await openServiceDatabase(config, SCHEMA, migrations, { poolSize: 20 });
 const transport = await openTransport(config, logger);
 const service = await startWebhooksService({
+  auth,
   db,
   transport,
   logger,
@@ -26,4 +29,8 @@ const service = await startWebhooksService({
 });
 logger.info({ port: service.port, metrics_port: service.metricsPort }, 'webhooks service listening');
 
-stopOnSignals(() => service.stop(), () => transport.close(), () => db.close());
+stopOnSignals(
+  () => service.stop(),
+  () => transport.close(),
+  () => db.close(),
+);

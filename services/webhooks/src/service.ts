@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Database } from '@mp/db';
 import type { EventTransport, Subscription } from '@mp/events';
-import { startGrpcServer } from '@mp/grpc';
+import { startGrpcServer, type ServiceAuth } from '@mp/grpc';
 import { SecretBox, systemClock, type Clock, type Logger } from '@mp/kit';
 import type { WebhooksDeps } from './deps.js';
 import { createDeliveryAgent } from './delivery/agent.js';
@@ -17,6 +17,8 @@ import { SuccessRateMonitor } from './success-rate-monitor.js';
 export interface WebhooksServiceOptions {
   db: Database;
   transport: EventTransport;
+  /** This service's keyring (and mTLS material): who may call it, and how it calls others. */
+  auth: ServiceAuth;
   logger: Logger;
   secretsKey: string;
   host?: string;
@@ -74,7 +76,7 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
     intervalMs: opts.statsIntervalMs ?? 30_000,
     ...(opts.alarmMinFinished !== undefined ? { minFinished: opts.alarmMinFinished } : {}),
   });
-  const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [webhooksBinding(deps)], logger: opts.logger });
+  const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [webhooksBinding(deps)], auth: opts.auth, logger: opts.logger });
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
   if (opts.metricsPort !== undefined) {
     metrics.collectProcessMetrics();

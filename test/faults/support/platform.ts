@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { webhooks } from '@mp/contracts';
-import { createClient, type CallerContext, type PromiseClient } from '@mp/grpc';
+import { createClient, generatePlatformKeys, keyFileSettings, type CallerContext, type Party, type PromiseClient } from '@mp/grpc';
 import { newId, newMasterKey } from '@mp/kit';
 import { createTestDatabase, createTestStream, queryTestDatabase, testCertificate, TEST_NATS_URL } from '@mp/testing';
 import { startProcess, type StartedProcess } from '../../support/process.js';
@@ -46,6 +46,11 @@ export async function startFaultPlatform(opts: { postgres?: PrivatePostgres; nat
   const dir = mkdtempSync(join(tmpdir(), 'mp-faults-'));
   const caFile = join(dir, 'ca.pem');
   writeFileSync(caFile, (await testCertificate()).cert);
+  // Each process reads its own service key and mTLS files, as a pod mounts them.
+  const keys = await generatePlatformKeys({ mtls: true });
+  const keysDir = join(dir, 'keys');
+  keys.writeFiles(keysDir);
+  const identityOf = (party: Party) => keyFileSettings(keysDir, party);
   const base = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -73,7 +78,9 @@ export async function startFaultPlatform(opts: { postgres?: PrivatePostgres; nat
     projects: null,
     webhooks: null,
     async startProjects() {
-      const proc = startProcess(process.execPath, ['services/projects/dist/main.js'], { env: { ...base, MP_PROJECTS_GRPC_PORT: '0' } });
+      const proc = startProcess(process.execPath, ['services/projects/dist/main.js'], {
+        env: { ...base, ...identityOf('projects'), MP_PROJECTS_GRPC_PORT: '0' },
+      });
       p.projects = proc;
       await proc.waitForOutput(/projects service listening/, 60_000);
       return proc;
@@ -82,6 +89,7 @@ export async function startFaultPlatform(opts: { postgres?: PrivatePostgres; nat
       const proc = startProcess(process.execPath, ['services/webhooks/dist/main.js'], {
         env: {
           ...base,
+          ...identityOf('webhooks'),
           MP_WEBHOOKS_GRPC_PORT: '0',
           MP_WEBHOOKS_METRICS_PORT: 'off',
           MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
@@ -92,7 +100,10 @@ export async function startFaultPlatform(opts: { postgres?: PrivatePostgres; nat
       p.webhooks = proc;
       const [, port] = await proc.waitForOutput(/"port":(\d+),[^\n]*webhooks service listening/, 60_000);
       grpc?.close();
-      grpc = createClient<webhooks.WebhooksServer>(webhooks.WebhooksClient, webhooks.WebhooksService, `127.0.0.1:${port}`);
+      grpc = createClient<webhooks.WebhooksServer>(webhooks.WebhooksClient, webhooks.WebhooksService, `127.0.0.1:${port}`, {
+        auth: keys.authFor('gateway'),
+        audience: 'webhooks',
+      });
       return proc;
     },
     client() {

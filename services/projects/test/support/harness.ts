@@ -1,7 +1,7 @@
 import { projects } from '@mp/contracts';
 import { createPgDatabase, migrate, type Database } from '@mp/db';
 import { NatsTransport, type DomainEvent } from '@mp/events';
-import { createClient, type CallerContext, type PromiseClient } from '@mp/grpc';
+import { createClient, generatePlatformKeys, type CallerContext, type PromiseClient } from '@mp/grpc';
 import { createLogger, newId, type Clock } from '@mp/kit';
 import { createTestDatabase, createTestStream, queryTestDatabase, waitUntil, type TestDatabase, type TestStream } from '@mp/testing';
 import { DomainError } from '@mp/errors';
@@ -67,6 +67,7 @@ export async function startTestProjects(opts: { replicas?: number } = {}): Promi
   const clock = new TestClock();
   const logger = createLogger('projects-test', process.env.MP_LOG_LEVEL ?? 'silent');
   const replicas: Replica[] = [];
+  const keys = await generatePlatformKeys({ mtls: false });
   const stop = async () => {
     for (const r of replicas) {
       r.client.close();
@@ -82,8 +83,11 @@ export async function startTestProjects(opts: { replicas?: number } = {}): Promi
       const database = createPgDatabase({ url: db.url, schema: SCHEMA, max: 5 });
       await migrate(database, SCHEMA, migrations);
       const transport = await NatsTransport.connect({ url: stream.url, stream: stream.stream, subjectPrefix: stream.subjectPrefix, logger });
-      const service = await startProjectsService({ db: database, transport, logger, port: 0, clock, overdueSweepMs: 0 });
-      const client = createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${service.port}`);
+      const service = await startProjectsService({ auth: keys.authFor('projects'), db: database, transport, logger, port: 0, clock, overdueSweepMs: 0 });
+      const client = createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${service.port}`, {
+        auth: keys.authFor('gateway'),
+        audience: 'projects',
+      });
       replicas.push({ service, client, database, transport });
     }
   } catch (err) {

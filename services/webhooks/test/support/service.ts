@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { webhooks } from '@mp/contracts';
 import { createPgDatabase, migrate, type Database } from '@mp/db';
 import { NatsTransport, outgoing, type DomainEvent, type EventType } from '@mp/events';
-import { createClient, type CallerContext, type PromiseClient } from '@mp/grpc';
+import { createClient, generatePlatformKeys, type CallerContext, type PromiseClient } from '@mp/grpc';
 import { newId, newMasterKey } from '@mp/kit';
 import { connect } from 'nats';
 import { createTestDatabase, createTestStream, queryTestDatabase, testCertificate, waitUntil, type TestDatabase, type TestStream } from '@mp/testing';
@@ -46,7 +46,9 @@ export async function startTestWebhooks(opts: Partial<WebhooksServiceOptions> = 
   const database = createPgDatabase({ url: db.url, schema: SCHEMA, max: 10 });
   await migrate(database, SCHEMA, migrations);
   const transport = await NatsTransport.connect({ url: stream.url, stream: stream.stream, subjectPrefix: stream.subjectPrefix, logger });
+  const keys = await generatePlatformKeys({ mtls: false });
   const service = await startWebhooksService({
+    auth: keys.authFor('webhooks'),
     db: database,
     transport,
     logger,
@@ -56,7 +58,10 @@ export async function startTestWebhooks(opts: Partial<WebhooksServiceOptions> = 
     extraCa: [(await testCertificate()).cert],
     ...opts,
   });
-  const client = createClient<webhooks.WebhooksServer>(webhooks.WebhooksClient, webhooks.WebhooksService, `127.0.0.1:${service.port}`);
+  const client = createClient<webhooks.WebhooksServer>(webhooks.WebhooksClient, webhooks.WebhooksService, `127.0.0.1:${service.port}`, {
+    auth: keys.authFor('gateway'),
+    audience: 'webhooks',
+  });
   const ctx: CallerContext = {
     requestId: newId('request'),
     tenantId: newId('tenant'),

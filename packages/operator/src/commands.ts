@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { identity } from '@mp/contracts';
+import { createClient, generatePlatformKeys, PARTIES, type CallerContext } from '@mp/grpc';
+import { newId } from '@mp/kit';
+import { loadOperatorCredential } from './credential.js';
+
+export const USAGE = `mp-operator: operator calls of the Monitoring Platform (run as: npm run operator -- <command> [options])
+
+Commands:
+  create-tenant --name NAME --admin-username USER [--admin-password PASS] [--admin-name NAME] [--plan PLAN]
+  get-tenant --id TENANT_ID
+  set-tenant-plan --tenant TENANT_ID --plan PLAN
+  upsert-plan --name PLAN [--features sandbox,oauth,reports,data_batches] [--api-per-minute N]
+              [--data-records-per-minute N] [--reports-per-hour N] [--concurrent-requests N]
+  rotate-signing-key
+  keygen --out DIR [--mtls]      service keys for a deployment (and an internal CA with --mtls)
+
+Credential: --credential FILE (default MP_DATA_DIR/operator.json, written by npm start), or
+MP_SERVICE_KEY_FILE (the operator key) + MP_SERVICE_PEER_KEYS_DIR (with identity.pub) [+ MP_GRPC_TLS_*]
+and MP_IDENTITY_ADDR for a deployment.`;
+
+const OPTIONS = {
+  credential: { type: 'string' },
+  name: { type: 'string' },
+  id: { type: 'string' },
+  tenant: { type: 'string' },
+  plan: { type: 'string' },
+  'admin-username': { type: 'string' },
+  'admin-password': { type: 'string' },
+  'admin-name': { type: 'string' },
+  features: { type: 'string' },
+  'api-per-minute': { type: 'string' },
+  'data-records-per-minute': { type: 'string' },
+  'reports-per-hour': { type: 'string' },
+  'concurrent-requests': { type: 'string' },
+  out: { type: 'string' },
+  mtls: { type: 'boolean' },
+  help: { type: 'boolean' },
+} as const;
+
+export class UsageError extends Error {}
+
+const operatorContext = (): CallerContext => ({
+  requestId: newId('request'),
+  tenantId: '',
+  environment: 'live',
+  principalId: 'operator',
+  principalType: 'system',
+  permissions: [],
+});
+
+function required(values: Record<string, unknown>, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required.`);
+  return v;
+}
+
+function count(values: Record<string, unknown>, name: string): number {
+  const v = values[name];
+  if (v === undefined) return 0;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number (0 = the operator default).`);
+  return n;
+}
+
+/** Runs one command; resolves with what to print (JSON for calls). */
+export async function runOperatorCommand(argv: string[], env: Record<string, string | undefined>): Promise<string> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const command = positionals[0];
+  if (!command || values.help) return USAGE;
+
+  if (command === 'keygen') {
+    const out = required(values, 'out');
+    const keys = await generatePlatformKeys({ mtls: Boolean(values.mtls) });
+    keys.writeFiles(out);
+    return [
+      `Wrote service keys for ${PARTIES.join(', ')} to ${out}:`,
+      `  <party>.key        the party's private key: mount it into that party's pods only (MP_SERVICE_KEY_FILE)`,
+      `  peers/<party>.pub  public keys: mount the folder into every pod (MP_SERVICE_PEER_KEYS_DIR)`,
+      ...(values.mtls ? [`  tls/ca.crt, tls/<party>.crt, tls/<party>.key   mutual TLS (MP_GRPC_TLS_CA_FILE, _CERT_FILE, _KEY_FILE)`] : []),
+      `Keep operator.key with the operators, outside the cluster.`,
+    ].join('\n');
+  }
+
+  const credential = loadOperatorCredential(env, values.credential);
+  const client = createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, credential.identityAddress, {
+    auth: credential.auth,
+    audience: 'identity',
+    deadlineMs: 15_000,
+  });
+  try {
+    const ctx = operatorContext();
+    switch (command) {
+      case 'create-tenant': {
+        const generated = values['admin-password'] ? null : randomBytes(18).toString('base64url');
+        const created = await client.createTenant(
+          {
+            name: required(values, 'name'),
+            adminUsername: required(values, 'admin-username'),
+            adminPassword: values['admin-password'] ?? generated!,
+            ...(values['admin-name'] ? { adminName: values['admin-name'] } : {}),
+            ...(values.plan ? { plan: values.plan } : {}),
+          },
+          ctx,
+        );
+        return JSON.stringify({ ...created, ...(generated ? { admin_password: generated } : {}) }, null, 2);
+      }
+      case 'get-tenant':
+        return JSON.stringify(await client.getTenant({ id: required(values, 'id') }, ctx), null, 2);
+      case 'set-tenant-plan':
+        return JSON.stringify(await client.setTenantPlan({ tenantId: required(values, 'tenant'), plan: required(values, 'plan') }, ctx), null, 2);
+      case 'upsert-plan': {
+        const plan = {
+          name: required(values, 'name'),
+          features: (values.features ?? '')
+            .split(',')
+            .map((f) => f.trim())
+            .filter(Boolean),
+          limits: {
+            apiPerMinute: count(values, 'api-per-minute'),
+            dataRecordsPerMinute: count(values, 'data-records-per-minute'),
+            reportsPerHour: count(values, 'reports-per-hour'),
+            concurrentRequests: count(values, 'concurrent-requests'),
+          },
+        };
+        return JSON.stringify(await client.upsertPlan(plan, ctx), null, 2);
+      }
+      case 'rotate-signing-key':
+        return JSON.stringify(await client.rotateSigningKey({}, ctx), null, 2);
+      default:
+        throw new UsageError(`Unknown command "${command}".`);
+    }
+  } finally {
+    client.close();
+  }
+}

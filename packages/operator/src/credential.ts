@@ -1,0 +1,42 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { keyringFromPem, loadServiceAuth, type ServiceAuth } from '@mp/grpc';
+
+/** Where to call identity and with which operator credential. */
+export interface OperatorCredential {
+  identityAddress: string;
+  auth: ServiceAuth;
+  source: string;
+}
+
+interface OperatorFile {
+  identity_address: string;
+  service_key: string;
+  peer_keys: { identity: string };
+  tls: { ca: string; cert: string; key: string } | null;
+}
+
+/**
+ * The operator credential: `--credential FILE` (or MP_OPERATOR_CREDENTIAL_FILE), the
+ * operator.json that `npm start` writes into its data folder; otherwise a deployment's files
+ * through the same settings a service reads (MP_SERVICE_KEY_FILE = the operator key,
+ * MP_SERVICE_PEER_KEYS_DIR with identity.pub, MP_GRPC_TLS_*) and MP_IDENTITY_ADDR.
+ */
+export function loadOperatorCredential(env: Record<string, string | undefined>, credentialFile?: string): OperatorCredential {
+  const file =
+    credentialFile ?? env.MP_OPERATOR_CREDENTIAL_FILE ?? (env.MP_SERVICE_KEY_FILE ? undefined : join(resolve(env.MP_DATA_DIR ?? './.data'), 'operator.json'));
+  if (file) {
+    if (!existsSync(file))
+      throw new Error(
+        `No operator credential at ${file}: start the platform (npm start) or set MP_SERVICE_KEY_FILE and MP_SERVICE_PEER_KEYS_DIR to the operator's key files.`,
+      );
+    const content = JSON.parse(readFileSync(file, 'utf8')) as OperatorFile;
+    const keyring = keyringFromPem('operator', content.service_key, { identity: content.peer_keys.identity });
+    return {
+      identityAddress: env.MP_IDENTITY_ADDR ?? content.identity_address,
+      auth: content.tls ? { keyring, tls: content.tls } : { keyring },
+      source: file,
+    };
+  }
+  return { identityAddress: env.MP_IDENTITY_ADDR ?? '127.0.0.1:50051', auth: loadServiceAuth('operator', env), source: env.MP_SERVICE_KEY_FILE! };
+}

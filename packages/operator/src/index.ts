@@ -1,0 +1,2 @@
+export { runOperatorCommand, USAGE, UsageError } from './commands.js';
+export { loadOperatorCredential, type OperatorCredential } from './credential.js';

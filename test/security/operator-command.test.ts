@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { keyFileSettings } from '@mp/grpc';
+import { runOperatorCommand, UsageError } from '@mp/operator';
+import { createTestDatabase, queryTestDatabase, type TestDatabase } from '@mp/testing';
+import { startProcess, type StartedProcess } from '../support/process.js';
+
+// Issue 13: operator calls need an operator credential, and the project ships the command for
+// them. A deployment makes its keys with `keygen`; an identity pod started from those files (with
+// mutual TLS) serves the command; a pod without its key does not start at all.
+describe('the operator command against a standalone identity process', () => {
+  let dir: string;
+  let db: TestDatabase;
+  let proc: StartedProcess | null = null;
+  const baseEnv = () => ({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    MP_DATABASE_URL: db.url,
+    MP_DATA_DIR: dir,
+    MP_IDENTITY_GRPC_PORT: '0',
+    MP_LOG_LEVEL: 'info',
+  });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mp-operator-'));
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await proc?.stop('SIGKILL');
+    await db?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keygen writes every party’s key (owner-only), the public keys and an mTLS set', async () => {
+    const out = await runOperatorCommand(['keygen', '--out', join(dir, 'keys'), '--mtls'], {});
+    expect(out).toContain('Keep operator.key with the operators');
+    for (const party of ['gateway', 'identity', 'projects', 'monitoring-data', 'webhooks', 'operator']) {
+      expect(statSync(join(dir, 'keys', `${party}.key`)).mode & 0o777).toBe(0o600);
+      expect(statSync(join(dir, 'keys', 'tls', `${party}.key`)).mode & 0o777).toBe(0o600);
+      expect(statSync(join(dir, 'keys', 'peers', `${party}.pub`)).isFile()).toBe(true);
+      expect(statSync(join(dir, 'keys', 'tls', `${party}.crt`)).isFile()).toBe(true);
+    }
+  });
+
+  it('a service without its key refuses to start, in one line naming the settings', async () => {
+    const p = startProcess(process.execPath, ['services/identity/dist/main.js'], { env: baseEnv() });
+    const code = await new Promise<number | null>((resolve) => p.child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(p.output().trim().split('\n')).toEqual([
+      'identity: cannot start: MP_SERVICE_KEY_FILE and MP_SERVICE_PEER_KEYS_DIR must be set: the identity process authenticates every gRPC call with its service key (make the keys with `npm run operator -- keygen --out DIR`).',
+    ]);
+    // It opened nothing: no schema was made in the database.
+    expect(await queryTestDatabase(db.url, "SELECT 1 FROM information_schema.schemata WHERE schema_name = 'identity'")).toEqual([]);
+  });
+
+  it('creates a tenant through identity with the operator’s files; the gateway’s key cannot', async () => {
+    const keys = join(dir, 'keys');
+    proc = startProcess(process.execPath, ['services/identity/dist/main.js'], { env: { ...baseEnv(), ...keyFileSettings(keys, 'identity') } });
+    const [, port] = await proc.waitForOutput(/"port":(\d+),[^\n]*identity service listening/, 60_000);
+    const operatorEnv = { ...keyFileSettings(keys, 'operator'), MP_IDENTITY_ADDR: `127.0.0.1:${port}` };
+    const created = JSON.parse(await runOperatorCommand(['create-tenant', '--name', 'Tunnel Co', '--admin-username', 'tunnel-admin'], operatorEnv));
+    expect(created.tenant.name).toBe('Tunnel Co');
+    expect(created.admin_password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(await queryTestDatabase(db.url, 'SELECT name FROM identity.tenants WHERE id = $1', [created.tenant.id])).toEqual([{ name: 'Tunnel Co' }]);
+
+    // The gateway's key, used as if it were the operator's: refused by identity.
+    const asGateway = { ...keyFileSettings(keys, 'gateway'), MP_IDENTITY_ADDR: `127.0.0.1:${port}` };
+    await expect(runOperatorCommand(['create-tenant', '--name', 'Evil', '--admin-username', 'evil'], asGateway)).rejects.toThrow();
+    expect(await queryTestDatabase(db.url, "SELECT name FROM identity.tenants WHERE name = 'Evil'")).toEqual([]);
+  });
+
+  it('refuses unknown commands and missing options with the usage', async () => {
+    await expect(runOperatorCommand(['create-tenant', '--name', 'x'], { MP_SERVICE_KEY_FILE: 'x' })).rejects.toBeInstanceOf(Error);
+    await expect(runOperatorCommand(['keygen'], {})).rejects.toBeInstanceOf(UsageError);
+    expect(await runOperatorCommand([], {})).toContain('Commands:');
+  });
+});
