@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { DomainError } from '@mp/errors';
+import { DomainError, excerpt } from '@mp/errors';
 import type { Logger } from '@mp/kit';
 import type { Environment, ServiceClients } from './clients.js';
 import { ok } from './envelope.js';
@@ -8,6 +8,7 @@ import type { JwtVerifier } from './jwt-verifier.js';
 import { authenticate, requirePermission } from './middleware/authenticate.js';
 import { jsonBody } from './middleware/json-body.js';
 import { requestContext } from './middleware/request-context.js';
+import { boundPathParameters, PATH_PARAMETERS, requestInput } from './middleware/request-input.js';
 import type { Readiness } from './readiness.js';
 import type { RateLimits } from '@mp/ratelimit';
 import compose from 'koa-compose';
@@ -49,11 +50,18 @@ export function createApp(deps: AppDeps): Koa {
   health.get(['/healthz', '/v3/healthz'], (ctx) => ok(ctx, { status: 'ok' }));
   health.get(['/readyz', '/v3/readyz'], async (ctx) => {
     const r = await deps.readiness.check();
-    if (!r.ready) throw new DomainError('503002', { detail: `Not ready: ${Object.entries(r.services).filter(([, s]) => s !== 'SERVING').map(([n]) => n).join(', ')} unavailable.` });
+    if (!r.ready)
+      throw new DomainError('503002', {
+        detail: `Not ready: ${Object.entries(r.services)
+          .filter(([, s]) => s !== 'SERVING')
+          .map(([n]) => n)
+          .join(', ')} unavailable.`,
+      });
     ok(ctx, { status: 'ready', services: r.services });
   });
 
   const v3 = new Router({ prefix: '/v3' });
+  boundPathParameters(v3, PATH_PARAMETERS);
   authRoutes(v3, deps.clients, limitAuthentication(deps.limits));
   apiKeyRoutes(v3, deps.clients, can('system:admin'));
   projectRoutes(v3, deps.clients, can);
@@ -62,6 +70,7 @@ export function createApp(deps: AppDeps): Koa {
   errorRoutes(v3, authed, requirePermission('system:read'));
 
   app.use(requestContext({ environment: deps.environment, docsUrl: deps.docsUrl, logger: deps.logger }));
+  app.use(requestInput());
   // Ahead of the JSON body parser: the OAuth endpoints also take form posts.
   app.use(identityRoutes(deps));
   app.use(jsonBody(deps.bodyLimitBytes));
@@ -69,11 +78,19 @@ export function createApp(deps: AppDeps): Koa {
   app.use(v3.routes());
   app.use(v3.allowedMethods({ throw: true, notImplemented: () => notFound(), methodNotAllowed: () => notFound() }));
   app.use(async (ctx) => {
-    throw new DomainError('400001', { field: 'path', detail: `No endpoint ${ctx.method} ${ctx.path}.`, suggestion: 'Check the method and path against the API reference (paths start with /v3).' });
+    throw new DomainError('400001', {
+      field: 'path',
+      detail: `No endpoint ${ctx.method} ${excerpt(ctx.path, 200)}.`,
+      suggestion: 'Check the method and path against the API reference (paths start with /v3).',
+    });
   });
   return app;
 }
 
 function notFound(): Error {
-  return new DomainError('400001', { field: 'method', detail: 'This method is not defined for the path.', suggestion: 'Check the method against the API reference.' });
+  return new DomainError('400001', {
+    field: 'method',
+    detail: 'This method is not defined for the path.',
+    suggestion: 'Check the method against the API reference.',
+  });
 }

@@ -16,9 +16,11 @@ const record = z.object({
 
 /** Synchronous writes take at most 1,000 records (MAX_RECORDS_PER_WRITE of the service). */
 export const MAX_RECORDS_PER_WRITE = 1000;
+/** A batch upload takes at most 100,000 records (MAX_RECORDS_PER_BATCH of the service). */
+export const MAX_RECORDS_PER_BATCH = 100_000;
 const bodies = {
   write: z.object({ records: z.array(record).min(1).max(MAX_RECORDS_PER_WRITE) }),
-  batch: z.object({ records: z.array(record).min(1) }),
+  batch: z.object({ records: z.array(record).min(1).max(MAX_RECORDS_PER_BATCH) }),
 };
 
 type RecordInput = z.infer<typeof record>;
@@ -116,7 +118,8 @@ function fastColumns(body: Record<string, unknown>, max: number): Columns | null
     // a point id or instant already in the dictionary passed its pattern at its first record
     if (typeof pointId !== 'string' || !(builder.hasPoint(pointId) || POINT_ID.test(pointId))) return null;
     if (typeof measuredAt !== 'string' || !(builder.hasInstant(measuredAt) || ISO_WITH_OFFSET.test(measuredAt)) || !isPlainObject(v)) return null;
-    if (!optionalNumber(v.x) || !optionalNumber(v.y) || !optionalNumber(v.z) || !optionalNumber(v.dx) || !optionalNumber(v.dy) || !optionalNumber(v.dz)) return null;
+    if (!optionalNumber(v.x) || !optionalNumber(v.y) || !optionalNumber(v.z) || !optionalNumber(v.dx) || !optionalNumber(v.dy) || !optionalNumber(v.dz))
+      return null;
     if (p !== undefined) {
       if (typeof p !== 'number' || !(p > 0) || !Number.isFinite(p)) return null;
       (precision ??= new Array<number>(n).fill(NaN))[i] = p;
@@ -133,5 +136,5 @@ function fastColumns(body: Record<string, unknown>, max: number): Columns | null
  * the offending field, e.g. `records[3].measured_at`).
  */
 export function recordColumns(kind: 'write' | 'batch', body: Record<string, unknown>): Columns {
-  return fastColumns(body, kind === 'write' ? MAX_RECORDS_PER_WRITE : Infinity) ?? toColumns(validate(bodies[kind], body, 'body').records);
+  return fastColumns(body, kind === 'write' ? MAX_RECORDS_PER_WRITE : MAX_RECORDS_PER_BATCH) ?? toColumns(validate(bodies[kind], body, 'body').records);
 }

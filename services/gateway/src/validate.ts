@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '@mp/errors';
+import { findControlCharacter } from './control-characters.js';
 
 /** Turns a zod path into the field notation of the error envelope, e.g. `records[3].measured_at`. */
 export function fieldOf(path: PropertyKey[]): string {
@@ -17,6 +18,7 @@ function describeType(value: unknown): string {
  * both: out of range 400003, bad format (dates, ids) 400004.
  */
 export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 'body' | 'query' | 'path'): z.infer<S> {
+  refuseControlCharacters(input, where);
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
@@ -30,16 +32,32 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 
   switch (issue.code) {
     case 'invalid_type':
       if (given === undefined) {
-        throw new DomainError(where === 'body' ? '422101' : '400001', { field, detail: `${name} is required.`, suggestion: `Send ${name} (${issue.expected}).` });
+        throw new DomainError(where === 'body' ? '422101' : '400001', {
+          field,
+          detail: `${name} is required.`,
+          suggestion: `Send ${name} (${issue.expected}).`,
+        });
       }
-      throw new DomainError(where === 'body' ? '422102' : '400001', { field, detail: `${name} must be ${issue.expected}; got ${describeType(given)}.`, suggestion: `Send ${name} as ${issue.expected}.` });
+      throw new DomainError(where === 'body' ? '422102' : '400001', {
+        field,
+        detail: `${name} must be ${issue.expected}; got ${describeType(given)}.`,
+        suggestion: `Send ${name} as ${issue.expected}.`,
+      });
     case 'too_small':
     case 'too_big':
-      throw new DomainError('400003', { field, detail: `${name}: ${issue.message}.`, suggestion: `Send ${name} within the allowed range.` });
+      throw new DomainError('400003', { field, detail: rangeDetail(name, issue), suggestion: `Send ${name} within the allowed range.` });
     case 'invalid_format':
-      throw new DomainError('400004', { field, detail: `${name} is not in the expected format (${issue.format}).`, suggestion: issue.format === 'datetime' ? 'Use ISO 8601 with a UTC offset, e.g. 2026-03-01T08:00:00Z.' : `Send ${name} in ${issue.format} format.` });
+      throw new DomainError('400004', {
+        field,
+        detail: `${name} is not in the expected format (${issue.format}).`,
+        suggestion: issue.format === 'datetime' ? 'Use ISO 8601 with a UTC offset, e.g. 2026-03-01T08:00:00Z.' : `Send ${name} in ${issue.format} format.`,
+      });
     case 'invalid_value':
-      throw new DomainError(where === 'body' ? '422103' : '400001', { field, detail: `${name} must be one of ${issue.values.map(String).join(', ')}.`, suggestion: `Use one of: ${issue.values.map(String).join(', ')}.` });
+      throw new DomainError(where === 'body' ? '422103' : '400001', {
+        field,
+        detail: `${name} must be one of ${issue.values.map(String).join(', ')}.`,
+        suggestion: `Use one of: ${issue.values.map(String).join(', ')}.`,
+      });
     case 'custom': {
       const code = (issue.params as { code?: string } | undefined)?.code ?? (where === 'body' ? '422103' : '400001');
       throw new DomainError(code, { field, detail: issue.message });
@@ -47,6 +65,35 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 
     default:
       throw new DomainError(where === 'body' ? '422103' : '400001', { field, detail: `${name}: ${issue.message}.` });
   }
+}
+
+/**
+ * 400004 for the first string of the input holding NUL or another control character (see
+ * control-characters.ts), before any schema sees it: one check for every body and query.
+ */
+function refuseControlCharacters(input: unknown, where: 'body' | 'query' | 'path'): void {
+  const path = findControlCharacter(input, where === 'body' ? 'body' : 'query');
+  if (path === null) return;
+  // A repeated query parameter is named by its name alone.
+  const field = (where === 'body' ? fieldOf(path) : String(path[0] ?? '')) || null;
+  throw new DomainError('400004', {
+    field,
+    detail: `${field ?? 'The body'} holds a NUL or other control character.`,
+    suggestion:
+      where === 'body'
+        ? 'Remove control characters from the text (tab and line breaks are fine in free text).'
+        : 'Remove control characters (such as %00) from the parameter.',
+  });
+}
+
+/** "name is at most 100 characters long", without quoting the value. */
+function rangeDetail(name: string, issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall): string {
+  const big = issue.code === 'too_big';
+  const bound = big ? (issue as z.core.$ZodIssueTooBig).maximum : (issue as z.core.$ZodIssueTooSmall).minimum;
+  const most = big ? 'at most' : 'at least';
+  if (issue.origin === 'string') return `${name} is ${most} ${bound} characters long.`;
+  if (issue.origin === 'array' || issue.origin === 'set') return `${name} holds ${most} ${bound} entries.`;
+  return `${name} must be ${big ? (issue.inclusive ? 'at most' : 'below') : issue.inclusive ? 'at least' : 'above'} ${bound}.`;
 }
 
 /** Query-string limit and cursor shared by every list. */

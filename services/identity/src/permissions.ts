@@ -1,4 +1,4 @@
-import { DomainError } from '@mp/errors';
+import { DomainError, excerpt } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 
 /** The permission identifiers of spec §2.2, the only values a key, user or grant may carry. */
@@ -45,7 +45,7 @@ export function checkGrantable(
     if (!isPermission(p)) {
       throw new DomainError('422103', {
         field: `${field}[${i}]`,
-        detail: `"${p}" is not a permission identifier.`,
+        detail: `${excerpt(p)} is not a permission identifier.`,
         suggestion: `Use only: ${ALL_PERMISSIONS.join(', ')}.`,
       });
     }

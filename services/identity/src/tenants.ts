@@ -1,6 +1,6 @@
 import type { identity } from '@mp/contracts';
 import type { Queryable } from '@mp/db';
-import { DomainError } from '@mp/errors';
+import { DomainError, excerpt } from '@mp/errors';
 import { PLAN_COLUMNS, toPlan, type PlanRow } from './plans.js';
 
 interface TenantRow extends PlanRow {
@@ -22,5 +22,6 @@ export async function loadTenant(q: Queryable, id: string): Promise<identity.Ten
 
 export async function requirePlan(q: Queryable, name: string, field = 'plan'): Promise<void> {
   const { rows } = await q.query('SELECT 1 FROM plans WHERE name = $1', [name]);
-  if (rows.length === 0) throw new DomainError('422104', { field, detail: `Plan "${name}" does not exist.`, suggestion: 'Create it with UpsertPlan first.' });
+  if (rows.length === 0)
+    throw new DomainError('422104', { field, detail: `Plan ${excerpt(name)} does not exist.`, suggestion: 'Create it with UpsertPlan first.' });
 }

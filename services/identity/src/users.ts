@@ -1,5 +1,5 @@
 import type { Queryable } from '@mp/db';
-import { DomainError } from '@mp/errors';
+import { DomainError, excerpt } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { isId } from '@mp/kit';
 import { USER_COLUMNS, type UserRow } from './rows.js';
@@ -71,6 +71,6 @@ export function checkName(raw: string, field = 'name'): string {
 export const usernameTaken = (username: string) =>
   new DomainError('409009', {
     field: 'username',
-    detail: `The username "${username}" is already taken.`,
+    detail: `The username ${excerpt(username)} is already taken.`,
     suggestion: 'Choose another username, e.g. with your organisation as a suffix.',
   });

@@ -1,5 +1,5 @@
 import { isUniqueViolation } from '@mp/db';
-import { DomainError } from '@mp/errors';
+import { DomainError, excerpt } from '@mp/errors';
 import { DUPLICATE_SERIAL_CODE } from './device-row.js';
 
 /** A calibration cannot fall due before it was made (422204). */
@@ -18,7 +18,7 @@ export function duplicateSerial(err: unknown, serial: string | undefined): unkno
   if (isUniqueViolation(err, 'devices_serial_unique')) {
     return new DomainError(DUPLICATE_SERIAL_CODE, {
       field: 'serial_number',
-      detail: `A device with serial number "${serial}" already exists.`,
+      detail: `A device with serial number ${excerpt(serial)} already exists.`,
       suggestion: 'Use the existing device (GET /devices?q=<serial>), or check the serial number.',
     });
   }

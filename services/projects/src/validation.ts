@@ -1,4 +1,4 @@
-import { DomainError } from '@mp/errors';
+import { DomainError, excerpt } from '@mp/errors';
 import { isId, type IdKind } from '@mp/kit';
 
 // Field checks shared by the use cases. Codes follow docs/adr/0004: out of range 400003, bad
@@ -70,7 +70,7 @@ export function checkEnum<T extends string>(value: string, allowed: readonly T[]
   if (!(allowed as readonly string[]).includes(value)) {
     throw new DomainError('422103', {
       field,
-      detail: `${field} must be one of ${allowed.join(', ')}; got "${value}".`,
+      detail: `${field} must be one of ${allowed.join(', ')}; got ${excerpt(value)}.`,
       suggestion: `Use one of: ${allowed.join(', ')}.`,
     });
   }

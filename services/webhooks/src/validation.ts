@@ -1,10 +1,14 @@
-import { DomainError } from '@mp/errors';
+import { DomainError, excerpt } from '@mp/errors';
 import { EVENT_TYPES, isEventType } from '@mp/events';
 import type { webhooks } from '@mp/contracts';
 import { assertWebhookUrlAllowed } from './delivery/target-guard.js';
 
 export const RETRY_DEFAULTS = { maxRetries: 3, retryInterval: 5 } as const;
 export const RETRY_LIMITS = { maxRetries: [0, 10], retryInterval: [1, 3600] } as const;
+/** Longest webhook URL (the gateway's bound too). */
+export const MAX_URL_LENGTH = 2000;
+/** Most entries of `events` (each event type once is far fewer; repeats are dropped). */
+export const MAX_EVENTS = 50;
 
 export function checkName(name: string): string {
   const trimmed = name.trim();
@@ -26,9 +30,16 @@ export function checkEvents(events: string[]): string[] {
       suggestion: `Subscribe to one or more of: ${EVENT_TYPES.join(', ')}.`,
     });
   }
+  if (events.length > MAX_EVENTS) {
+    throw new DomainError('400003', { field: 'events', detail: `events lists at most ${MAX_EVENTS} event types.`, suggestion: 'List each event type once.' });
+  }
   events.forEach((e, i) => {
     if (!isEventType(e)) {
-      throw new DomainError('422103', { field: `events[${i}]`, detail: `"${e}" is not an event type.`, suggestion: `Use one of: ${EVENT_TYPES.join(', ')}.` });
+      throw new DomainError('422103', {
+        field: `events[${i}]`,
+        detail: `${excerpt(e)} is not an event type.`,
+        suggestion: `Use one of: ${EVENT_TYPES.join(', ')}.`,
+      });
     }
   });
   return [...new Set(events)];
@@ -48,6 +59,9 @@ export function checkRetryPolicy(policy: webhooks.RetryPolicy | undefined): { ma
 }
 
 export async function checkUrl(url: string, allowPrivate: boolean): Promise<string> {
+  if (url.length > MAX_URL_LENGTH) {
+    throw new DomainError('400003', { field: 'url', detail: `url is at most ${MAX_URL_LENGTH} characters long.`, suggestion: 'Use a shorter receiver URL.' });
+  }
   await assertWebhookUrlAllowed(url, { allowPrivate });
   return url;
 }

@@ -144,6 +144,23 @@ describe('assertWebhookUrlAllowed', () => {
     await expect422(assertWebhookUrlAllowed('ftp://hooks.example.com/x', { allowPrivate: false, resolve: publicResolve }), /https/);
   });
 
+  it('refuses port 0 and ports outside 1-65535, with private targets allowed or not', async () => {
+    for (const allowPrivate of [false, true]) {
+      await expect422(assertWebhookUrlAllowed('https://hooks.example.com:0/x', { allowPrivate, resolve: publicResolve }), /port must be 1 to 65535/);
+      await expect422(assertWebhookUrlAllowed('https://8.8.8.8:00/x', { allowPrivate, resolve: publicResolve }), /port must be 1 to 65535/);
+      await expect422(assertWebhookUrlAllowed('https://hooks.example.com:65536/x', { allowPrivate, resolve: publicResolve }), /valid/);
+    }
+    await expect(assertWebhookUrlAllowed('https://hooks.example.com:65535/x', { allowPrivate: false, resolve: publicResolve })).resolves.toBeUndefined();
+    await expect(assertWebhookUrlAllowed('https://hooks.example.com:1/x', { allowPrivate: false, resolve: publicResolve })).resolves.toBeUndefined();
+  });
+
+  it('quotes at most a short excerpt of a long host', async () => {
+    const host = `${'a'.repeat(60)}.${'b'.repeat(60)}.example`;
+    const err = await assertWebhookUrlAllowed(`https://${host}/x`, { allowPrivate: false, resolve: async () => ['10.0.0.1'] }).catch((e: DomainError) => e);
+    expect((err as DomainError).detail).not.toContain(host);
+    expect((err as DomainError).detail.length).toBeLessThan(200);
+  });
+
   it('refuses credentials in the URL', async () => {
     await expect422(assertWebhookUrlAllowed('https://user:pass@hooks.example.com/x', { allowPrivate: false, resolve: publicResolve }), /credentials/);
     await expect422(assertWebhookUrlAllowed('https://user@hooks.example.com/x', { allowPrivate: false, resolve: publicResolve }), /credentials/);

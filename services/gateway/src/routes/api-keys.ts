@@ -3,13 +3,14 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentIdentity as present } from '../presenters-identity.js';
+import { MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import type { Middleware } from 'koa';
 
 const createBody = z.object({
-  name: z.string(),
-  permissions: z.array(z.string()),
+  name: text(MAX_LENGTH.name),
+  permissions: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.permissions),
   expires_at: z.iso.datetime({ offset: true }).optional(),
 });
 

@@ -5,12 +5,13 @@ import { anonymousContext } from '@mp/grpc';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentIdentity as present } from '../presenters-identity.js';
+import { MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { validate } from '../validate.js';
 
 const loginBody = z.object({
-  username: z.string().min(1).max(200),
-  password: z.string().min(1).max(1000),
+  username: text(MAX_LENGTH.username).min(1),
+  password: text(MAX_LENGTH.password).min(1),
   grant_type: z.literal('password'),
 });
 

@@ -9,39 +9,34 @@ import { requireFeature } from '../middleware/authenticate.js';
 import { ok, okJson } from '../envelope.js';
 import { presentData } from '../presenters-data.js';
 import { recordColumns, recordCount, values } from '../record-columns.js';
+import { idText, instantText, MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
+import { expectedVersion, versionField } from './versioning.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 
 const listQuery = pageQuery.extend({
-  point_id: z.string().optional(),
-  from: z.string().optional(),
-  to: z.string().optional(),
+  point_id: idText().optional(),
+  from: instantText().optional(),
+  to: instantText().optional(),
   status: z.enum(['normal', 'warning', 'alarm']).optional(),
   quality_flag: z.enum(['valid', 'suspect', 'invalid']).optional(),
   order: z.enum(['asc', 'desc']).optional(),
 });
 const seriesQuery = z.object({
-  from: z.string().optional(),
-  to: z.string().optional(),
+  from: instantText().optional(),
+  to: instantText().optional(),
   interval_seconds: z.coerce.number().int().min(1).max(31_536_000).optional(),
   buckets: z.coerce.number().int().min(1).max(5000).optional(),
 });
-const latestQuery = pageQuery.extend({ point_id: z.union([z.string(), z.array(z.string())]).optional() });
+/** `point_id=a,b` or `point_id=a&point_id=b`: at most MAX_ITEMS.pointIds ids in all. */
+const pointIdList = text(MAX_ITEMS.pointIds * (MAX_LENGTH.id + 1));
+const latestQuery = pageQuery.extend({ point_id: z.union([pointIdList, z.array(pointIdList).max(MAX_ITEMS.pointIds)]).optional() });
 const patchBody = z.object({
   values: values.optional(),
   quality_flag: z.enum(['valid', 'suspect', 'invalid']).optional(),
-  remark: z.string().max(500).nullable().optional(),
-  version: z.number().int().positive().optional(),
+  remark: text(MAX_LENGTH.remark).nullable().optional(),
+  version: versionField,
 });
-
-/** If-Match (`3`, `"3"` or `W/"3"`) or the body's `version`: the version a change expects (409004 when stale). */
-function expectedVersion(ctx: Context, bodyVersion?: number): number | undefined {
-  const header = ctx.get('if-match');
-  if (!header) return bodyVersion;
-  const m = /^(?:W\/)?"?(\d+)"?$/.exec(header.trim());
-  if (!m) throw new DomainError('400004', { field: 'If-Match', detail: 'If-Match must carry the record version, e.g. "3".' });
-  return Number(m[1]);
-}
 
 /**
  * Spec §8: data writes are limited in records, not requests (500 per minute per tenant and
@@ -96,6 +91,13 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
     const state = ctx.state as GatewayState;
     const q = validate(latestQuery, ctx.query, 'query');
     const pointIds = (Array.isArray(q.point_id) ? q.point_id : q.point_id ? [q.point_id] : []).flatMap((p) => p.split(',')).filter(Boolean);
+    if (pointIds.length > MAX_ITEMS.pointIds) {
+      throw new DomainError('400003', {
+        field: 'point_id',
+        detail: `point_id names at most ${MAX_ITEMS.pointIds} points.`,
+        suggestion: 'Ask for the points in several requests, or leave point_id out for every point (paged).',
+      });
+    }
     const list = await clients.monitoringData.getLatest({ projectId: ctx.params.project_id!, pointIds, page: pageOf(q) }, state.caller!);
     ok(ctx, listData(list.items, presentData.record, list.page));
   });
@@ -146,11 +148,10 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
   router.patch('/data/:data_id', can('data:write'), async (ctx) => {
     const state = ctx.state as GatewayState;
     const b = validate(patchBody, state.body ?? {}, 'body');
-    const expected = expectedVersion(ctx, b.version);
     const updated = await clients.monitoringData.updateRecord(
       {
         id: ctx.params.data_id!,
-        ...(expected !== undefined ? { expectedVersion: expected } : {}),
+        ...expectedVersion(ctx, b.version),
         ...(b.values !== undefined ? { values: toValues(b.values) } : {}),
         ...(b.quality_flag !== undefined ? { qualityFlag: b.quality_flag } : {}),
         ...(typeof b.remark === 'string' ? { remark: b.remark } : {}),
@@ -163,8 +164,7 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
 
   router.delete('/data/:data_id', can('data:write'), async (ctx) => {
     const state = ctx.state as GatewayState;
-    const expected = expectedVersion(ctx);
-    const deleted = await clients.monitoringData.deleteRecord({ id: ctx.params.data_id!, ...(expected !== undefined ? { expectedVersion: expected } : {}) }, state.caller!);
+    const deleted = await clients.monitoringData.deleteRecord({ id: ctx.params.data_id!, ...expectedVersion(ctx, undefined) }, state.caller!);
     ok(ctx, { ...presentData.record(deleted), deleted: true });
   });
 }

@@ -4,38 +4,39 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
+import { enumText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, versionField } from './versioning.js';
 
 const createBody = z.object({
-  serial_number: z.string(),
-  model: z.string(),
-  type: z.string(),
-  name: z.string().optional(),
-  manufacturer: z.string().optional(),
-  status: z.string().optional(),
-  calibrated_at: z.string().optional(),
-  calibration_due_at: z.string().optional(),
-  description: z.string().optional(),
+  serial_number: text(MAX_LENGTH.number),
+  model: text(MAX_LENGTH.model),
+  type: enumText(),
+  name: text(MAX_LENGTH.name).optional(),
+  manufacturer: text(MAX_LENGTH.name).optional(),
+  status: enumText().optional(),
+  calibrated_at: instantText().optional(),
+  calibration_due_at: instantText().optional(),
+  description: text(MAX_LENGTH.description).optional(),
 });
 
 const CLEARABLE = ['name', 'manufacturer', 'calibrated_at', 'calibration_due_at', 'description'] as const;
 
 const patchBody = z.object({
-  serial_number: z.string().optional(),
-  model: z.string().optional(),
-  type: z.string().optional(),
-  name: z.string().nullable().optional(),
-  manufacturer: z.string().nullable().optional(),
-  status: z.string().optional(),
-  calibrated_at: z.string().nullable().optional(),
-  calibration_due_at: z.string().nullable().optional(),
-  description: z.string().nullable().optional(),
+  serial_number: text(MAX_LENGTH.number).optional(),
+  model: text(MAX_LENGTH.model).optional(),
+  type: enumText().optional(),
+  name: text(MAX_LENGTH.name).nullable().optional(),
+  manufacturer: text(MAX_LENGTH.name).nullable().optional(),
+  status: enumText().optional(),
+  calibrated_at: instantText().nullable().optional(),
+  calibration_due_at: instantText().nullable().optional(),
+  description: text(MAX_LENGTH.description).nullable().optional(),
   version: versionField,
 });
 
-const listQuery = pageQuery.extend({ status: z.string().optional(), type: z.string().optional(), q: z.string().max(100).optional() });
+const listQuery = pageQuery.extend({ status: enumText().optional(), type: enumText().optional(), q: text(MAX_LENGTH.search).optional() });
 
 /** Devices of the tenant environment (project:read / project:write); not tied to one project. */
 export function deviceRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {

@@ -9,6 +9,7 @@ import { authenticate, bearerToken, requirePermission, type AuthState } from '..
 import { jsonOrFormBody } from '../middleware/form-body.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { limitAuthentication, limitTenant } from '../middleware/rate-limit.js';
+import { boundPathParameters, PATH_PARAMETERS } from '../middleware/request-input.js';
 import { presentIdentity as present } from '../presenters-identity.js';
 import { validate } from '../validate.js';
 import { oauthRoutes } from './oauth.js';
@@ -24,6 +25,7 @@ const logoutBody = z.object({ refresh_token: z.string().min(1).max(4000).optiona
  */
 export function identityRoutes(deps: AppDeps): ReturnType<Router['routes']> {
   const router = new Router({ prefix: '/v3' });
+  boundPathParameters(router, PATH_PARAMETERS);
   const body = jsonBody(deps.bodyLimitBytes);
   const authed = compose([authenticate(deps), limitTenant(deps.limits)]);
   const admin = compose([authed, requirePermission('system:admin'), body]);

@@ -8,11 +8,12 @@ import { isId } from '@mp/kit';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
+import { enumText, idText, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined } from './versioning.js';
 
-const addBody = z.object({ user_id: z.string(), role: z.string(), name: z.string().optional(), phone: z.string().optional() });
+const addBody = z.object({ user_id: idText(), role: enumText(), name: text(MAX_LENGTH.name).optional(), phone: text(MAX_LENGTH.phone).optional() });
 
 /**
  * Project members (project:read / project:write; adding and removing also needs the owner role or a
@@ -23,7 +24,7 @@ const addBody = z.object({ user_id: z.string(), role: z.string(), name: z.string
 export function memberRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {
   router.get('/projects/:project_id/members', can('project:read'), async (ctx) => {
     const state = ctx.state as GatewayState;
-    const q = validate(pageQuery.extend({ role: z.string().optional() }), ctx.query, 'query');
+    const q = validate(pageQuery.extend({ role: enumText().optional() }), ctx.query, 'query');
     const list = await clients.projects.listMembers({ projectId: ctx.params.project_id!, page: pageOf(q), ...defined({ role: q.role }) }, state.caller!);
     ok(ctx, listData(list.items, present.member, list.page));
   });

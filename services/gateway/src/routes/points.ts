@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
+import { enumText, idText, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionField } from './versioning.js';
@@ -11,39 +12,39 @@ import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionFiel
 const coordinates = z.object({ x: z.number(), y: z.number(), z: z.number() });
 
 const createBody = z.object({
-  number: z.string(),
-  name: z.string(),
-  sensor_type: z.string(),
+  number: text(MAX_LENGTH.number),
+  name: text(MAX_LENGTH.name),
+  sensor_type: enumText(),
   reference: coordinates,
   thresholds: z.object({ warning: z.number(), alarm: z.number() }),
   abrupt_change_limit: z.number().optional(),
   precision: z.number().optional(),
-  device_id: z.string().optional(),
+  device_id: idText().optional(),
   active: z.boolean().optional(),
-  description: z.string().optional(),
+  description: text(MAX_LENGTH.description).optional(),
 });
 
 const CLEARABLE = ['abrupt_change_limit', 'precision', 'device_id', 'description'] as const;
 
 const patchBody = z.object({
-  number: z.string().optional(),
-  name: z.string().optional(),
-  sensor_type: z.string().optional(),
+  number: text(MAX_LENGTH.number).optional(),
+  name: text(MAX_LENGTH.name).optional(),
+  sensor_type: enumText().optional(),
   reference: coordinates.optional(),
   thresholds: z.object({ warning: z.number().optional(), alarm: z.number().optional() }).optional(),
   abrupt_change_limit: z.number().nullable().optional(),
   precision: z.number().nullable().optional(),
-  device_id: z.string().nullable().optional(),
+  device_id: idText().nullable().optional(),
   active: z.boolean().optional(),
-  description: z.string().nullable().optional(),
+  description: text(MAX_LENGTH.description).nullable().optional(),
   version: versionField,
 });
 
 const listQuery = pageQuery.extend({
-  sensor_type: z.string().optional(),
+  sensor_type: enumText().optional(),
   active: queryBoolean,
-  device_id: z.string().optional(),
-  q: z.string().max(100).optional(),
+  device_id: idText().optional(),
+  q: text(MAX_LENGTH.search).optional(),
 });
 
 /** Monitoring points (project:read / project:write): coordinates in metres, thresholds in millimetres. */

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
+import { enumText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { deviceRoutes } from './devices.js';
@@ -16,29 +17,29 @@ const bounds = z.object({ min_x: z.number(), max_x: z.number(), min_y: z.number(
 const toBounds = (b: z.infer<typeof bounds>) => ({ minX: b.min_x, maxX: b.max_x, minY: b.min_y, maxY: b.max_y, minZ: b.min_z, maxZ: b.max_z });
 
 const createBody = z.object({
-  name: z.string(),
-  number: z.string(),
-  description: z.string().optional(),
-  start_date: z.string().optional(),
-  end_date: z.string().optional(),
+  name: text(MAX_LENGTH.name),
+  number: text(MAX_LENGTH.number),
+  description: text(MAX_LENGTH.description).optional(),
+  start_date: instantText().optional(),
+  end_date: instantText().optional(),
   bounds: bounds.optional(),
 });
 
 const CLEARABLE = ['description', 'start_date', 'end_date', 'bounds'] as const;
 
 const patchBody = z.object({
-  name: z.string().optional(),
-  number: z.string().optional(),
-  description: z.string().nullable().optional(),
-  start_date: z.string().nullable().optional(),
-  end_date: z.string().nullable().optional(),
+  name: text(MAX_LENGTH.name).optional(),
+  number: text(MAX_LENGTH.number).optional(),
+  description: text(MAX_LENGTH.description).nullable().optional(),
+  start_date: instantText().nullable().optional(),
+  end_date: instantText().nullable().optional(),
   bounds: bounds.nullable().optional(),
   version: versionField,
 });
 
-const statusBody = z.object({ status: z.string(), remark: z.string().optional(), version: versionField });
+const statusBody = z.object({ status: enumText(), remark: text(MAX_LENGTH.remark).optional(), version: versionField });
 
-const listQuery = pageQuery.extend({ status: z.string().optional(), q: z.string().max(100).optional() });
+const listQuery = pageQuery.extend({ status: enumText().optional(), q: text(MAX_LENGTH.search).optional() });
 
 /**
  * Projects (project:read / project:write), and — registered from here so that app.ts needs no

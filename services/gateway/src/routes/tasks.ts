@@ -4,37 +4,38 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
+import { enumText, idText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionField } from './versioning.js';
 
 const createBody = z.object({
-  name: z.string(),
-  description: z.string().optional(),
-  priority: z.string().optional(),
-  due_at: z.string().optional(),
-  assignee_id: z.string().optional(),
+  name: text(MAX_LENGTH.name),
+  description: text(MAX_LENGTH.description).optional(),
+  priority: enumText().optional(),
+  due_at: instantText().optional(),
+  assignee_id: idText().optional(),
 });
 
 const CLEARABLE = ['description', 'due_at'] as const;
 
 const patchBody = z.object({
-  name: z.string().optional(),
-  description: z.string().nullable().optional(),
-  priority: z.string().optional(),
-  due_at: z.string().nullable().optional(),
+  name: text(MAX_LENGTH.name).optional(),
+  description: text(MAX_LENGTH.description).nullable().optional(),
+  priority: enumText().optional(),
+  due_at: instantText().nullable().optional(),
   version: versionField,
 });
 
-const statusBody = z.object({ status: z.string(), remark: z.string().optional(), version: versionField });
-const assignBody = z.object({ user_id: z.string(), version: versionField });
+const statusBody = z.object({ status: enumText(), remark: text(MAX_LENGTH.remark).optional(), version: versionField });
+const assignBody = z.object({ user_id: idText(), version: versionField });
 
 const listQuery = pageQuery.extend({
-  status: z.string().optional(),
-  assignee_id: z.string().optional(),
-  priority: z.string().optional(),
+  status: enumText().optional(),
+  assignee_id: idText().optional(),
+  priority: enumText().optional(),
   overdue: queryBoolean,
-  q: z.string().max(100).optional(),
+  q: text(MAX_LENGTH.search).optional(),
 });
 
 /** Tasks (task:read / task:write) inside a project the caller may read or write. */

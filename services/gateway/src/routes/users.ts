@@ -4,31 +4,32 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentIdentity as present } from '../presenters-identity.js';
+import { MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionField } from './versioning.js';
 
 const createBody = z.object({
-  username: z.string().max(200),
-  password: z.string().max(1000),
-  name: z.string().max(100),
-  phone: z.string().max(40).optional(),
-  permissions: z.array(z.string()).max(10).optional(),
+  username: text(MAX_LENGTH.username),
+  password: text(MAX_LENGTH.password),
+  name: text(MAX_LENGTH.name),
+  phone: text(MAX_LENGTH.phone).optional(),
+  permissions: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.permissions).optional(),
   disabled: z.boolean().optional(),
 });
 
 const patchBody = z.object({
-  name: z.string().max(100).optional(),
-  phone: z.string().max(40).nullable().optional(),
-  permissions: z.array(z.string()).max(10).optional(),
+  name: text(MAX_LENGTH.name).optional(),
+  phone: text(MAX_LENGTH.phone).nullable().optional(),
+  permissions: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.permissions).optional(),
   disabled: z.boolean().optional(),
-  password: z.string().max(1000).optional(),
+  password: text(MAX_LENGTH.password).optional(),
   /** true clears a login lock (401007) before it runs out */
   unlock: z.literal(true).optional(),
   version: versionField,
 });
 
-const listQuery = pageQuery.extend({ q: z.string().max(100).optional(), disabled: queryBoolean });
+const listQuery = pageQuery.extend({ q: text(MAX_LENGTH.search).optional(), disabled: queryBoolean });
 
 /** Users of the caller's tenant (system:admin). Users sign in at the live and the sandbox base URL alike. */
 export function userRoutes(router: Router, clients: ServiceClients, admin: Middleware): void {

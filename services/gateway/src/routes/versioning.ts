@@ -1,10 +1,11 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { DomainError } from '@mp/errors';
+import { MAX_VERSION } from '../bounds.js';
 import { ok } from '../envelope.js';
 
 /** `version` in a write body (optimistic concurrency, api-surface conventions). */
-export const versionField = z.number().int().min(1).optional();
+export const versionField = z.number().int().min(1).max(MAX_VERSION).optional();
 
 /**
  * The version a write is based on: the body's `version` or the If-Match header (`"3"`, `W/"3"` or

@@ -4,26 +4,28 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentWebhooks as present } from '../presenters-webhooks.js';
+import { enumText, instantText, MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 
+// The webhooks service holds the policy's own range (400003); these keep the numbers in int32.
 const retryPolicy = z.object({
-  max_retries: z.number().int().optional(),
-  retry_interval: z.number().int().optional(),
+  max_retries: z.number().int().min(0).max(1000).optional(),
+  retry_interval: z.number().int().min(0).max(86_400).optional(),
 });
 
 const createBody = z.object({
-  name: z.string(),
-  url: z.string(),
-  events: z.array(z.string()),
+  name: text(MAX_LENGTH.name),
+  url: text(MAX_LENGTH.url),
+  events: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.events),
   retry_policy: retryPolicy.optional(),
   active: z.boolean().optional(),
 });
 
 const updateBody = z.object({
-  name: z.string().optional(),
-  url: z.string().optional(),
-  events: z.array(z.string()).optional(),
+  name: text(MAX_LENGTH.name).optional(),
+  url: text(MAX_LENGTH.url).optional(),
+  events: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.events).optional(),
   retry_policy: retryPolicy.optional(),
   active: z.boolean().optional(),
 });
@@ -31,13 +33,14 @@ const updateBody = z.object({
 // Values are checked by the webhooks service (400001 for an unknown status or event type, 400004
 // for a from/to that is not ISO 8601, 400003 for to not after from).
 const deliveriesQuery = pageQuery.extend({
-  status: z.string().optional(),
-  event_type: z.string().optional(),
-  from: z.string().optional(),
-  to: z.string().optional(),
+  status: enumText().optional(),
+  event_type: text(MAX_LENGTH.identifier).optional(),
+  from: instantText().optional(),
+  to: instantText().optional(),
 });
 
-const rotateBody = z.object({ grace_period_seconds: z.number().int().optional() });
+// 0 to 7 days (the webhooks service's range, 400003).
+const rotateBody = z.object({ grace_period_seconds: z.number().int().min(0).max(604_800).optional() });
 
 const policyOf = (p: z.infer<typeof retryPolicy> | undefined, fallback = { maxRetries: 3, retryInterval: 5 }) =>
   p ? { maxRetries: p.max_retries ?? fallback.maxRetries, retryInterval: p.retry_interval ?? fallback.retryInterval } : undefined;

@@ -1,6 +1,6 @@
 import type { identity } from '@mp/contracts';
 import type { Queryable } from '@mp/db';
-import { DomainError } from '@mp/errors';
+import { DomainError, excerpt } from '@mp/errors';
 import { isId } from '@mp/kit';
 import type { Environment } from '../environment.js';
 
@@ -34,7 +34,7 @@ export function toOAuthClient(row: OAuthClientRow): identity.OAuthClient {
 export const clientNotFound = (id: string) =>
   new DomainError('404012', {
     field: 'client_id',
-    detail: `OAuth client ${id} does not exist in this environment.`,
+    detail: `OAuth client ${excerpt(id)} does not exist in this environment.`,
     suggestion: 'Check the client_id, or register the application with POST /oauth/clients.',
   });
 

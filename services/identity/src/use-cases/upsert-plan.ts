@@ -1,5 +1,5 @@
 import type { identity } from '@mp/contracts';
-import { DomainError } from '@mp/errors';
+import { DomainError, excerpt } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { requireSystem } from '../caller.js';
 import type { IdentityDeps } from '../deps.js';
@@ -16,7 +16,7 @@ export async function upsertPlan(deps: IdentityDeps, req: identity.Plan, ctx: Ca
   }
   req.features.forEach((f, i) => {
     if (!(FEATURES as readonly string[]).includes(f)) {
-      throw new DomainError('422103', { field: `features[${i}]`, detail: `"${f}" is not a feature.`, suggestion: `Use only: ${FEATURES.join(', ')}.` });
+      throw new DomainError('422103', { field: `features[${i}]`, detail: `${excerpt(f)} is not a feature.`, suggestion: `Use only: ${FEATURES.join(', ')}.` });
     }
   });
   const limits = req.limits ?? { apiPerMinute: 0, dataRecordsPerMinute: 0, reportsPerHour: 0, concurrentRequests: 0 };

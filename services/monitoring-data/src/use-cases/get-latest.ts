@@ -1,10 +1,13 @@
 import type { monitoringData } from '@mp/contracts';
-import { DomainError } from '@mp/errors';
+import { DomainError, excerpt } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { decodeCursor, isId, pageLimit, toPage } from '@mp/kit';
 import type { DataDeps } from '../deps.js';
 import { requireId } from '../project-id.js';
 import { toRecord, type RecordRow } from '../record-row.js';
+
+/** Most points one latest-values request may name (the gateway's bound too). */
+export const MAX_LATEST_POINT_IDS = 500;
 
 /**
  * The latest valid record of each point of a project that has data, ordered by point id and
@@ -13,8 +16,15 @@ import { toRecord, type RecordRow } from '../record-row.js';
  */
 export async function getLatest(deps: DataDeps, req: monitoringData.LatestRequest, caller: CallerContext): Promise<monitoringData.RecordList> {
   const projectId = requireId('project', req.projectId);
+  if (req.pointIds.length > MAX_LATEST_POINT_IDS) {
+    throw new DomainError('400003', {
+      field: 'point_id',
+      detail: `point_id names at most ${MAX_LATEST_POINT_IDS} points.`,
+      suggestion: 'Ask for the points in several requests, or leave point_id out for every point (paged).',
+    });
+  }
   const bad = req.pointIds.find((p) => !isId('point', p));
-  if (bad !== undefined) throw new DomainError('400004', { field: 'point_id', detail: `${bad} is not a monitoring point id (pt_…).` });
+  if (bad !== undefined) throw new DomainError('400004', { field: 'point_id', detail: `${excerpt(bad)} is not a monitoring point id (pt_…).` });
   await deps.contexts.get(caller, projectId, [], false);
   const limit = pageLimit(req.page?.limit);
   const params: unknown[] = [projectId, caller.tenantId, caller.environment];
@@ -39,5 +49,8 @@ export async function getLatest(deps: DataDeps, req: monitoringData.LatestReques
     params,
   );
   const page = toPage(rows, limit, (r) => [r.p]);
-  return { items: page.items.filter((r) => r.id !== null).map(toRecord), page: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } };
+  return {
+    items: page.items.filter((r) => r.id !== null).map(toRecord),
+    page: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) },
+  };
 }

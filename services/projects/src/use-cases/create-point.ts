@@ -1,6 +1,6 @@
 import type { projects } from '@mp/contracts';
 import { createOnce, isUniqueViolation } from '@mp/db';
-import { DomainError } from '@mp/errors';
+import { DomainError, excerpt } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
 import { projectFor } from '../access.js';
@@ -64,7 +64,7 @@ export async function createPoint(deps: ProjectsDeps, req: projects.CreatePointR
 /** 409002 for the per-project unique constraint; anything else unchanged. */
 export function duplicatePointNumber(err: unknown, number: string | undefined): unknown {
   if (isUniqueViolation(err, 'points_number_unique')) {
-    return new DomainError('409002', { field: 'number', detail: `The project already has a point numbered "${number}".` });
+    return new DomainError('409002', { field: 'number', detail: `The project already has a point numbered ${excerpt(number)}.` });
   }
   return err;
 }

@@ -1,6 +1,6 @@
 import type { projects } from '@mp/contracts';
 import { createOnce, isUniqueViolation } from '@mp/db';
-import { DomainError } from '@mp/errors';
+import { DomainError, excerpt } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
 import { checkBounds } from '../bounds.js';
@@ -79,7 +79,7 @@ export async function createProject(deps: ProjectsDeps, req: projects.CreateProj
     if (isUniqueViolation(err, 'projects_number_unique')) {
       throw new DomainError('409001', {
         field: 'number',
-        detail: `A project with number "${number}" already exists.`,
+        detail: `A project with number ${excerpt(number)} already exists.`,
         suggestion: 'Choose another project number, or fetch the existing project.',
       });
     }

@@ -1,6 +1,6 @@
 import type { projects } from '@mp/contracts';
 import { isUniqueViolation } from '@mp/db';
-import { DomainError } from '@mp/errors';
+import { DomainError, excerpt } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { checkVersion, projectFor } from '../access.js';
 import { checkBounds, type Bounds } from '../bounds.js';
@@ -56,7 +56,7 @@ export async function updateProject(deps: ProjectsDeps, req: projects.UpdateProj
     if (isUniqueViolation(err, 'projects_number_unique')) {
       throw new DomainError('409001', {
         field: 'number',
-        detail: `A project with number "${number}" already exists.`,
+        detail: `A project with number ${excerpt(number)} already exists.`,
         suggestion: 'Choose another project number.',
       });
     }

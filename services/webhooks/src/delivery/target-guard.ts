@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import net from 'node:net';
-import { DomainError } from '@mp/errors';
+import { DomainError, excerpt } from '@mp/errors';
 
 /*
  * SSRF protection for webhook targets. A webhook URL is caller-controlled, so the service must not
@@ -166,7 +166,7 @@ export function hostOf(url: URL): string {
 }
 
 /**
- * Validates a webhook URL: absolute, https, no credentials and (unless allowPrivate) a host that
+ * Validates a webhook URL: absolute, https, a port of 1 to 65535, no credentials and (unless allowPrivate) a host that
  * is not, and does not resolve to, a forbidden address. Throws DomainError 422103 (field `url`).
  * With allowPrivate the scheme and credential rules still apply, but the host is not resolved.
  */
@@ -177,7 +177,9 @@ export async function assertWebhookUrlAllowed(url: string, opts: { allowPrivate:
   } catch {
     refuse('url is not a valid absolute URL');
   }
-  if (parsed.protocol !== 'https:') refuse(`url must use https (got ${parsed.protocol.replace(/:$/, '')})`);
+  // The URL parser refuses ports above 65535 but keeps port 0, which no receiver can listen on.
+  if (parsed.port === '0') refuse('url port must be 1 to 65535 (got 0)', 'Use the port your receiver listens on, or none for 443.');
+  if (parsed.protocol !== 'https:') refuse(`url must use https (got ${excerpt(parsed.protocol.replace(/:$/, ''))})`);
   if (parsed.username !== '' || parsed.password !== '') {
     refuse(
       'url must not contain credentials (user:password@)',
@@ -190,7 +192,7 @@ export async function assertWebhookUrlAllowed(url: string, opts: { allowPrivate:
 
   const privateSuggestion = 'Webhook receivers must be reachable on the public internet; private, loopback and reserved addresses are refused.';
   if (net.isIP(host)) {
-    if (isForbiddenAddress(host)) refuse(`url host ${host} is a private or reserved address`, privateSuggestion);
+    if (isForbiddenAddress(host)) refuse(`url host ${excerpt(host)} is a private or reserved address`, privateSuggestion);
     return;
   }
   let addresses: string[];
@@ -198,13 +200,13 @@ export async function assertWebhookUrlAllowed(url: string, opts: { allowPrivate:
     addresses = await (opts.resolve ?? defaultResolve)(host);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException | null)?.code;
-    refuse(`url host ${host} does not resolve${code ? ` (${code})` : ''}`, 'Check the host name of the URL; it must resolve in public DNS.');
+    refuse(`url host ${excerpt(host)} does not resolve${code ? ` (${code})` : ''}`, 'Check the host name of the URL; it must resolve in public DNS.');
   }
   if (!Array.isArray(addresses) || addresses.length === 0) {
-    refuse(`url host ${host} does not resolve`, 'Check the host name of the URL; it must resolve in public DNS.');
+    refuse(`url host ${excerpt(host)} does not resolve`, 'Check the host name of the URL; it must resolve in public DNS.');
   }
   const bad = addresses.find((a) => isForbiddenAddress(a));
-  if (bad !== undefined) refuse(`url host ${host} resolves to the private or reserved address ${bad}`, privateSuggestion);
+  if (bad !== undefined) refuse(`url host ${excerpt(host)} resolves to the private or reserved address ${bad}`, privateSuggestion);
 }
 
 // ---------------------------------------------------------------------------------------------

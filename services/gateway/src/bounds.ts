@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/**
+ * The longest value each kind of request field may hold, in characters (docs/adr/0018). They
+ * match what the services accept (a project name is 2–100 characters there), or — where a service
+ * has no bound of its own, such as an id or an enumerated value it looks up — are generous for
+ * any real value and still small enough that no value can make an answer, a log line or a gRPC
+ * trailer large. A value over its bound is 400003 naming the field.
+ */
+export const MAX_LENGTH = {
+  /** ids are a prefix and 20 characters (`prj_…`); room for any future kind */
+  id: 64,
+  /** a status, role, priority, type or other enumerated value */
+  enumerated: 32,
+  /** a date or ISO 8601 date-time */
+  instant: 40,
+  name: 100,
+  /** project and point numbers, device serial numbers */
+  number: 64,
+  model: 100,
+  description: 2000,
+  remark: 500,
+  phone: 40,
+  username: 200,
+  password: 1000,
+  url: 2000,
+  /** a permission identifier (`project:write`) or event type (`data.batch_completed`) */
+  identifier: 64,
+  /** a search term `q` */
+  search: 100,
+} as const;
+
+/** The most entries of a list in a request body. */
+export const MAX_ITEMS = {
+  /** permissions of a key or user: each of the ten identifiers once */
+  permissions: 10,
+  /** event types of a webhook: each of them once, with room for repeats that are dropped */
+  events: 50,
+  /** point ids of GET …/data/latest */
+  pointIds: 500,
+} as const;
+
+/** A string of at most `max` characters. */
+export const text = (max: number) => z.string().max(max);
+
+/** An id in a body or query (the services check its prefix and shape). */
+export const idText = () => text(MAX_LENGTH.id);
+
+/** An enumerated value the service checks (status, role, priority, type). */
+export const enumText = () => text(MAX_LENGTH.enumerated);
+
+/** A date or date-time the service parses. */
+export const instantText = () => text(MAX_LENGTH.instant);
+
+/** `version` of the resource a change is based on: the services keep it as int32. */
+export const MAX_VERSION = 2_147_483_647;
