@@ -14,6 +14,11 @@ export interface AccessClaims extends JWTPayload {
   client_id?: string;
 }
 
+/** Spec §2.1: identity issues access tokens for exactly 7200 s; a longer-lived one was not made by it. */
+export const MAX_ACCESS_TOKEN_SECONDS = 7200;
+/** How far a token's `iat` may lie ahead of this replica's clock (clocks of replicas drift a little). */
+export const MAX_CLOCK_SKEW_SECONDS = 60;
+
 /** A JWKS refetch for an unknown kid happens at most this often per gateway replica. */
 const MIN_REFETCH_MS = 1000;
 
@@ -24,7 +29,8 @@ const invalid = (detail: string) =>
  * Verifies access tokens locally with the identity service's public keys. The algorithm is
  * pinned (EdDSA: a token saying `alg: none` or HS256 is refused before any key is looked at), and
  * issuer, audience, `typ` (at+jwt, so a refresh token is no access token), expiry and the
- * environment are checked. Keys are cached; a token whose `kid` is not among them makes the
+ * environment are checked, and so are the times identity would never issue: an `iat` in the
+ * future or a lifetime over 7200 s (a token minted with a leaked key to last for years). Keys are cached; a token whose `kid` is not among them makes the
  * verifier fetch the key set again — at most once a second, requests arriving meanwhile wait for
  * that fetch — so a signing-key rotation is picked up at once without letting made-up kids hammer
  * the identity service.
@@ -79,6 +85,7 @@ export class JwtVerifier {
         requiredClaims: ['sub', 'exp', 'iat'],
       });
       const claims = payload as AccessClaims;
+      checkLifetime(claims);
       if (typeof claims.tid !== 'string' || typeof claims.scope !== 'string' || typeof claims.sid !== 'string') {
         throw invalid('The access token lacks the claims this service issues.');
       }
@@ -103,4 +110,12 @@ export class JwtVerifier {
       throw invalid('The access token is malformed, tampered with, or not issued by this service.');
     }
   }
+}
+
+/** 401003 for an `iat` ahead of the clock (beyond the skew) or a lifetime identity never gives. */
+function checkLifetime(claims: AccessClaims): void {
+  const iat = claims.iat!;
+  const exp = claims.exp!;
+  if (iat > Date.now() / 1000 + MAX_CLOCK_SKEW_SECONDS) throw invalid('The access token says it was issued in the future.');
+  if (exp - iat > MAX_ACCESS_TOKEN_SECONDS) throw invalid(`The access token lives longer than the ${MAX_ACCESS_TOKEN_SECONDS} s this service issues.`);
 }

@@ -185,4 +185,26 @@ export const migrations: Migration[] = [
       CREATE INDEX oauth_codes_expiry ON oauth_codes (expires_at);
     `,
   },
+  {
+    // Issue 13: failed sign-ins lock a username per source, not the whole account (docs/adr/0019).
+    // users.failed_count and first_failed_at are no longer written (kept for replicas of the
+    // previous version during a rolling upgrade); users.locked_until shows the latest lock of any source.
+    id: '003_login_failures_per_source',
+    sql: `
+      CREATE TABLE login_failures (
+        -- sha256 hex of the username as typed: unknown usernames are counted alike
+        username_key text NOT NULL,
+        -- IPv4 address or IPv6 /64 of the client; '' when the caller gave none
+        source text NOT NULL,
+        failed_count integer NOT NULL,
+        first_failed_at timestamptz NOT NULL,
+        locked_until timestamptz,
+        -- when the row stops mattering (end of the window, or of the lock); pruned after
+        expires_at timestamptz NOT NULL,
+        PRIMARY KEY (username_key, source)
+      );
+      CREATE INDEX login_failures_expiry ON login_failures (expires_at);
+      UPDATE users SET failed_count = 0, first_failed_at = NULL;
+    `,
+  },
 ];

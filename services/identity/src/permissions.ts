@@ -24,15 +24,9 @@ export function isPermission(value: string): value is Permission {
 /**
  * Validates permissions a caller hands out to a key or a user (ADR 0010): each must be a
  * permission identifier (422103), and the caller must hold it (401004), so a narrow
- * administrator cannot mint a wider key or user. `alreadyHeld` are kept without that check (an
- * administrator editing a user may leave alone what they could not grant). Returns them
- * de-duplicated, in the given order.
+ * administrator cannot mint a wider key or user. Returns them de-duplicated, in the given order.
  */
-export function checkGrantable(
-  permissions: string[],
-  ctx: CallerContext,
-  opts: { field?: string; allowEmpty?: boolean; alreadyHeld?: string[] } = {},
-): string[] {
+export function checkGrantable(permissions: string[], ctx: CallerContext, opts: { field?: string; allowEmpty?: boolean } = {}): string[] {
   const field = opts.field ?? 'permissions';
   if (permissions.length === 0 && !opts.allowEmpty) {
     throw new DomainError('422101', {
@@ -51,7 +45,7 @@ export function checkGrantable(
     }
   });
   permissions.forEach((p, i) => {
-    if (!ctx.permissions.includes(p) && !(opts.alreadyHeld ?? []).includes(p)) {
+    if (!ctx.permissions.includes(p)) {
       throw new DomainError('401004', {
         field: `${field}[${i}]`,
         detail: `You cannot grant ${p}: you do not hold it yourself.`,
@@ -60,4 +54,21 @@ export function checkGrantable(
     }
   });
   return [...new Set(permissions)];
+}
+
+/**
+ * A principal never reaches one that holds more than it does (ADR 0019): changing, unlocking,
+ * disabling or deleting a user, or rolling or revoking an API key, whose permissions are not all
+ * held by the caller is refused with 401004 — the code of granting a permission one does not hold
+ * (checkGrantable) — before anything changes. Otherwise a narrow administrator could set the
+ * password of a wider user, or take a wider key's new value, and sign in as it.
+ */
+export function requireReachable(targetPermissions: string[], ctx: CallerContext, target: { field: string; name: string }): void {
+  const beyond = [...new Set(targetPermissions.filter((p) => !ctx.permissions.includes(p)))];
+  if (beyond.length === 0) return;
+  throw new DomainError('401004', {
+    field: target.field,
+    detail: `${target.name} holds ${beyond.join(', ')}, which you do not hold: you can change only users and keys whose permissions you hold yourself.`,
+    suggestion: 'Ask an administrator who holds all of these permissions to make the change.',
+  });
 }

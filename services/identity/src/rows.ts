@@ -10,8 +10,7 @@ export interface UserRow {
   password_hash: string;
   permissions: string[];
   disabled: boolean;
-  failed_count: number;
-  first_failed_at: string | null;
+  /** The end of the latest sign-in lock of this account from any source (ADR 0019); shown to administrators. */
   locked_until: string | null;
   last_login_at: string | null;
   created_at: string;
@@ -20,7 +19,7 @@ export interface UserRow {
 }
 
 export const USER_COLUMNS =
-  'id, tenant_id, username, name, phone, password_hash, permissions, disabled, failed_count, first_failed_at, locked_until, last_login_at, created_at, updated_at, version';
+  'id, tenant_id, username, name, phone, password_hash, permissions, disabled, locked_until, last_login_at, created_at, updated_at, version';
 
 /** The contract shape of a user: never the password hash. An expired lock is not shown. */
 export function toUser(row: UserRow, now: Date): identity.User {

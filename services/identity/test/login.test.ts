@@ -74,29 +74,84 @@ describe('identity: login', () => {
     expect(err).toMatchObject({ code: '401006', field: null });
   });
 
-  it('locks the account after 5 failures for 30 minutes (401007, even with the right password), then lets it in and resets the count', async () => {
-    const id = await addUser('site.surveyor', 'right password 2');
-    const attempt = (password: string) => rejection(t.client.login({ username: 'site.surveyor', password, environment: 'live' }, anon()));
-    for (let i = 1; i <= 4; i++) expect(await attempt(`wrong ${i}`)).toMatchObject({ code: '401008', field: 'password' });
-    const before = Date.now();
-    expect(await attempt('wrong 5')).toMatchObject({ code: '401007' });
+  describe('lockout per account and source (ADR 0019)', () => {
+    const attacker = '198.51.100.7';
+    const owner = '203.0.113.9';
+    const attemptFrom = (clientAddress: string, username: string, password: string) =>
+      t.client.login({ username, password, environment: 'live', clientAddress }, anon());
+    const failuresOf = (username: string) =>
+      t.sql<{ source: string; failed_count: number; locked_until: Date | null }>(
+        "SELECT source, failed_count, locked_until FROM identity.login_failures WHERE username_key = encode(sha256(convert_to($1, 'UTF8')), 'hex') ORDER BY source",
+        [username],
+      );
 
-    const [row] = await t.sql<{ locked_until: Date; failed_count: number }>('SELECT locked_until, failed_count FROM identity.users WHERE id = $1', [id]);
-    const lockedUntil = new Date(row!.locked_until).getTime();
-    expect(lockedUntil).toBeGreaterThanOrEqual(before + 1800_000 - 1000);
-    expect(lockedUntil).toBeLessThanOrEqual(Date.now() + 1800_000 + 1000);
-    expect(row!.failed_count).toBe(5);
+    it('locks a username for the source of 5 failures only (401007 even with the right password); the owner elsewhere signs in', async () => {
+      const id = await addUser('site.surveyor', 'right password 2');
+      for (let i = 1; i <= 4; i++)
+        expect(await rejection(attemptFrom(attacker, 'site.surveyor', `wrong ${i}`))).toMatchObject({ code: '401008', field: 'password' });
+      const before = Date.now();
+      expect(await rejection(attemptFrom(attacker, 'site.surveyor', 'wrong 5'))).toMatchObject({ code: '401007', field: null });
 
-    const locked = await attempt('right password 2');
-    expect(locked).toMatchObject({ code: '401007', field: null });
-    expect(locked.detail).toContain(new Date(lockedUntil).toISOString());
-    expect(Number(locked.headers['Retry-After'])).toBeGreaterThan(1790);
+      const [row] = await failuresOf('site.surveyor');
+      expect(row).toMatchObject({ source: attacker, failed_count: 5 });
+      const lockedUntil = new Date(row!.locked_until!).getTime();
+      expect(lockedUntil).toBeGreaterThanOrEqual(before + 1800_000 - 1000);
+      expect(lockedUntil).toBeLessThanOrEqual(Date.now() + 1800_000 + 1000);
 
-    t.clock.advance(1801);
-    const ok = await t.client.login({ username: 'site.surveyor', password: 'right password 2', environment: 'live' }, anon());
-    expect(ok.scope).toBe('project:read');
-    const [after] = await t.sql('SELECT failed_count, first_failed_at, locked_until FROM identity.users WHERE id = $1', [id]);
-    expect(after).toEqual({ failed_count: 0, first_failed_at: null, locked_until: null });
+      const locked = await rejection(attemptFrom(attacker, 'site.surveyor', 'right password 2'));
+      expect(locked).toMatchObject({ code: '401007', field: null });
+      expect(locked.detail).toContain(new Date(lockedUntil).toISOString());
+      expect(Number(locked.headers['Retry-After'])).toBeGreaterThan(1790);
+
+      // the rightful owner, from another address, is not locked out; administrators see the lock
+      expect((await attemptFrom(owner, 'site.surveyor', 'right password 2')).scope).toBe('project:read');
+      const [user] = await t.sql<{ locked_until: Date }>('SELECT locked_until FROM identity.users WHERE id = $1', [id]);
+      expect(new Date(user!.locked_until).getTime()).toBe(lockedUntil);
+      // ... and the owner's success does not lift the attacker's lock
+      expect(await rejection(attemptFrom(attacker, 'site.surveyor', 'right password 2'))).toMatchObject({ code: '401007' });
+
+      t.clock.advance(1801);
+      expect((await attemptFrom(attacker, 'site.surveyor', 'right password 2')).scope).toBe('project:read');
+      expect(await failuresOf('site.surveyor')).toEqual([]);
+    });
+
+    it('counts an unknown username exactly like a known one: same codes, details and Retry-After', async () => {
+      await addUser('known.user', 'right password 3');
+      const answers = async (username: string) => {
+        const out = [];
+        for (let i = 1; i <= 6; i++) {
+          const err = await rejection(attemptFrom(attacker, username, `wrong ${i}`));
+          out.push({ code: err.code, field: err.field, detail: err.detail.replace(/\S+Z\b/g, '<time>'), retry: err.headers['Retry-After'] !== undefined });
+        }
+        return out;
+      };
+      const known = await answers('known.user');
+      const unknown = await answers('nobody.here');
+      expect(unknown).toEqual(known);
+      expect(known.map((a) => a.code)).toEqual(['401008', '401008', '401008', '401008', '401007', '401007']);
+      expect(await failuresOf('nobody.here')).toEqual([expect.objectContaining({ source: attacker, failed_count: 5 })]);
+    });
+
+    it('counts an IPv6 client by its /64 and an IPv4-mapped address as the IPv4 address', async () => {
+      await addUser('v6.user', 'right password 4');
+      for (let i = 0; i < 5; i++) await rejection(attemptFrom(`2001:db8:1:2::${i + 1}`, 'v6.user', 'wrong password'));
+      expect(await rejection(attemptFrom('2001:db8:1:2:ffff::9', 'v6.user', 'right password 4'))).toMatchObject({ code: '401007' });
+      expect((await attemptFrom('2001:db8:1:3::1', 'v6.user', 'right password 4')).accessToken).toBeTruthy();
+
+      for (let i = 0; i < 5; i++) await rejection(attemptFrom('::ffff:192.0.2.44', 'v6.user', 'wrong password'));
+      expect(await rejection(attemptFrom('192.0.2.44', 'v6.user', 'right password 4'))).toMatchObject({ code: '401007' });
+      expect((await failuresOf('v6.user')).map((r) => r.source)).toEqual(['192.0.2.44', '2001:db8:1:2::/64']);
+    });
+
+    it("an administrator's unlock lets every source in again", async () => {
+      const id = await addUser('unlockme', 'right password 5');
+      for (let i = 0; i < 5; i++) await rejection(attemptFrom(attacker, 'unlockme', 'wrong password'));
+      const admin = await t.adminContext();
+      const unlocked = await t.client.updateUser({ id, unlock: true, clear: [] }, admin);
+      expect(unlocked.lockedUntil).toBeUndefined();
+      expect(await failuresOf('unlockme')).toEqual([]);
+      expect((await attemptFrom(attacker, 'unlockme', 'right password 5')).accessToken).toBeTruthy();
+    });
   });
 
   it('binds the token to the environment it was issued in', async () => {

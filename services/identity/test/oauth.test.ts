@@ -198,6 +198,31 @@ describe('identity: OAuth 2.0 authorization code', () => {
       expect(await rejection(allow(late))).toMatchObject({ code: '400001', field: 'request_id' });
     });
 
+    it('locks the sign-in on the consent page per source (401007 on the page); the owner from elsewhere is let through', async () => {
+      await t.client.createUser(
+        { username: 'consent.user', password: 'consent user password', name: 'Consent', permissions: ['project:read'], disabled: false },
+        admin,
+      );
+      const step = await begin();
+      const signIn = (clientAddress: string, password: string) =>
+        t.client.completeAuthorization(
+          {
+            environment: 'live',
+            requestId: step.prompt!.requestId,
+            csrfToken: step.prompt!.csrfToken,
+            decision: 'allow',
+            username: 'consent.user',
+            password,
+            clientAddress,
+          },
+          anon(),
+        );
+      for (let i = 1; i <= 4; i++) expect(await signIn('198.51.100.20', `wrong ${i}`)).toMatchObject({ errorCode: '401008' });
+      expect(await signIn('198.51.100.20', 'wrong 5')).toMatchObject({ errorCode: '401007' });
+      expect(await signIn('198.51.100.20', 'consent user password')).toMatchObject({ errorCode: '401007', prompt: { requestId: step.prompt!.requestId } });
+      expect(codeOf((await signIn('203.0.113.20', 'consent user password')).redirectLocation!)).toMatch(/^[0-9a-z]{43}$/);
+    });
+
     it('never grants more than the user holds: the scope is narrowed, and a user holding none is redirected with access_denied', async () => {
       await t.client.createUser({ username: 'reader', password: 'reader password', name: 'Reader', permissions: ['project:read'], disabled: false }, admin);
       const code = codeOf((await allow(await begin({ scope: 'project:read project:write' }), 'reader', 'reader password')).redirectLocation!);

@@ -1,4 +1,5 @@
-import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, decodeJwt, importJWK, jwtVerify, SignJWT, type JSONWebKeySet, type JWK, type JWTPayload } from 'jose';
+import { SecretBox } from '@mp/kit';
 import { ADMIN, anon, rejection, startTestIdentity, type TestIdentity } from './support.js';
 
 describe('identity: refresh tokens', () => {
@@ -16,6 +17,15 @@ describe('identity: refresh tokens', () => {
   });
   afterAll(() => t?.stop());
   afterEach(() => t?.clock.reset());
+
+  /** Signs a refresh token with the service's real signing key (unsealed with its master key). */
+  const signWithServiceKey = async (claims: JWTPayload) => {
+    const [row] = await t.sql<{ kid: string; private_jwk_sealed: string }>(
+      'SELECT kid, private_jwk_sealed FROM identity.signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1',
+    );
+    const key = await importJWK(JSON.parse(new SecretBox(t.secretsKey).open(row!.private_jwk_sealed)) as JWK, 'EdDSA');
+    return new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', kid: row!.kid, typ: 'rt+jwt' }).sign(key);
+  };
 
   it('rotates: a refresh returns a new pair in the same family and uses up the old refresh token', async () => {
     const first = await login();
@@ -64,6 +74,24 @@ describe('identity: refresh tokens', () => {
     const first = await login();
     t.clock.advance(30 * 86_400 + 60);
     expect(await rejection(refresh(first.refreshToken))).toMatchObject({ code: '401002', field: 'refresh_token' });
+  });
+
+  it('refuses a refresh token issued in the future (beyond a minute of clock skew) or living longer than 30 days with 401003', async () => {
+    // issued by identity itself an hour ahead of the clock that now checks it
+    t.clock.advance(3600);
+    const ahead = await login();
+    t.clock.reset();
+    expect(await rejection(refresh(ahead.refreshToken))).toMatchObject({ code: '401003', field: 'refresh_token' });
+
+    // genuine claims and key, but a year-long lifetime
+    const genuine = await login();
+    const claims = decodeJwt(genuine.refreshToken);
+    const now = Math.floor(Date.now() / 1000);
+    const longLived = await signWithServiceKey({ ...claims, iat: now - 10, exp: now + 365 * 86_400 });
+    expect(await rejection(refresh(longLived))).toMatchObject({ code: '401003', field: 'refresh_token' });
+    // a small skew is tolerated; neither refusal used the genuine token up
+    const skewed = await signWithServiceKey({ ...claims, iat: now + 30, exp: now + 30 + 30 * 86_400 });
+    expect((await refresh(skewed)).accessToken).toBeTruthy();
   });
 
   it('refuses a tampered token, an access token, garbage and a token of the other environment with 401003', async () => {

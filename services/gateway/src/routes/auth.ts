@@ -23,7 +23,9 @@ export function authRoutes(router: Router, clients: ServiceClients, limit: Middl
     const state = ctx.state as GatewayState;
     const body = validate(loginBody, state.body ?? {}, 'body');
     const token = await clients.identity.login(
-      { username: body.username, password: body.password, environment: state.environment },
+      // ctx.ip is the TCP peer (app.proxy is false, so no client-supplied header can choose it):
+      // identity locks failed sign-ins per account and source (ADR 0019).
+      { username: body.username, password: body.password, environment: state.environment, clientAddress: ctx.ip },
       anonymousContext(state.requestId, state.environment),
     );
     ok(ctx, present.token(token));

@@ -198,6 +198,8 @@ export function oauthRoutes(router: Router, clients: ServiceClients, g: OAuthRou
         decision: form.decision,
         username: form.username ?? '',
         password: form.password ?? '',
+        // the TCP peer, as at POST /auth/login: the lockout is per account and source (ADR 0019)
+        clientAddress: ctx.ip,
       },
       anonymousContext(state.requestId, state.environment),
     );

@@ -37,7 +37,7 @@ export async function completeAuthorization(deps: IdentityDeps, req: identity.Co
 
   let user: UserRow;
   try {
-    user = await verifyCredentials(deps, req.username, req.password);
+    user = await verifyCredentials(deps, req.username, req.password, req.clientAddress);
     if (user.tenant_id !== pending.tenant_id) {
       throw new DomainError('403003', {
         field: 'username',

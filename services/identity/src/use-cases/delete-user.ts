@@ -3,13 +3,15 @@ import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { requireCaller } from '../caller.js';
 import type { IdentityDeps } from '../deps.js';
+import { requireReachable } from '../permissions.js';
 import { toUser } from '../rows.js';
 import { loadUser } from '../users.js';
 
 /**
  * DELETE /users/{id}: the account, its sessions, refresh tokens and pending OAuth codes go
  * (cascade), so its tokens are refused from the next request on. The username becomes free.
- * An administrator cannot delete their own account. Version-guarded like PATCH.
+ * An administrator cannot delete their own account, nor one holding a permission they do not
+ * hold (401004; ADR 0019). Version-guarded like PATCH.
  */
 export async function deleteUser(deps: IdentityDeps, req: identity.UserRef, ctx: CallerContext): Promise<identity.User> {
   requireCaller(ctx);
@@ -18,6 +20,7 @@ export async function deleteUser(deps: IdentityDeps, req: identity.UserRef, ctx:
   }
   const row = await deps.db.transaction(async (tx) => {
     const user = await loadUser(tx, ctx, req.id, { lock: true });
+    requireReachable(user.permissions, ctx, { field: 'user_id', name: `User ${user.id}` });
     if (req.expectedVersion !== undefined && req.expectedVersion !== user.version) {
       throw new DomainError('409004', {
         field: 'version',

@@ -7,13 +7,13 @@ import { openSession } from '../sessions.js';
 import { issueTokens } from '../tokens.js';
 
 /**
- * POST /auth/login (spec §5 rule 2): checks the credentials (lockout of rule 6 included), then
+ * POST /auth/login (spec §5 rule 2): checks the credentials (lockout of rule 6 included, per account and source: ADR 0019), then
  * opens a session in the environment of the base URL and issues its first token pair. A tenant
  * whose plan has no sandbox cannot sign in there (403004).
  */
 export async function login(deps: IdentityDeps, req: identity.LoginRequest): Promise<identity.TokenResponse> {
   const environment = parseEnvironment(req.environment);
-  const user = await verifyCredentials(deps, req.username, req.password);
+  const user = await verifyCredentials(deps, req.username, req.password, req.clientAddress);
   requireEnvironment(await tenantPlan(deps.db, user.tenant_id), environment);
   return deps.db.transaction(async (tx) => {
     const sessionId = await openSession(tx, { userId: user.id, tenantId: user.tenant_id, environment, now: deps.clock.now() });

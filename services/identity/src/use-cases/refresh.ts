@@ -7,7 +7,7 @@ import { parseEnvironment, type Environment } from '../environment.js';
 import { requireEnvironment, tenantPlan } from '../plans.js';
 import { USER_COLUMNS, type UserRow } from '../rows.js';
 import { revokeSessions, SESSION_COLUMNS, type SessionRow } from '../sessions.js';
-import { issueTokens, REFRESH_TOKEN_TYPE } from '../tokens.js';
+import { issueTokens, REFRESH_TOKEN_SECONDS, REFRESH_TOKEN_TYPE } from '../tokens.js';
 
 export interface RefreshClaims extends JWTPayload {
   sub: string;
@@ -29,7 +29,14 @@ interface RefreshTokenRow {
 const invalid = (detail = 'The refresh token is malformed, tampered with, or no longer valid.') =>
   new DomainError('401003', { field: 'refresh_token', detail, suggestion: 'Sign in again with POST /auth/login.' });
 
-/** Verifies a refresh token's signature, type, issuer and audience (401002 expired, 401003 otherwise). */
+/** How far a token's `iat` may lie ahead of this replica's clock. */
+export const MAX_CLOCK_SKEW_SECONDS = 60;
+
+/**
+ * Verifies a refresh token's signature, type, issuer and audience (401002 expired, 401003
+ * otherwise), and refuses times identity never issues: `iat` in the future (beyond the clock
+ * skew) or a lifetime over REFRESH_TOKEN_SECONDS.
+ */
 export async function verifyRefreshToken(deps: IdentityDeps, token: string, opts: { allowExpired?: boolean } = {}): Promise<RefreshClaims> {
   try {
     const { payload } = await jwtVerify(token, deps.keys.resolve, {
@@ -44,6 +51,8 @@ export async function verifyRefreshToken(deps: IdentityDeps, token: string, opts
     });
     const { tid, env, fam } = payload as Partial<RefreshClaims>;
     if (typeof tid !== 'string' || typeof env !== 'string' || typeof fam !== 'string') throw invalid();
+    if (payload.iat! > deps.clock.now().getTime() / 1000 + MAX_CLOCK_SKEW_SECONDS) throw invalid('The refresh token says it was issued in the future.');
+    if (payload.exp! - payload.iat! > REFRESH_TOKEN_SECONDS) throw invalid('The refresh token lives longer than this service issues them.');
     return payload as RefreshClaims;
   } catch (err) {
     if (err instanceof DomainError) throw err;

@@ -5,6 +5,7 @@ import { sha256Hex } from '@mp/kit';
 import { DISPLAY_PREFIX_LENGTH, newApiKeyValue } from '../api-key-value.js';
 import { requireCaller } from '../caller.js';
 import type { IdentityDeps } from '../deps.js';
+import { requireReachable } from '../permissions.js';
 import { apiKeyColumns, toApiKey, type ApiKeyRow } from '../rows.js';
 import { checkKeyId, keyNotFound } from './get-api-key.js';
 
@@ -39,6 +40,8 @@ export async function rollApiKey(deps: IdentityDeps, req: identity.RollApiKeyReq
     );
     const row = rows[0];
     if (!row) throw keyNotFound(req.id);
+    // the new value is the key: only a caller holding all its permissions may have it (ADR 0019)
+    requireReachable(row.permissions, ctx, { field: 'key_id', name: `API key ${row.id}` });
     if (row.revoked_at !== null || (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime())) {
       throw new DomainError('422103', {
         field: 'key_id',

@@ -4,7 +4,8 @@ import type { CallerContext } from '@mp/grpc';
 import { requireCaller } from '../caller.js';
 import type { IdentityDeps } from '../deps.js';
 import { hashPassword } from '../passwords.js';
-import { checkGrantable } from '../permissions.js';
+import { clearAllFailures } from '../login-failures.js';
+import { checkGrantable, requireReachable } from '../permissions.js';
 import { checkPhone } from '../phone.js';
 import { toUser, USER_COLUMNS, type UserRow } from '../rows.js';
 import { revokeSessions } from '../sessions.js';
@@ -16,8 +17,10 @@ const CLEARABLE = ['phone'];
  * PATCH /users/{id}. Disabling an account refuses its next sign-in and refresh (401006) and ends
  * its sessions, so its access tokens are refused from the next request on (ADR 0010); a new
  * password ends its sessions too. An administrator cannot disable their own account (there would
- * be no way back in). Permissions follow the rule of keys: only what the caller holds may be
- * added. A stale version is 409004; a request that changes nothing keeps the version.
+ * be no way back in). The caller must hold every permission of the user (401004 otherwise, and
+ * nothing changes; ADR 0019), and may grant only what it holds, so no one reaches or makes an
+ * account wider than itself — its own included. A stale version is 409004; a request that
+ * changes nothing keeps the version. An unlock lets every source try again at once.
  */
 export async function updateUser(deps: IdentityDeps, req: identity.UpdateUserRequest, ctx: CallerContext): Promise<identity.User> {
   requireCaller(ctx);
@@ -44,6 +47,7 @@ export async function updateUser(deps: IdentityDeps, req: identity.UpdateUserReq
 
   const updated = await deps.db.transaction(async (tx) => {
     const row = await loadUser(tx, ctx, req.id, { lock: true });
+    requireReachable(row.permissions, ctx, { field: 'user_id', name: `User ${row.id}` });
     if (req.expectedVersion !== undefined && req.expectedVersion !== row.version) {
       throw new DomainError('409004', {
         field: 'version',
@@ -51,10 +55,11 @@ export async function updateUser(deps: IdentityDeps, req: identity.UpdateUserReq
         suggestion: 'Reload the user (GET /users/{user_id}) and apply the change again.',
       });
     }
-    if (req.permissions !== undefined) set.permissions = checkGrantable(req.permissions.values, ctx, { allowEmpty: true, alreadyHeld: row.permissions });
+    if (req.permissions !== undefined) set.permissions = checkGrantable(req.permissions.values, ctx, { allowEmpty: true });
     if (req.disabled !== undefined) set.disabled = req.disabled;
     if (passwordHash !== undefined) set.password_hash = passwordHash;
-    if (req.unlock) Object.assign(set, { failed_count: 0, first_failed_at: null, locked_until: null });
+    if (req.unlock) set.locked_until = null;
+    if (req.unlock) await clearAllFailures(tx, row.username);
     const changed = Object.entries(set).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify((row as unknown as Record<string, unknown>)[k]));
     if (changed.length === 0) return row;
     const now = deps.clock.now();
