@@ -50,6 +50,27 @@ describe('gateway front door, default settings', () => {
     socket.destroy();
   });
 
+  it('holds refresh, logout, the token endpoint and the consent form to 64 KB as well', async () => {
+    for (const path of ['/v3/auth/refresh', '/v3/auth/logout', '/v3/oauth/token']) {
+      const socket = await connectTls(t.platform.gateway.port);
+      const answer = readResponse(socket);
+      await writeAll(socket, requestHead('POST', path, { 'Content-Type': 'application/json', 'Content-Length': 64 * 1024 + 1 }) + '{"refresh_token":"');
+      expectRawError(await answer, 400005);
+      socket.destroy();
+    }
+    // The consent form answers in HTML (never a redirect), with the same refusal.
+    const socket = await connectTls(t.platform.gateway.port);
+    const answer = readResponse(socket);
+    await writeAll(
+      socket,
+      requestHead('POST', '/v3/oauth/authorize', { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': 64 * 1024 + 1 }) + 'request_id=',
+    );
+    const page = await answer;
+    expect({ status: page.status, type: page.headers['content-type'] }).toEqual({ status: 400, type: 'text/html; charset=utf-8' });
+    expect(page.body).toContain('400005');
+    socket.destroy();
+  });
+
   it('takes a sign-in body up to 64 KB', async () => {
     const body = JSON.stringify({ username: t.admin.username, password: t.admin.password, grant_type: 'password' });
     const padded = body.slice(0, -1) + ' '.repeat(64 * 1024 - body.length) + '}';
