@@ -6,7 +6,9 @@ import type { Environment, ServiceClients } from './clients.js';
 import { ok } from './envelope.js';
 import type { JwtVerifier } from './jwt-verifier.js';
 import { authenticate, requirePermission } from './middleware/authenticate.js';
+import { closeWhenBodyUnread, securityHeaders } from './middleware/front-door.js';
 import { jsonBody } from './middleware/json-body.js';
+import type { BodyLimits } from './middleware/read-body.js';
 import { requestContext } from './middleware/request-context.js';
 import { boundPathParameters, PATH_PARAMETERS, requestInput } from './middleware/request-input.js';
 import type { Readiness } from './readiness.js';
@@ -29,7 +31,9 @@ export interface AppDeps {
   logger: Logger;
   /** `{docs_url}` of spec §7.1; a function because the port may be known only after listening. */
   docsUrl: () => string;
-  bodyLimitBytes: number;
+  /** Bodies of authenticated routes (5 MB) and of the anonymous ones: sign-in, refresh, logout, OAuth (64 KB). */
+  bodyLimits: BodyLimits;
+  authBodyLimits: BodyLimits;
   limits: RateLimits;
 }
 
@@ -40,11 +44,16 @@ export function createApp(deps: AppDeps): Koa {
   // Koa's own error logging is replaced by the request-context middleware.
   app.silent = true;
 
-  // Every authenticated route is also rate limited per tenant (429001, 429004).
+  // Every authenticated route is also rate limited per tenant (429001, 429004), and reads its body
+  // only after all of that and its permission check: an anonymous or refused request is answered
+  // without its body being read (ADR 0017).
+  const body = jsonBody(deps.bodyLimits);
   const authed = compose([authenticate(deps), limitTenant(deps.limits)]);
   const apiKeyOnly = compose([authenticate(deps, 'api_key'), limitTenant(deps.limits)]);
-  const can = (permission: string) => async (ctx: Koa.Context, next: Koa.Next) => authed(ctx, () => requirePermission(permission)(ctx, next));
-  const adminByApiKey = async (ctx: Koa.Context, next: Koa.Next) => apiKeyOnly(ctx, () => requirePermission('system:admin')(ctx, next));
+  const can = (permission: string) => compose([authed, requirePermission(permission), body]);
+  const adminByApiKey = compose([apiKeyOnly, requirePermission('system:admin'), body]);
+  // The anonymous endpoints count against the per-address limit (429005) before their small body is read.
+  const authLimitThenBody = compose([limitAuthentication(deps.limits), jsonBody(deps.authBodyLimits)]);
 
   const health = new Router();
   health.get(['/healthz', '/v3/healthz'], (ctx) => ok(ctx, { status: 'ok' }));
@@ -62,18 +71,18 @@ export function createApp(deps: AppDeps): Koa {
 
   const v3 = new Router({ prefix: '/v3' });
   boundPathParameters(v3, PATH_PARAMETERS);
-  authRoutes(v3, deps.clients, limitAuthentication(deps.limits));
+  authRoutes(v3, deps.clients, authLimitThenBody);
   apiKeyRoutes(v3, deps.clients, can('system:admin'));
   projectRoutes(v3, deps.clients, can);
   dataRoutes(v3, deps.clients, can, deps.limits);
   webhookRoutes(v3, deps.clients, adminByApiKey);
   errorRoutes(v3, authed, requirePermission('system:read'));
 
+  app.use(securityHeaders);
+  app.use(closeWhenBodyUnread);
   app.use(requestContext({ environment: deps.environment, docsUrl: deps.docsUrl, logger: deps.logger }));
   app.use(requestInput());
-  // Ahead of the JSON body parser: the OAuth endpoints also take form posts.
   app.use(identityRoutes(deps));
-  app.use(jsonBody(deps.bodyLimitBytes));
   app.use(health.routes());
   app.use(v3.routes());
   app.use(v3.allowedMethods({ throw: true, notImplemented: () => notFound(), methodNotAllowed: () => notFound() }));

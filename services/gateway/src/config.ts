@@ -34,6 +34,35 @@ export const gatewayConfigSchema = z.object({
     .positive()
     .default(5 * 1024 * 1024),
   ...serviceAuthSettings,
+
+  // The front door (ADR 0017): what an unauthenticated or slow client can make one gateway
+  // process hold. Timeouts in milliseconds; 0 as a connection cap turns that cap off.
+  /** Body limit of the anonymous endpoints (login, refresh, logout, OAuth token and consent form). */
+  MP_AUTH_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024),
+  /** Bytes of request bodies buffered at once across all requests of the process (503002 past it). */
+  MP_BODY_BUFFER_BUDGET_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024),
+  /** Open connections per process (live and sandbox ports each), and per client address. */
+  MP_MAX_CONNECTIONS: z.coerce.number().int().nonnegative().default(4096),
+  MP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().nonnegative().default(256),
+  /** From connect to the first byte (the TLS ClientHello). */
+  MP_FIRST_BYTE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  MP_TLS_HANDSHAKE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** From the handshake (or a later request's first byte) to the end of the request headers. */
+  MP_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
+  /** From the moment the gateway starts reading a body (after authentication) to its last byte. */
+  MP_BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /** An idle keep-alive connection is closed after this (above a load balancer's usual 60 s). */
+  MP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(65_000),
+  /** How long an unread body is still drained after the answer, so the client reads it instead of a reset. */
+  MP_LINGERING_CLOSE_MS: z.coerce.number().int().positive().default(5_000),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -6,7 +6,9 @@ import { loadOrCreateCertificate, type Logger } from '@mp/kit';
 import { createApp } from './app.js';
 import { createServiceClients } from './clients.js';
 import type { GatewayConfig } from './config.js';
-import { createHttpsOnlyServer } from './https-only.js';
+import { BodyBudget } from './body-budget.js';
+import { createHttpsOnlyServer, type FrontDoorSettings } from './https-only.js';
+import type { BodyLimits } from './middleware/read-body.js';
 import { JwtVerifier } from './jwt-verifier.js';
 import { Readiness } from './readiness.js';
 import { RateLimits } from '@mp/ratelimit';
@@ -27,6 +29,39 @@ function listen(server: Server, port: number, host: string): Promise<number> {
     server.once('error', reject);
     server.listen(port, host, () => resolvePort((server.address() as AddressInfo).port));
   });
+}
+
+/** The body limits of both ports; they share one budget, the process's memory (ADR 0017). */
+function bodyLimitsOf(config: GatewayConfig): { bodyLimits: BodyLimits; authBodyLimits: BodyLimits } {
+  const budget = new BodyBudget(config.MP_BODY_BUFFER_BUDGET_BYTES);
+  const timeoutMs = config.MP_BODY_TIMEOUT_MS;
+  return {
+    bodyLimits: {
+      limitBytes: config.MP_BODY_LIMIT_BYTES,
+      budget,
+      timeoutMs,
+      tooLargeSuggestion: 'Split the data into several requests, or use a batch upload of at most 5 MB.',
+    },
+    authBodyLimits: {
+      limitBytes: config.MP_AUTH_BODY_LIMIT_BYTES,
+      budget,
+      timeoutMs,
+      tooLargeSuggestion: 'Send only the fields of the sign-in or token request; they fit in a few hundred bytes.',
+    },
+  };
+}
+
+function frontDoorOf(config: GatewayConfig): FrontDoorSettings {
+  return {
+    maxConnections: config.MP_MAX_CONNECTIONS,
+    maxConnectionsPerAddress: config.MP_MAX_CONNECTIONS_PER_ADDRESS,
+    firstByteTimeoutMs: config.MP_FIRST_BYTE_TIMEOUT_MS,
+    tlsHandshakeTimeoutMs: config.MP_TLS_HANDSHAKE_TIMEOUT_MS,
+    headersTimeoutMs: config.MP_HEADERS_TIMEOUT_MS,
+    bodyTimeoutMs: config.MP_BODY_TIMEOUT_MS,
+    keepAliveTimeoutMs: config.MP_KEEP_ALIVE_TIMEOUT_MS,
+    lingeringCloseMs: config.MP_LINGERING_CLOSE_MS,
+  };
 }
 
 /** Starts the HTTPS gateway: the live environment on one port, the sandbox on another. */
@@ -80,6 +115,8 @@ export async function startGateway(
   });
   if (!(await limits.ready())) logger.warn('Redis not reachable at start; rate limits apply per replica until it is');
 
+  const { bodyLimits, authBodyLimits } = bodyLimitsOf(config);
+  const frontDoor = frontDoorOf(config);
   const servers: Server[] = [];
   // Error documentation is served by the live base URL itself unless MP_DOCS_URL points elsewhere.
   const docsUrl = () => (config.MP_DOCS_URL ?? urls.live).replace(/\/$/, '');
@@ -87,8 +124,8 @@ export async function startGateway(
   const urls: Record<'live' | 'sandbox', string> = { live: '', sandbox: '' };
   for (const environment of ['live', 'sandbox'] as const) {
     const wanted = environment === 'live' ? config.MP_HTTPS_PORT : config.MP_SANDBOX_HTTPS_PORT;
-    const app = createApp({ environment, clients, jwt, readiness, logger, docsUrl, bodyLimitBytes: config.MP_BODY_LIMIT_BYTES, limits });
-    const server = createHttpsOnlyServer(tls, app.callback(), docsUrl);
+    const app = createApp({ environment, clients, jwt, readiness, logger, docsUrl, bodyLimits, authBodyLimits, limits });
+    const server = createHttpsOnlyServer(tls, app.callback(), docsUrl, frontDoor);
     const port = await listen(server, wanted, config.MP_BIND_HOST);
     ports[environment] = port;
     const configured = environment === 'live' ? config.MP_PUBLIC_BASE_URL : config.MP_PUBLIC_SANDBOX_BASE_URL;

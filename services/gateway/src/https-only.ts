@@ -3,40 +3,101 @@ import https from 'node:https';
 import net from 'node:net';
 import type { RequestListener } from 'node:http';
 import { DomainError } from '@mp/errors';
-import { errorBody } from './envelope.js';
-import { newRequestId } from './request-id.js';
+import { answerClientError, errorResponse } from './client-error.js';
+import { perAddressCap } from './connection-limits.js';
+import { lingerBeforeClose, noteRequest } from './lingering-close.js';
+import { TLS_POLICY } from './tls-policy.js';
 
 const TLS_HANDSHAKE = 0x16;
+
+/** What one port lets a client hold, and for how long (gateway settings, ADR 0017). */
+export interface FrontDoorSettings {
+  /** Open connections of the port (0: no cap). */
+  maxConnections: number;
+  /** Open connections of one client address (0: no cap). */
+  maxConnectionsPerAddress: number;
+  firstByteTimeoutMs: number;
+  tlsHandshakeTimeoutMs: number;
+  headersTimeoutMs: number;
+  /** The gateway's own reader enforces it; Node's whole-request timeout is a backstop above it. */
+  bodyTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  lingeringCloseMs: number;
+}
+
+/** Node's HTTP timeouts for both servers; the connection check runs often enough for short timeouts. */
+function httpTimeouts(s: FrontDoorSettings) {
+  return {
+    headersTimeout: s.headersTimeoutMs,
+    requestTimeout: s.headersTimeoutMs + s.bodyTimeoutMs + s.lingeringCloseMs,
+    keepAliveTimeout: s.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, s.headersTimeoutMs),
+  };
+}
 
 /**
  * One port that speaks HTTPS and refuses plain HTTP with the error envelope. The first byte of a
  * connection tells them apart: a TLS handshake record starts with 0x16. A plain-HTTP request
  * never reaches the application, so it has no side effect.
+ *
+ * Each stage of a connection has a deadline, so that no client holds one for free: the first
+ * byte, the TLS handshake, the request headers, the body (read by the routes after
+ * authentication), and the idle time between keep-alive requests. Connections are capped per
+ * port and per client address.
  */
-export function createHttpsOnlyServer(tls: { cert: string; key: string }, handler: RequestListener, docsUrl: () => string): net.Server {
-  const secure = https.createServer({ cert: tls.cert, key: tls.key }, handler);
-  secure.keepAliveTimeout = 65_000;
-  const plain = http.createServer((req, res) => {
-    const requestId = newRequestId();
+export function createHttpsOnlyServer(
+  tls: { cert: string; key: string },
+  handler: RequestListener,
+  docsUrl: () => string,
+  settings: FrontDoorSettings,
+): net.Server {
+  const timeouts = httpTimeouts(settings);
+  const secure = https.createServer(
+    { cert: tls.cert, key: tls.key, ...TLS_POLICY, handshakeTimeout: settings.tlsHandshakeTimeoutMs, ...timeouts },
+    (req, res) => {
+      noteRequest(req);
+      handler(req, res);
+    },
+  );
+  secure.on('secureConnection', (socket) => lingerBeforeClose(socket, settings.lingeringCloseMs));
+  secure.on('clientError', answerClientError(docsUrl, settings.headersTimeoutMs));
+  const plain = http.createServer(timeouts, (req, res) => {
+    noteRequest(req);
     const err = new DomainError('400001', {
       field: 'scheme',
       detail: 'Plain HTTP is refused; this API is served over HTTPS only.',
       suggestion: `Call https://${req.headers.host ?? 'this host'}${req.url ?? '/'} instead.`,
     });
-    const body = JSON.stringify(errorBody(err, requestId, docsUrl()));
-    res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, connection: 'close', 'content-length': Buffer.byteLength(body) });
+    const { status, headers, body } = errorResponse(err, docsUrl());
+    res.writeHead(status, headers);
     res.end(body);
-    req.resume();
   });
+  plain.on('connection', (socket: net.Socket) => lingerBeforeClose(socket, settings.lingeringCloseMs));
+  plain.on('clientError', answerClientError(docsUrl, settings.headersTimeoutMs));
+
+  // Node enforces headersTimeout and requestTimeout, and tracks the connections that
+  // closeAllConnections() ends, from a server's 'listening' event on. These two never listen (the
+  // port belongs to the net.Server below, which hands them their connections), so they are told.
+  secure.emit('listening');
+  plain.emit('listening');
+
+  const admit = perAddressCap(settings.maxConnectionsPerAddress);
   const server = net.createServer((socket) => {
+    socket.on('error', () => socket.destroy());
+    if (!admit(socket)) return socket.destroy();
+    // A connection that never sends a byte is closed: neither server has seen it yet.
+    const silent = () => socket.destroy();
+    socket.setTimeout(settings.firstByteTimeoutMs, silent);
     socket.once('data', (chunk) => {
+      socket.setTimeout(0);
+      socket.off('timeout', silent);
       socket.pause();
       socket.unshift(chunk);
       (chunk[0] === TLS_HANDSHAKE ? secure : plain).emit('connection', socket);
       process.nextTick(() => socket.resume());
     });
-    socket.on('error', () => socket.destroy());
   });
+  if (settings.maxConnections > 0) server.maxConnections = settings.maxConnections;
   server.on('close', () => {
     secure.close();
     plain.close();

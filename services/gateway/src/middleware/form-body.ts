@@ -1,8 +1,8 @@
 import type { Middleware } from 'koa';
-import getRawBody from 'raw-body';
 import { DomainError } from '@mp/errors';
 import type { GatewayState } from '../state.js';
 import { jsonBody } from './json-body.js';
+import { readBody, type BodyLimits } from './read-body.js';
 
 /**
  * Reads a JSON body (jsonBody) or an `application/x-www-form-urlencoded` one: the OAuth
@@ -10,22 +10,11 @@ import { jsonBody } from './json-body.js';
  * specification's JSON. Form fields become strings of `state.body`; a field given twice is
  * 400001 (RFC 6749 §3.2: "parameters MUST NOT be included more than once").
  */
-export function jsonOrFormBody(limitBytes: number): Middleware {
-  const json = jsonBody(limitBytes);
+export function jsonOrFormBody(limits: BodyLimits): Middleware {
+  const json = jsonBody(limits);
   return async (ctx, next) => {
     if (!ctx.is('application/x-www-form-urlencoded')) return json(ctx, next);
-    let text: string;
-    try {
-      text = await getRawBody(ctx.req, { limit: limitBytes, encoding: 'utf8' });
-    } catch (err) {
-      if ((err as { type?: string }).type === 'entity.too.large') {
-        throw new DomainError('400005', { detail: `The request body exceeds the limit of ${limitBytes} bytes.`, suggestion: 'Send a smaller form.' });
-      }
-      throw new DomainError('400002', {
-        detail: 'The request body could not be read completely.',
-        suggestion: 'Send the whole body with a correct Content-Length.',
-      });
-    }
+    const text = (await readBody(ctx, limits)).toString('utf8');
     const form: Record<string, string> = {};
     for (const [k, v] of new URLSearchParams(text)) {
       if (k in form) throw new DomainError('400001', { field: k, detail: `${k} is given more than once.`, suggestion: `Send ${k} once.` });

@@ -17,9 +17,12 @@ const loginBody = z.object({
 
 const refreshBody = z.object({ refresh_token: z.string().min(1).max(4000) });
 
-/** POST /auth/login and /auth/refresh (spec §4, §5 rules 2–3). */
-export function authRoutes(router: Router, clients: ServiceClients, limit: Middleware): void {
-  router.post('/auth/login', limit, async (ctx) => {
+/**
+ * POST /auth/login and /auth/refresh (spec §4, §5 rules 2–3). `guard` applies the per-address
+ * limit (429005) and then reads the (small) JSON body.
+ */
+export function authRoutes(router: Router, clients: ServiceClients, guard: Middleware): void {
+  router.post('/auth/login', guard, async (ctx) => {
     const state = ctx.state as GatewayState;
     const body = validate(loginBody, state.body ?? {}, 'body');
     const token = await clients.identity.login(
@@ -31,7 +34,7 @@ export function authRoutes(router: Router, clients: ServiceClients, limit: Middl
     ok(ctx, present.token(token));
   });
 
-  router.post('/auth/refresh', limit, async (ctx) => {
+  router.post('/auth/refresh', guard, async (ctx) => {
     const state = ctx.state as GatewayState;
     const body = validate(refreshBody, state.body ?? {}, 'body');
     const token = await clients.identity.refresh(

@@ -20,13 +20,14 @@ const logoutBody = z.object({ refresh_token: z.string().min(1).max(4000).optiona
 /**
  * The identity area of the API beyond login and refresh (routes/auth.ts) and API keys
  * (routes/api-keys.ts): logout, JWKS, /me, users and OAuth 2.0. It is mounted ahead of the
- * application's JSON body parser because the OAuth endpoints also take HTML form posts
- * (consent page) and form-encoded token requests (RFC 6749); each route here reads its own body.
+ * application's other routes; each route here reads its own body, JSON or, for OAuth, HTML form
+ * posts (consent page) and form-encoded token requests (RFC 6749), after its checks.
  */
 export function identityRoutes(deps: AppDeps): ReturnType<Router['routes']> {
   const router = new Router({ prefix: '/v3' });
   boundPathParameters(router, PATH_PARAMETERS);
-  const body = jsonBody(deps.bodyLimitBytes);
+  const body = jsonBody(deps.bodyLimits);
+  const anonymousBody = jsonBody(deps.authBodyLimits);
   const authed = compose([authenticate(deps), limitTenant(deps.limits)]);
   const admin = compose([authed, requirePermission('system:admin'), body]);
   const authLimit = limitAuthentication(deps.limits);
@@ -36,7 +37,7 @@ export function identityRoutes(deps: AppDeps): ReturnType<Router['routes']> {
    * token sent (verified first). Its refresh tokens stop working and its access tokens are refused
    * from the next request on, on every replica.
    */
-  router.post('/auth/logout', authLimit, body, async (ctx) => {
+  router.post('/auth/logout', authLimit, anonymousBody, async (ctx) => {
     const state = ctx.state as AuthState;
     const b = validate(logoutBody, state.body ?? {}, 'body');
     const anonymous = anonymousContext(state.requestId, state.environment);
@@ -76,7 +77,8 @@ export function identityRoutes(deps: AppDeps): ReturnType<Router['routes']> {
   userRoutes(router, deps.clients, admin);
   oauthRoutes(router, deps.clients, {
     admin: compose([authed, requirePermission('system:admin')]),
-    body: jsonOrFormBody(deps.bodyLimitBytes),
+    body: jsonOrFormBody(deps.bodyLimits),
+    anonymousBody: jsonOrFormBody(deps.authBodyLimits),
     authLimit,
     docsUrl: deps.docsUrl,
   });

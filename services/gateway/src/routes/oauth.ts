@@ -48,8 +48,10 @@ const tokenBody = z.object({
 export interface OAuthRouteGuards {
   /** system:admin on an authenticated, rate-limited request */
   admin: Middleware;
-  /** Reads a JSON or form body. */
+  /** Reads a JSON or form body (authenticated routes). */
   body: Middleware;
+  /** The same within the small limit of the anonymous endpoints (consent form, token endpoint). */
+  anonymousBody: Middleware;
   /** 429005 per client address. */
   authLimit: Middleware;
   /** `{docs_url}` of the error envelope. */
@@ -179,7 +181,7 @@ export function oauthRoutes(router: Router, clients: ServiceClients, g: OAuthRou
     renderConsentPage(ctx, prompt);
   });
 
-  router.post('/oauth/authorize', htmlErrors, g.authLimit, g.body, async (ctx) => {
+  router.post('/oauth/authorize', htmlErrors, g.authLimit, g.anonymousBody, async (ctx) => {
     const state = ctx.state as GatewayState;
     const form = validate(consentForm, state.body ?? {}, 'body');
     const cookie = ctx.cookies.get(csrfCookieName(form.request_id)) ?? '';
@@ -211,7 +213,7 @@ export function oauthRoutes(router: Router, clients: ServiceClients, g: OAuthRou
     renderConsentPage(ctx, step.prompt!, { code: step.errorCode ?? '401008', detail: step.errorDetail ?? '' }, form.username ?? '');
   });
 
-  router.post('/oauth/token', tokenErrors(g.docsUrl), g.authLimit, g.body, async (ctx: Context, _next: Next) => {
+  router.post('/oauth/token', tokenErrors(g.docsUrl), g.authLimit, g.anonymousBody, async (ctx: Context, _next: Next) => {
     const state = ctx.state as GatewayState;
     const b = validate(tokenBody, state.body ?? {}, 'body');
     const creds = clientCredentials(ctx, b);

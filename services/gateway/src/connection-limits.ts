@@ -1,0 +1,23 @@
+import type { Socket } from 'node:net';
+
+/**
+ * Open connections per client address on one listening port. A connection over the cap is
+ * closed at once, before its TLS handshake: answering it would cost the handshake the cap is
+ * there to save. 0 turns the cap off (e.g. behind a proxy whose few addresses carry everyone).
+ */
+export function perAddressCap(maxPerAddress: number): (socket: Socket) => boolean {
+  const open = new Map<string, number>();
+  return (socket) => {
+    if (maxPerAddress === 0) return true;
+    const address = socket.remoteAddress ?? '';
+    const count = open.get(address) ?? 0;
+    if (count >= maxPerAddress) return false;
+    open.set(address, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left === 0) open.delete(address);
+      else open.set(address, left);
+    });
+    return true;
+  };
+}
