@@ -22,6 +22,7 @@ const MAX_FAILURES = 2_000;
 // MP_FUZZ_REPORT=<file> writes every failure there (JSON lines) for a closer look.
 const REPORT_FILE = process.env.MP_FUZZ_REPORT;
 const RUN_BUDGET_MS = 150_000;
+const BEARER_EVERY = 250;
 
 interface Failure {
   index: number;
@@ -66,6 +67,9 @@ describe('fuzzing every endpoint of the gateway', () => {
     const worker = async () => {
       while (next < REQUESTS && failures.length < MAX_FAILURES && Date.now() - started < RUN_BUDGET_MS) {
         const index = next++;
+        // A fuzzed POST /auth/logout that carries the bearer token ends its session; a fresh
+        // sign-in now and then keeps bearer requests reaching the endpoints.
+        if (index % BEARER_EVERY === 0 && index > 0) seeds.bearer = await signIn(t);
         const [fuzz] = fc.sample(arbitrary, { seed: SEED + index, numRuns: 1 });
         const endpoint = `${fuzz!.route.method} ${fuzz!.route.path}`;
         bump(byEndpoint, endpoint);
@@ -150,9 +154,16 @@ function describeFailures(failures: Failure[]): string {
   return out;
 }
 
+/** A new session of the administrator: its access token. */
+async function signIn(t: TestPlatform): Promise<string> {
+  const res = await t.api('POST', '/auth/login', { body: { ...t.admin, grant_type: 'password' } });
+  if (res.status !== 200) throw new Error(`signing in failed: ${res.text}`);
+  return res.body.data.access_token as string;
+}
+
 /** Valid ids and bodies of every resource, made through the API, that the mutations start from. */
 async function createSeeds(t: TestPlatform): Promise<FuzzSeeds> {
-  const bearer = await t.login();
+  const bearer = await signIn(t);
   const keyRes = await t.api('POST', '/api-keys', { headers: { authorization: `Bearer ${bearer}` }, body: { name: 'fuzz', permissions: ALL_PERMISSIONS } });
   if (keyRes.status !== 200) throw new Error(`seeding the API key failed: ${keyRes.text}`);
   const apiKey = keyRes.body.data.key as string;
