@@ -17,6 +17,7 @@
 //
 // Options (environment): BENCH_SECONDS=10 (measured per phase)  BENCH_WARM_UP_SECONDS=3
 // BENCH_CONCURRENCY=32  BENCH_POINTS=20 (points the writes are spread over)
+// BENCH_PROFILE=<dir> (a V8 CPU profile of the platform process, for finding where its time goes)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import https from 'node:https';
@@ -64,8 +65,8 @@ const env = {
 };
 
 /** Starts a process that prints one JSON line when it is ready. */
-function start(script, label) {
-  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+function start(script, label, flags = []) {
+  const child = spawn(process.execPath, [...flags, script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   child.label = label;
   const ready = new Promise((resolve, reject) => {
     let out = '';
@@ -81,7 +82,8 @@ function start(script, label) {
   });
   return { child, ready };
 }
-const platform = start(join(here, '../ingest/platform.mjs'), 'platform (gateway + services)');
+const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+const platform = start(join(here, '../ingest/platform.mjs'), 'platform (gateway + services)', profile);
 const bare = start(join(here, 'bare.mjs'), 'bare Koa');
 const children = [platform.child, bare.child];
 const stop = (c) =>
@@ -185,9 +187,12 @@ try {
       for (const c of children) peak.set(c.label, Math.max(peak.get(c.label) ?? 0, procStat(c.pid).rssMb));
     }, 100);
     const cpu0 = children.map((c) => procStat(c.pid).cpuS);
+    const pg0 = postgresStat().cpuS;
     const r = await drive(phase.send, SECONDS);
     clearInterval(sampler);
     const cores = children.map((c, i) => (procStat(c.pid).cpuS - cpu0[i]) / r.seconds);
+    // Every PostgreSQL process of the machine: other work on it counts too.
+    cores.push((postgresStat().cpuS - pg0) / r.seconds);
     const result = {
       name: phase.name,
       perSecond: r.latencies.length / r.seconds,
@@ -214,7 +219,7 @@ try {
     `Topology: gateway and services in one process (embedded launcher) on real PostgreSQL, NATS JetStream and Redis; the bare Koa route in a process of its own; one keep-alive HTTPS client, ${CONCURRENCY} requests in flight, ${SECONDS} s per phase after ${WARM_UP_SECONDS} s of warm-up, loopback.`,
   );
   console.log('');
-  console.log('| phase | requests/s | p50 ms | p99 ms | errors | peak RSS MB (platform / bare) | CPU cores (platform / bare) |');
+  console.log('| phase | requests/s | p50 ms | p99 ms | errors | peak RSS MB (platform / bare) | CPU cores (platform / bare / PostgreSQL) |');
   console.log('|---|---|---|---|---|---|---|');
   for (const r of results) {
     const errors = [...r.errors.values()].reduce((a, b) => a + b, 0);
