@@ -344,6 +344,8 @@ export function fuzzCases(routes: GatewayRoute[], seeds: FuzzSeeds): fc.Arbitrar
       const { route } = g;
       const mutations: string[] = g.onTheWire ? ['forbidden bytes kept on the wire'] : [];
       const headerBytes = g.onTheWire ? (v: string) => Buffer.from(v, 'utf8') : httpHeaderBytes;
+      // A header value as sent: its bytes read as Latin-1 (UTF-8 shows as the bytes it is).
+      const wirePreview = (v: string) => preview(headerBytes(v).toString('latin1'));
       // Path: each :param gets its valid seed, another resource's id or a hostile value.
       let paramIndex = 0;
       const segments = route.path.split('/').map((segment) => {
@@ -473,9 +475,6 @@ function fitHead(target: Buffer, headers: Array<[string, Buffer]>): { target: Bu
   return { target, headers, cut };
 }
 
-/** A header value as sent: its bytes read as Latin-1 (UTF-8 shows as the bytes it is). */
-const wirePreview = (value: string) => preview(httpHeaderBytes(value).toString('latin1'));
-
 /** A short, printable description of a generated value. */
 export function preview(value: unknown): string {
   if (Array.isArray(value) && value.length > 20) return `[${value.length} items]`;
@@ -483,6 +482,7 @@ export function preview(value: unknown): string {
     typeof value === 'string'
       ? JSON.stringify(value.length > 100 ? value.slice(0, 60) : value) + (value.length > 100 ? `… (${value.length} chars)` : '')
       : (JSON.stringify(value) ?? String(value));
-  if (typeof value === 'string') return text;
+  // Raw JSON carried by a marker (see serialise) shows as raw:<text>.
+  if (typeof value === 'string') return text.replace(/\\u0001raw:(.*?)\\u0001/g, 'raw:$1');
   return text.length > 80 ? `${text.slice(0, 60)}… (${text.length} chars)` : text;
 }

@@ -4,7 +4,7 @@ import { gatewayRoutes, type GatewayRoute } from '@mp/gateway';
 import { testCertificate } from '@mp/testing';
 import { ALL_PERMISSIONS, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { checkAnswer } from './answer-check.js';
-import { fuzzCases, preview, type FuzzCase, type FuzzSeeds } from './fuzz-requests.js';
+import { fuzzCases, type FuzzCase, type FuzzSeeds } from './fuzz-requests.js';
 import { encodeRequest, RawHttpsClient } from './raw-https.js';
 
 // Issue 13's fuzzer: malformed requests over every endpoint the gateway mounts (read from its own
@@ -148,7 +148,7 @@ function describeFailures(failures: Failure[]): string {
     out += `\n[${list.length}×] ${key} on ${endpoints.size} endpoints: ${[...endpoints].slice(0, 6).join(', ')}${endpoints.size > 6 ? ', …' : ''}\n`;
     for (const f of [...list].sort((a, b) => a.fuzz.mutations.length - b.fuzz.mutations.length).slice(0, 3)) {
       const wire = encodeRequest(f.fuzz.request, 'HOST').toString('latin1');
-      out += `  #${f.index} (seed ${SEED + f.index}) ${f.problem.slice(0, 300)}\n    mutations: ${f.fuzz.mutations.join('; ')}\n    request: ${preview(wire.slice(0, 600))}${wire.length > 600 ? ` … (${wire.length} bytes)` : ''}\n`;
+      out += `  #${f.index} (seed ${SEED + f.index}) ${f.problem.slice(0, 300)}\n    mutations: ${f.fuzz.mutations.join('; ')}\n    request: ${JSON.stringify(wire.slice(0, 600))}${wire.length > 600 ? ` … (${wire.length} bytes)` : ''}\n`;
     }
   }
   return out;
