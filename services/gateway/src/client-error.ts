@@ -4,6 +4,35 @@ import { errorBody } from './envelope.js';
 import { newRequestId } from './request-id.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
+/** Node's HTTP parser errors and the refusal each one is (data.field names what was wrong). */
+function parserRefusal(code: string | undefined): DomainError {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new DomainError('400003', {
+        field: 'headers',
+        detail: 'The request line and headers together exceed 16 KB.',
+        suggestion: 'Send shorter headers and query strings; put large values in the JSON body.',
+      });
+    case 'HPE_INVALID_URL':
+      return new DomainError('400001', {
+        field: 'path',
+        detail: 'The request target holds characters HTTP does not allow (spaces, control characters or raw non-ASCII bytes).',
+        suggestion: 'Percent-encode the path and query, e.g. with encodeURIComponent.',
+      });
+    case 'HPE_INVALID_HEADER_TOKEN':
+    case 'HPE_LF_EXPECTED':
+    case 'HPE_CR_EXPECTED':
+    case 'HPE_UNEXPECTED_SPACE':
+      return new DomainError('400001', {
+        field: 'headers',
+        detail: 'A header name or value holds characters HTTP does not allow (control characters such as NUL).',
+        suggestion: 'Send header values as printable text; percent- or base64-encode binary values.',
+      });
+    default:
+      return new DomainError('400001', { detail: 'The request is not well-formed HTTP/1.1.', suggestion: 'Send the request with an HTTP client library, over TLS.' });
+  }
+}
+
 /** The envelope of a request Node refused before it reached Koa. */
 function domainErrorOf(err: Error & { code?: string }, headersTimeoutMs: number): DomainError {
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
@@ -12,14 +41,7 @@ function domainErrorOf(err: Error & { code?: string }, headersTimeoutMs: number)
       suggestion: 'Send the whole request headers at once, right after connecting.',
     });
   }
-  if (err.code === 'HPE_HEADER_OVERFLOW') {
-    return new DomainError('400003', {
-      field: 'headers',
-      detail: 'The request headers are larger than 16 KB.',
-      suggestion: 'Send shorter headers (cookies and tokens included).',
-    });
-  }
-  return new DomainError('400001', { detail: 'The request is not valid HTTP/1.1.', suggestion: 'Send a well-formed HTTP/1.1 request over TLS.' });
+  return parserRefusal(err.code);
 }
 
 /** The status, headers and body of an error answered outside Koa (same envelope and headers as inside). */
@@ -48,9 +70,10 @@ function rawErrorResponse(err: DomainError, docsUrl: string): Buffer {
 
 /**
  * Node's `clientError`: a request that cannot reach the application (headers not complete within
- * the headers timeout, malformed HTTP, headers over 16 KB) gets the error envelope instead of
- * Node's bare status line, then the connection closes. As Node's own handler, it answers only
- * when no response of the connection has started (a reset connection gets nothing).
+ * the headers timeout, control characters in a header, raw bytes in the path, a head over 16 KB)
+ * gets the error envelope instead of Node's bare status line, then the connection closes. As
+ * Node's own handler, it answers only when no response of the connection has started (a reset
+ * connection gets nothing).
  */
 export function answerClientError(docsUrl: () => string, headersTimeoutMs: number) {
   return (err: Error & { code?: string }, socket: Duplex): void => {

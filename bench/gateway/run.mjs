@@ -1,0 +1,248 @@
+// Gateway benchmark (issue 13). One command: `npm run bench:gateway`.
+//
+// What the whole gateway costs per request, against a bare Koa HTTPS route in the same run:
+//   read   GET /v3/projects?limit=1 — TLS, authentication by API key (identity over gRPC), the
+//          tenant's rate limits in Redis (raised so they never refuse), projects over gRPC, envelope
+//   write  POST /v3/projects/{id}/data with one record — the same, plus the data-record limit,
+//          monitoring-data over gRPC, PostgreSQL and the outbox
+//   bare   GET and POST /bare on a Koa application in a process of its own (bare.mjs): same
+//          certificate, same client, same concurrency; POST parses the same JSON body
+// For each: requests/s, p50 and p99 latency, errors (any answer but 200 counts), and the resident
+// memory (RSS) of the processes. Target: the read path keeps at least 40 % of the bare route's
+// requests/s.
+//
+// Topology: the platform as `npm start` runs it — gateway and every service in one process (the
+// embedded launcher, bench/ingest/platform.mjs) — but on real PostgreSQL, NATS JetStream and Redis
+// (a database, stream and key prefix of its own), as the ingest benchmark's `one` topology. Loopback only.
+//
+// Options (environment): BENCH_SECONDS=10 (measured per phase)  BENCH_WARM_UP_SECONDS=3
+// BENCH_CONCURRENCY=32  BENCH_POINTS=20 (points the writes are spread over)
+// BENCH_PROFILE=<dir> (a V8 CPU profile of the platform process, for finding where its time goes)
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createSelfSignedCertificate } from '@mp/kit';
+import { createTestDatabase, createTestStream } from '@mp/testing';
+import { postgresStat, procStat } from '../process-stats.mjs';
+/* global setInterval, clearInterval */
+
+const here = dirname(fileURLToPath(import.meta.url));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const POINTS = Number(process.env.BENCH_POINTS ?? 20);
+
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+
+const db = await createTestDatabase();
+const stream = createTestStream();
+const tls = await createSelfSignedCertificate();
+const dataDir = mkdtempSync(join(tmpdir(), 'mp-bench-gateway-'));
+const env = {
+  ...process.env,
+  BENCH_TLS: JSON.stringify({ cert: tls.cert, key: tls.key }),
+  MP_DATABASE_URL: db.url,
+  MP_NATS_URL: stream.url,
+  MP_NATS_STREAM: stream.stream,
+  MP_NATS_SUBJECT_PREFIX: stream.subjectPrefix,
+  MP_REDIS_URL: process.env.MP_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  MP_REDIS_PREFIX: `mpb:${stream.stream}`,
+  MP_HTTPS_PORT: '0',
+  MP_SANDBOX_HTTPS_PORT: '0',
+  MP_BIND_HOST: '127.0.0.1',
+  MP_ADMIN_USERNAME: 'admin',
+  MP_ADMIN_PASSWORD: 'bench password 0123',
+  MP_DATA_DIR: dataDir,
+  // Limits counted as in production (Redis) but far above what the run sends, so none refuses.
+  MP_LIMIT_API_PER_MINUTE: '1000000000',
+  MP_LIMIT_DATA_RECORDS_PER_MINUTE: '1000000000',
+  MP_LIMIT_AUTH_PER_MINUTE: '1000000',
+  MP_LIMIT_CONCURRENT: '100000',
+};
+
+/** Starts a process that prints one JSON line when it is ready. */
+function start(script, label, flags = []) {
+  const child = spawn(process.execPath, [...flags, script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  child.label = label;
+  const ready = new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) {
+        child.stdout.removeAllListeners('data');
+        child.stdout.resume();
+        resolve(JSON.parse(out.split('\n')[0]));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${label} exited with ${code}`)));
+  });
+  return { child, ready };
+}
+const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+const platform = start(join(here, '../ingest/platform.mjs'), 'platform (gateway + services)', profile);
+const bare = start(join(here, 'bare.mjs'), 'bare Koa');
+const children = [platform.child, bare.child];
+const stop = (c) =>
+  c.exitCode !== null
+    ? Promise.resolve()
+    : new Promise((r) => {
+        c.once('exit', r);
+        c.kill('SIGTERM');
+      });
+
+try {
+  const [platformInfo, bareInfo] = await Promise.all([platform.ready, bare.ready]);
+  const base = `https://127.0.0.1:${platformInfo.port}/v3`;
+  const bareUrl = `https://127.0.0.1:${bareInfo.port}/bare`;
+  // One client for every phase: keep-alive connections, as many as requests in flight.
+  const agent = new https.Agent({ keepAlive: true, maxSockets: CONCURRENCY, ca: tls.cert });
+  const call = (method, url, body, headers = {}) =>
+    new Promise((resolve, reject) => {
+      const req = https.request(
+        url,
+        { method, agent, headers: { ...headers, ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) } },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString() }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  const json = async (method, path, body, headers) => {
+    const res = await call(method, `${base}${path}`, body && JSON.stringify(body), headers);
+    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+    return JSON.parse(res.text).data;
+  };
+
+  // A tenant's API key, a project in progress and its points, all through the API.
+  const login = await json('POST', '/auth/login', { username: 'admin', password: 'bench password 0123', grant_type: 'password' });
+  const key = (
+    await json(
+      'POST',
+      '/api-keys',
+      { name: 'bench', permissions: ['project:read', 'project:write', 'data:read', 'data:write'] },
+      { authorization: `Bearer ${login.access_token}` },
+    )
+  ).key;
+  const auth = { 'x-api-key': key };
+  const project = await json('POST', '/projects', { name: 'Benchmark tunnel', number: 'BENCH-1', start_date: '2020-01-01' }, auth);
+  await json('PUT', `/projects/${project.id}/status`, { status: 'in_progress' }, auth);
+  const points = [];
+  for (let i = 0; i < POINTS; i++) {
+    const body = {
+      number: `B-${i}`,
+      name: `Benchmark point ${i}`,
+      sensor_type: 'total_station',
+      reference: { x: 3512345.1, y: 512345.6, z: 45.3 },
+      thresholds: { warning: 10, alarm: 20 },
+    };
+    points.push((await json('POST', `/projects/${project.id}/points`, body, auth)).id);
+  }
+  // Every write is one new record: points in turn, one second apart from 2021 on (never a duplicate).
+  let written = 0;
+  const epoch = Date.UTC(2021, 0, 1);
+  const nextRecord = () => {
+    const n = written++;
+    const at = new Date(epoch + Math.floor(n / POINTS) * 1000).toISOString();
+    return JSON.stringify({ records: [{ point_id: points[n % POINTS], measured_at: at, values: { dx: 1.2, dy: -0.4, dz: 3.1 } }] });
+  };
+
+  const phases = [
+    { name: 'bare Koa GET /bare', send: () => call('GET', bareUrl) },
+    { name: 'gateway GET /v3/projects?limit=1', send: () => call('GET', `${base}/projects?limit=1`, undefined, auth) },
+    { name: 'bare Koa POST /bare (one record)', send: () => call('POST', bareUrl, nextRecord()) },
+    { name: 'gateway POST /v3/projects/{id}/data (one record)', send: () => call('POST', `${base}/projects/${project.id}/data`, nextRecord(), auth) },
+  ];
+
+  /** Runs `send` from CONCURRENCY loops for `seconds`; latencies of 200 answers, and the rest counted. */
+  const drive = async (send, seconds) => {
+    const latencies = [];
+    const errors = new Map();
+    const end = performance.now() + seconds * 1000;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (performance.now() < end) {
+          const s = performance.now();
+          const res = await send();
+          if (res.status === 200) latencies.push(performance.now() - s);
+          else errors.set(`${res.status} ${res.text.slice(0, 120)}`, (errors.get(`${res.status} ${res.text.slice(0, 120)}`) ?? 0) + 1);
+        }
+      }),
+    );
+    return { latencies: latencies.sort((a, b) => a - b), errors, seconds: (performance.now() - t0) / 1000 };
+  };
+
+  const results = [];
+  for (const phase of phases) {
+    await drive(phase.send, WARM_UP_SECONDS);
+    const peak = new Map();
+    const sampler = setInterval(() => {
+      for (const c of children) peak.set(c.label, Math.max(peak.get(c.label) ?? 0, procStat(c.pid).rssMb));
+    }, 100);
+    const cpu0 = children.map((c) => procStat(c.pid).cpuS);
+    const pg0 = postgresStat().cpuS;
+    const r = await drive(phase.send, SECONDS);
+    clearInterval(sampler);
+    const cores = children.map((c, i) => (procStat(c.pid).cpuS - cpu0[i]) / r.seconds);
+    // Every PostgreSQL process of the machine: other work on it counts too.
+    cores.push((postgresStat().cpuS - pg0) / r.seconds);
+    const result = {
+      name: phase.name,
+      perSecond: r.latencies.length / r.seconds,
+      p50: pct(r.latencies, 50),
+      p99: pct(r.latencies, 99),
+      errors: r.errors,
+      peak,
+      cores,
+    };
+    results.push(result);
+    console.log(
+      `${phase.name}: ${fmt(result.perSecond)} requests/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${[...r.errors.values()].reduce((a, b) => a + b, 0)}`,
+    );
+    for (const [e, n] of r.errors) console.log(`  ${n} × ${e}`);
+  }
+
+  const [bareGet, read, barePost, write] = results;
+  const readShare = read.perSecond / bareGet.perSecond;
+  console.log('');
+  console.log(`## Gateway benchmark — ${new Date().toISOString().slice(0, 10)}`);
+  console.log('');
+  console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, ${Math.round(totalmem() / 2 ** 30)} GB RAM, Node ${process.version}.`);
+  console.log(
+    `Topology: gateway and services in one process (embedded launcher) on real PostgreSQL, NATS JetStream and Redis; the bare Koa route in a process of its own; one keep-alive HTTPS client, ${CONCURRENCY} requests in flight, ${SECONDS} s per phase after ${WARM_UP_SECONDS} s of warm-up, loopback.`,
+  );
+  console.log('');
+  console.log('| phase | requests/s | p50 ms | p99 ms | errors | peak RSS MB (platform / bare) | CPU cores (platform / bare / PostgreSQL) |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    const errors = [...r.errors.values()].reduce((a, b) => a + b, 0);
+    console.log(
+      `| ${r.name} | ${fmt(r.perSecond)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${errors} | ${children.map((c) => fmt(r.peak.get(c.label) ?? 0)).join(' / ')} | ${r.cores.map((x) => x.toFixed(2)).join(' / ')} |`,
+    );
+  }
+  console.log('');
+  console.log(`Read path: ${(readShare * 100).toFixed(0)} % of the bare route's requests/s (target ≥ 40 %: ${readShare >= 0.4 ? 'met' : 'NOT met'}).`);
+  console.log(`Write path: ${((write.perSecond / barePost.perSecond) * 100).toFixed(0)} % of the bare POST's requests/s.`);
+  console.log(
+    `Memory at the end: platform ${fmt(procStat(platform.child.pid).rssMb)} MB, bare Koa ${fmt(procStat(bare.child.pid).rssMb)} MB, PostgreSQL (all backends) ${fmt(postgresStat().rssMb)} MB, load generator ${fmt(process.memoryUsage().rss / 2 ** 20)} MB.`,
+  );
+  console.log(
+    `Load average of the machine (shared with other work): ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}.`,
+  );
+  agent.destroy();
+  if (results.some((r) => r.errors.size)) process.exitCode = 1;
+} finally {
+  for (const c of children) await stop(c);
+  await db.drop().catch(() => undefined);
+  await stream.drop().catch(() => undefined);
+  rmSync(dataDir, { recursive: true, force: true });
+}
