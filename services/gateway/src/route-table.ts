@@ -22,7 +22,8 @@ export function gatewayRoutes(): GatewayRoute[] {
     readiness: {} as AppDeps['readiness'],
     logger: {} as AppDeps['logger'],
     docsUrl: () => '',
-    bodyLimitBytes: 0,
+    bodyLimits: {} as AppDeps['bodyLimits'],
+    authBodyLimits: {} as AppDeps['authBodyLimits'],
     limits: {} as AppDeps['limits'],
   });
   const seen = new Set<string>();
