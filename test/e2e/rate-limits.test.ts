@@ -140,10 +140,12 @@ describe('rate limits', () => {
   });
 
   it('429005: authentication requests per client address, shared by both replicas, before any password is checked', async () => {
-    const attempt = (base: string) =>
-      call(base, 'POST', '/auth/login', { body: { username: 'nobody.here', password: 'wrong password', grant_type: 'password' } });
+    // A username of its own per attempt: five failures of one username from one address lock it
+    // (401007, ADR 0019), and this test is about the address's request limit.
+    const attempt = (base: string, n = 0) =>
+      call(base, 'POST', '/auth/login', { body: { username: `nobody.here.${n}`, password: 'wrong password', grant_type: 'password' } });
     for (let i = 0; i < 6; i++) {
-      const res = await attempt(bases[i % 2]!);
+      const res = await attempt(bases[i % 2]!, i);
       expectError(res, 401008, 'password');
       expectLimitHeaders(res, 6, 5 - i);
     }
