@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { DomainError } from '@mp/errors';
+import { DomainError, excerpt } from '@mp/errors';
 import type { GatewayState } from '../state.js';
 import { announcesBody, readBody, refuseOversized, type BodyLimits } from './read-body.js';
 
@@ -18,7 +18,7 @@ export function jsonBody(limits: BodyLimits): Middleware {
     if (!ctx.is('application/json')) {
       throw new DomainError('400002', {
         field: 'Content-Type',
-        detail: `Content-Type must be application/json; got "${ctx.get('content-type') || 'none'}".`,
+        detail: `Content-Type must be application/json; got ${ctx.get('content-type') ? excerpt(ctx.get('content-type')) : 'none'}.`,
         suggestion: 'Send the body as JSON with Content-Type: application/json.',
       });
     }
@@ -28,7 +28,8 @@ export function jsonBody(limits: BodyLimits): Middleware {
       parsed = JSON.parse(text);
     } catch (err) {
       throw new DomainError('400002', {
-        detail: `The body is not valid JSON: ${(err as Error).message}.`,
+        // V8's message quotes a few characters of the body; keep it short whatever V8 does.
+        detail: `The body is not valid JSON: ${(err as Error).message.slice(0, 200)}.`,
         suggestion: 'Check the JSON syntax (quotes, commas, brackets) before sending.',
       });
     }
