@@ -61,6 +61,8 @@ describe('the operator command against a standalone identity process', () => {
     const operatorEnv = { ...keyFileSettings(keys, 'operator'), MP_IDENTITY_ADDR: `127.0.0.1:${port}` };
     const created = JSON.parse(await runOperatorCommand(['create-tenant', '--name', 'Tunnel Co', '--admin-username', 'tunnel-admin'], operatorEnv));
     expect(created.tenant.name).toBe('Tunnel Co');
+    expect(created.tenant.created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(created.admin.username).toBe('tunnel-admin');
     expect(created.admin_password).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(await queryTestDatabase(db.url, 'SELECT name FROM identity.tenants WHERE id = $1', [created.tenant.id])).toEqual([{ name: 'Tunnel Co' }]);
 

@@ -64,6 +64,17 @@ function count(values: Record<string, unknown>, name: string): number {
   return n;
 }
 
+const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** A call's answer as JSON with the API's snake_case field names. */
+function print(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [snake(k), x])) : v),
+    2,
+  );
+}
+
 /** Runs one command; resolves with what to print (JSON for calls). */
 export async function runOperatorCommand(argv: string[], env: Record<string, string | undefined>): Promise<string> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -104,12 +115,12 @@ export async function runOperatorCommand(argv: string[], env: Record<string, str
           },
           ctx,
         );
-        return JSON.stringify({ ...created, ...(generated ? { admin_password: generated } : {}) }, null, 2);
+        return print({ ...created, ...(generated ? { admin_password: generated } : {}) });
       }
       case 'get-tenant':
-        return JSON.stringify(await client.getTenant({ id: required(values, 'id') }, ctx), null, 2);
+        return print(await client.getTenant({ id: required(values, 'id') }, ctx));
       case 'set-tenant-plan':
-        return JSON.stringify(await client.setTenantPlan({ tenantId: required(values, 'tenant'), plan: required(values, 'plan') }, ctx), null, 2);
+        return print(await client.setTenantPlan({ tenantId: required(values, 'tenant'), plan: required(values, 'plan') }, ctx));
       case 'upsert-plan': {
         const plan = {
           name: required(values, 'name'),
@@ -124,10 +135,10 @@ export async function runOperatorCommand(argv: string[], env: Record<string, str
             concurrentRequests: count(values, 'concurrent-requests'),
           },
         };
-        return JSON.stringify(await client.upsertPlan(plan, ctx), null, 2);
+        return print(await client.upsertPlan(plan, ctx));
       }
       case 'rotate-signing-key':
-        return JSON.stringify(await client.rotateSigningKey({}, ctx), null, 2);
+        return print(await client.rotateSigningKey({}, ctx));
       default:
         throw new UsageError(`Unknown command "${command}".`);
     }
