@@ -20,7 +20,7 @@
 // BENCH_PROFILE=<dir> (a V8 CPU profile of the platform process, for finding where its time goes)
 // BENCH_PHASES=read (only the bare GET and the read; `write` for the bare POST and the write)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -191,6 +191,17 @@ try {
     const serving = r.name.startsWith('bare') ? r.cores[1] : r.cores[0];
     return `${fmt((serving / r.perSecond) * 1e6)} (+ PostgreSQL ${fmt((r.cores[2] / r.perSecond) * 1e6)})`;
   };
+  // Read and write system calls of a process (/proc/<pid>/io): each socket write or read to
+  // PostgreSQL, Redis, a gRPC peer or the client. Counted per request they hardly depend on what
+  // else the shared machine is doing, unlike time.
+  const syscalls = (pid) => {
+    try {
+      const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+      return { reads: Number(/syscr: (\d+)/.exec(io)[1]), writes: Number(/syscw: (\d+)/.exec(io)[1]) };
+    } catch {
+      return { reads: 0, writes: 0 };
+    }
+  };
   const results = [];
   for (const phase of phases) {
     await drive(phase.send, WARM_UP_SECONDS);
@@ -200,7 +211,10 @@ try {
     }, 100);
     const cpu0 = children.map((c) => procStat(c.pid).cpuS);
     const pg0 = postgresStat().cpuS;
+    const server = phase.name.startsWith('bare') ? bare.child : platform.child;
+    const io0 = syscalls(server.pid);
     const r = await drive(phase.send, SECONDS);
+    const io1 = syscalls(server.pid);
     clearInterval(sampler);
     const cores = children.map((c, i) => (procStat(c.pid).cpuS - cpu0[i]) / r.seconds);
     // Every PostgreSQL process of the machine: other work on it counts too.
@@ -213,10 +227,12 @@ try {
       errors: r.errors,
       peak,
       cores,
+      readsPerRequest: (io1.reads - io0.reads) / r.latencies.length,
+      writesPerRequest: (io1.writes - io0.writes) / r.latencies.length,
     };
     results.push(result);
     console.log(
-      `${phase.name}: ${fmt(result.perSecond)} requests/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${[...r.errors.values()].reduce((a, b) => a + b, 0)}, CPU µs/request ${cpuPerRequest(result)}`,
+      `${phase.name}: ${fmt(result.perSecond)} requests/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${[...r.errors.values()].reduce((a, b) => a + b, 0)}, CPU µs/request ${cpuPerRequest(result)}, system calls/request ${result.readsPerRequest.toFixed(1)} reads + ${result.writesPerRequest.toFixed(1)} writes`,
     );
     for (const [e, n] of r.errors) console.log(`  ${n} × ${e}`);
   }
@@ -232,13 +248,13 @@ try {
   );
   console.log('');
   console.log(
-    '| phase | requests/s | p50 ms | p99 ms | errors | peak RSS MB (platform / bare) | CPU cores (platform / bare / PostgreSQL) | CPU µs per request (serving process + PostgreSQL) |',
+    '| phase | requests/s | p50 ms | p99 ms | errors | peak RSS MB (platform / bare) | CPU cores (platform / bare / PostgreSQL) | CPU µs per request (serving process + PostgreSQL) | system calls per request (reads + writes) |',
   );
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const errors = [...r.errors.values()].reduce((a, b) => a + b, 0);
     console.log(
-      `| ${r.name} | ${fmt(r.perSecond)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${errors} | ${children.map((c) => fmt(r.peak.get(c.label) ?? 0)).join(' / ')} | ${r.cores.map((x) => x.toFixed(2)).join(' / ')} | ${cpuPerRequest(r)} |`,
+      `| ${r.name} | ${fmt(r.perSecond)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${errors} | ${children.map((c) => fmt(r.peak.get(c.label) ?? 0)).join(' / ')} | ${r.cores.map((x) => x.toFixed(2)).join(' / ')} | ${cpuPerRequest(r)} | ${r.readsPerRequest.toFixed(1)} + ${r.writesPerRequest.toFixed(1)} |`,
     );
   }
   console.log('');
