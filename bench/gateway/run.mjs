@@ -18,8 +18,9 @@
 // Options (environment): BENCH_SECONDS=10 (measured per phase)  BENCH_WARM_UP_SECONDS=3
 // BENCH_CONCURRENCY=32  BENCH_POINTS=20 (points the writes are spread over)
 // BENCH_PROFILE=<dir> (a V8 CPU profile of the platform process, for finding where its time goes)
+// BENCH_PHASES=read (only the bare GET and the read; `write` for the bare POST and the write)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -153,12 +154,17 @@ try {
     return JSON.stringify({ records: [{ point_id: points[n % POINTS], measured_at: at, values: { dx: 1.2, dy: -0.4, dz: 3.1 } }] });
   };
 
+  const wanted = (process.env.BENCH_PHASES ?? 'read,write').split(',');
   const phases = [
-    { name: 'bare Koa GET /bare', send: () => call('GET', bareUrl) },
-    { name: 'gateway GET /v3/projects?limit=1', send: () => call('GET', `${base}/projects?limit=1`, undefined, auth) },
-    { name: 'bare Koa POST /bare (one record)', send: () => call('POST', bareUrl, nextRecord()) },
-    { name: 'gateway POST /v3/projects/{id}/data (one record)', send: () => call('POST', `${base}/projects/${project.id}/data`, nextRecord(), auth) },
-  ];
+    { group: 'read', name: 'bare Koa GET /bare', send: () => call('GET', bareUrl) },
+    { group: 'read', name: 'gateway GET /v3/projects?limit=1', send: () => call('GET', `${base}/projects?limit=1`, undefined, auth) },
+    { group: 'write', name: 'bare Koa POST /bare (one record)', send: () => call('POST', bareUrl, nextRecord()) },
+    {
+      group: 'write',
+      name: 'gateway POST /v3/projects/{id}/data (one record)',
+      send: () => call('POST', `${base}/projects/${project.id}/data`, nextRecord(), auth),
+    },
+  ].filter((p) => wanted.includes(p.group));
 
   /** Runs `send` from CONCURRENCY loops for `seconds`; latencies of 200 answers, and the rest counted. */
   const drive = async (send, seconds) => {
@@ -179,6 +185,23 @@ try {
     return { latencies: latencies.sort((a, b) => a - b), errors, seconds: (performance.now() - t0) / 1000 };
   };
 
+  // CPU time per answered request of the process that served it (platform or bare) and PostgreSQL:
+  // less sensitive than requests/s to what else the shared machine is doing.
+  const cpuPerRequest = (r) => {
+    const serving = r.name.startsWith('bare') ? r.cores[1] : r.cores[0];
+    return `${fmt((serving / r.perSecond) * 1e6)} (+ PostgreSQL ${fmt((r.cores[2] / r.perSecond) * 1e6)})`;
+  };
+  // Read and write system calls of a process (/proc/<pid>/io): each socket write or read to
+  // PostgreSQL, Redis, a gRPC peer or the client. Counted per request they hardly depend on what
+  // else the shared machine is doing, unlike time.
+  const syscalls = (pid) => {
+    try {
+      const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+      return { reads: Number(/syscr: (\d+)/.exec(io)[1]), writes: Number(/syscw: (\d+)/.exec(io)[1]) };
+    } catch {
+      return { reads: 0, writes: 0 };
+    }
+  };
   const results = [];
   for (const phase of phases) {
     await drive(phase.send, WARM_UP_SECONDS);
@@ -188,7 +211,10 @@ try {
     }, 100);
     const cpu0 = children.map((c) => procStat(c.pid).cpuS);
     const pg0 = postgresStat().cpuS;
+    const server = phase.name.startsWith('bare') ? bare.child : platform.child;
+    const io0 = syscalls(server.pid);
     const r = await drive(phase.send, SECONDS);
+    const io1 = syscalls(server.pid);
     clearInterval(sampler);
     const cores = children.map((c, i) => (procStat(c.pid).cpuS - cpu0[i]) / r.seconds);
     // Every PostgreSQL process of the machine: other work on it counts too.
@@ -201,16 +227,18 @@ try {
       errors: r.errors,
       peak,
       cores,
+      readsPerRequest: (io1.reads - io0.reads) / r.latencies.length,
+      writesPerRequest: (io1.writes - io0.writes) / r.latencies.length,
     };
     results.push(result);
     console.log(
-      `${phase.name}: ${fmt(result.perSecond)} requests/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${[...r.errors.values()].reduce((a, b) => a + b, 0)}`,
+      `${phase.name}: ${fmt(result.perSecond)} requests/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${[...r.errors.values()].reduce((a, b) => a + b, 0)}, CPU µs/request ${cpuPerRequest(result)}, system calls/request ${result.readsPerRequest.toFixed(1)} reads + ${result.writesPerRequest.toFixed(1)} writes`,
     );
     for (const [e, n] of r.errors) console.log(`  ${n} × ${e}`);
   }
 
-  const [bareGet, read, barePost, write] = results;
-  const readShare = read.perSecond / bareGet.perSecond;
+  const result = (name) => results.find((r) => r.name.startsWith(name));
+  const [bareGet, read, barePost, write] = ['bare Koa GET', 'gateway GET', 'bare Koa POST', 'gateway POST'].map(result);
   console.log('');
   console.log(`## Gateway benchmark — ${new Date().toISOString().slice(0, 10)}`);
   console.log('');
@@ -219,17 +247,22 @@ try {
     `Topology: gateway and services in one process (embedded launcher) on real PostgreSQL, NATS JetStream and Redis; the bare Koa route in a process of its own; one keep-alive HTTPS client, ${CONCURRENCY} requests in flight, ${SECONDS} s per phase after ${WARM_UP_SECONDS} s of warm-up, loopback.`,
   );
   console.log('');
-  console.log('| phase | requests/s | p50 ms | p99 ms | errors | peak RSS MB (platform / bare) | CPU cores (platform / bare / PostgreSQL) |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log(
+    '| phase | requests/s | p50 ms | p99 ms | errors | peak RSS MB (platform / bare) | CPU cores (platform / bare / PostgreSQL) | CPU µs per request (serving process + PostgreSQL) | system calls per request (reads + writes) |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const errors = [...r.errors.values()].reduce((a, b) => a + b, 0);
     console.log(
-      `| ${r.name} | ${fmt(r.perSecond)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${errors} | ${children.map((c) => fmt(r.peak.get(c.label) ?? 0)).join(' / ')} | ${r.cores.map((x) => x.toFixed(2)).join(' / ')} |`,
+      `| ${r.name} | ${fmt(r.perSecond)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${errors} | ${children.map((c) => fmt(r.peak.get(c.label) ?? 0)).join(' / ')} | ${r.cores.map((x) => x.toFixed(2)).join(' / ')} | ${cpuPerRequest(r)} | ${r.readsPerRequest.toFixed(1)} + ${r.writesPerRequest.toFixed(1)} |`,
     );
   }
   console.log('');
-  console.log(`Read path: ${(readShare * 100).toFixed(0)} % of the bare route's requests/s (target ≥ 40 %: ${readShare >= 0.4 ? 'met' : 'NOT met'}).`);
-  console.log(`Write path: ${((write.perSecond / barePost.perSecond) * 100).toFixed(0)} % of the bare POST's requests/s.`);
+  if (read) {
+    const readShare = read.perSecond / bareGet.perSecond;
+    console.log(`Read path: ${(readShare * 100).toFixed(0)} % of the bare route's requests/s (target ≥ 40 %: ${readShare >= 0.4 ? 'met' : 'NOT met'}).`);
+  }
+  if (write) console.log(`Write path: ${((write.perSecond / barePost.perSecond) * 100).toFixed(0)} % of the bare POST's requests/s.`);
   console.log(
     `Memory at the end: platform ${fmt(procStat(platform.child.pid).rssMb)} MB, bare Koa ${fmt(procStat(bare.child.pid).rssMb)} MB, PostgreSQL (all backends) ${fmt(postgresStat().rssMb)} MB, load generator ${fmt(process.memoryUsage().rss / 2 ** 20)} MB.`,
   );

@@ -14,6 +14,22 @@ export interface RateLimitsOptions {
 }
 
 /**
+ * Takes a concurrent slot in one round trip: counts it, renews the counter's TTL (slots of a
+ * crashed replica come back), and gives it back at once when that makes more than ARGV[1] in
+ * flight (answering -n then).
+ */
+const SLOT_COMMAND = 'mpAcquireSlot';
+const SLOT_LUA = `local n = redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+if n > tonumber(ARGV[1]) then
+  redis.call('DECR', KEYS[1])
+  return -n
+end
+return n`;
+const SLOT_TTL_SECONDS = 120;
+type SlotCommand = Record<typeof SLOT_COMMAND, (key: string, max: number, ttlSeconds: number) => Promise<number>>;
+
+/**
  * Counters for the limits of spec §8. With Redis they are shared by all gateway replicas. When
  * Redis fails, each call falls back to an in-process limiter with the same rule (rate-limiter-
  * flexible's insurance limiter), so requests keep flowing and limits still hold per replica rather
@@ -36,8 +52,18 @@ export class RateLimits {
     ) as Record<LimitKind, LimitRule>;
     this.concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
     this.redis = opts.redisUrl
-      ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 1000, lazyConnect: false })
+      ? new Redis(opts.redisUrl, {
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 1,
+          connectTimeout: 1000,
+          lazyConnect: false,
+          // Every request sends two or three commands; the commands of all requests issued in one
+          // tick of the event loop go out in one write (and come back in one read) instead of a
+          // system call each. Order and results per command are unchanged.
+          enableAutoPipelining: true,
+        })
       : null;
+    this.redis?.defineCommand(SLOT_COMMAND, { numberOfKeys: 1, lua: SLOT_LUA });
     this.redis?.on('error', (err) => opts.onRedisError?.(err));
   }
 
@@ -137,14 +163,11 @@ export class RateLimits {
     const redisKey = `${this.prefix}:conc:${key}`;
     if (this.redis && this.redis.status === 'ready') {
       try {
-        const [[, n]] = (await this.redis.multi().incr(redisKey).expire(redisKey, 120).exec()) as [[null, number], unknown];
+        const n = (await (this.redis as Redis & SlotCommand)[SLOT_COMMAND](redisKey, max, SLOT_TTL_SECONDS)) as number;
+        if (n < 0) return { allowed: false, inFlight: -n - 1, release: async () => undefined };
         const release = async () => {
           await this.redis!.decr(redisKey).catch(() => undefined);
         };
-        if (n > max) {
-          await release();
-          return { allowed: false, inFlight: n - 1, release: async () => undefined };
-        }
         return { allowed: true, inFlight: n, release };
       } catch (err) {
         this.opts.onRedisError?.(err);

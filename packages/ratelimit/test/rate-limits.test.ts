@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { randomToken } from '@mp/kit';
 import { RateLimits, rateLimitError, rateLimitHeaders } from '@mp/ratelimit';
 
@@ -62,6 +63,27 @@ describe('rate limits on real Redis', () => {
     expect(s4.allowed).toBe(true);
     await s2.release();
     await s4.release();
+  });
+
+  it('counts in Redis exactly the slots held, with a TTL: refusals, all sent at once, leave nothing behind', async () => {
+    const key = `conc-${randomToken(6)}`;
+    const redisKey = `${prefix}:conc:${key}`;
+    const store = new Redis(REDIS);
+    try {
+      // Issued together, so they travel in one pipeline as concurrent requests' commands do.
+      const slots = await Promise.all([a.acquire(key, 2), b.acquire(key, 2), a.acquire(key, 2), b.acquire(key, 2), a.acquire(key, 2)]);
+      expect(slots.filter((s) => s.allowed)).toHaveLength(2);
+      expect(slots.filter((s) => !s.allowed).map((s) => s.inFlight)).toEqual([2, 2, 2]);
+      expect(await store.get(redisKey)).toBe('2');
+      const ttl = await store.ttl(redisKey);
+      expect(ttl).toBeGreaterThan(100);
+      expect(ttl).toBeLessThanOrEqual(120);
+      await Promise.all(slots.map((s) => s.release()));
+      expect(await store.get(redisKey)).toBe('0');
+      expect((await a.acquire(key, 2)).inFlight).toBe(1);
+    } finally {
+      store.disconnect();
+    }
   });
 });
 

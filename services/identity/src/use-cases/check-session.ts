@@ -34,6 +34,8 @@ export async function checkSession(deps: IdentityDeps, req: identity.CheckSessio
        JOIN plans p ON p.name = t.plan
       WHERE s.id = $1`,
     [req.sessionId],
+    // Asked on every bearer request: planning this join costs more than running it.
+    { prepare: 'identity_check_session' },
   );
   const row = rows[0];
   if (
