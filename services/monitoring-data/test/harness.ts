@@ -63,6 +63,7 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
     });
     stops.push(async () => projectsClient.close());
     const mdDb = await open(SCHEMA, migrations, 10);
+    let dataPort: number | undefined;
     const replica = async (o: { contextTtlMs?: number } = {}) => {
       const svc: RunningService = await startMonitoringDataService({
         auth: keys.authFor('monitoring-data'),
@@ -75,6 +76,7 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
         batchPollMs: 100,
       });
       stops.push(() => svc.stop());
+      dataPort ??= svc.port;
       const client = createClient<monitoringData.MonitoringDataServer>(
         monitoringData.MonitoringDataClient,
         monitoringData.MonitoringDataService,
@@ -88,6 +90,8 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
       return client;
     };
     const data = await replica();
+    // Changes in projects hand their ingest version to monitoring-data, as in the platform (ADR 0022).
+    pr.connectIngestVersions(`127.0.0.1:${dataPort}`);
     const caller: CallerContext = {
       requestId: 'req_test',
       tenantId: 'ten_test0000000000000001',
