@@ -1,6 +1,6 @@
 import { monitoringData, projects } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
-import type { CallerContext, PromiseClient } from '@mp/grpc';
+import { createClient, type CallerContext, type PromiseClient } from '@mp/grpc';
 import { newId } from '@mp/kit';
 import { columns, startHarness, type Harness, type RecordIn } from './harness.js';
 
@@ -153,6 +153,30 @@ describe('read-your-writes: the next data request after a change sees it, on eve
 
     await h.projects.removeMember({ projectId: p.id, userId: user.principalId }, h.caller);
     expect([await list(a), await list(b)]).toEqual(['403001', '403001']);
+  });
+
+  it('takes ingest versions from the projects service only, and keeps the newest', async () => {
+    const p = await h.project();
+    const [stored] = await h.rows<{ version: string }>('SELECT version FROM monitoring_data.ingest_versions WHERE project_id = $1', [p.id]);
+    const current = Number(stored!.version);
+    const as = (party: 'projects' | 'gateway') =>
+      createClient<projects.IngestVersionsServer>(projects.IngestVersionsClient, projects.IngestVersionsService, h.dataAddress, {
+        auth: h.keys.authFor(party),
+        audience: 'monitoring-data',
+      });
+    const gateway = as('gateway');
+    const fromProjects = as('projects');
+    try {
+      const forged = await gateway.advanceIngestVersion({ projectId: p.id, version: current + 100 }, h.caller).catch((e: DomainError) => e.code);
+      expect(forged).toBe('502001');
+      // An older version (a late retry) changes nothing; a newer one is kept.
+      expect(await fromProjects.advanceIngestVersion({ projectId: p.id, version: current - 1 }, h.caller)).toEqual({ version: current });
+      expect(await fromProjects.advanceIngestVersion({ projectId: p.id, version: current + 1 }, h.caller)).toEqual({ version: current + 1 });
+      expect(await h.rows('SELECT version::int AS v FROM monitoring_data.ingest_versions WHERE project_id = $1', [p.id])).toEqual([{ v: current + 1 }]);
+    } finally {
+      gateway.close();
+      fromProjects.close();
+    }
   });
 
   // The same guarantee as a loop: each iteration changes the point, then writes through the
