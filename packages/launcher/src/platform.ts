@@ -129,6 +129,8 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       outboxRetentionMs: outboxRetentionMs(mdConfig),
     });
     stops.push(() => monitoringData.stop());
+    // Projects hands each change's ingest version to monitoring-data before committing (ADR 0022).
+    projects.connectIngestVersions(`127.0.0.1:${monitoringData.port}`);
 
     const gwConfig = parseGatewayConfig({
       ...env,

@@ -8,9 +8,9 @@ export const monitoringDataConfigSchema = infraSchema.extend({
   /** The projects service, asked for project state, point settings and access (GetIngestContext). */
   MP_PROJECTS_ADDR: z.string().default('127.0.0.1:50052'),
   /**
-   * How long a replica reuses what the projects service said about a project and its points.
-   * A change of project status, membership or point settings reaches data writes within this
-   * window; 0 asks the projects service on every request.
+   * How long a replica may reuse what the projects service said about a project and its points.
+   * Not a staleness window: a cached context older than the project's ingest version is never
+   * used (ADR 0022), so changes reach the next request at once. 0 asks on every request.
    */
   MP_MONITORING_DATA_CONTEXT_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
   /** Connections to PostgreSQL per replica. */

@@ -2,6 +2,7 @@ import type { projects } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import type { CallerContext, PromiseClient } from '@mp/grpc';
 import type { Clock } from '@mp/kit';
+import type { IngestVersions } from './ingest-versions.js';
 
 export interface PointInfo {
   id: string;
@@ -37,6 +38,8 @@ export interface ProjectContext {
   project: ProjectInfo;
   bounds: Bounds | null;
   points: Map<string, PointInfo>;
+  /** The project's ingest version this was read at (GetIngestContext); everything is at least as new. */
+  version: number;
 }
 
 interface Entry extends ProjectContext {
@@ -52,9 +55,13 @@ const MAX_POINT_PROJECTS = 200_000;
  * What the projects service says about a project and its points (GetIngestContext), reused for
  * `ttlMs` so that a stream of writes does not ask once per request, let alone once per record.
  * Entries are per caller (the projects service checks membership) and per read/write access.
- * Unknown points are never cached: a point created a moment ago is found at once. The staleness
- * window — a status, membership or threshold change reaching writes up to `ttlMs` late on each
- * replica — is documented with MP_MONITORING_DATA_CONTEXT_TTL_MS.
+ * Unknown points are never cached: a point created a moment ago is found at once.
+ *
+ * Read-your-writes (ADR 0022): every change of a project, its points or its members bumps the
+ * project's ingest version, and the projects service stores the new version in this service's
+ * database before the change commits. Each use first reads that version (`IngestVersions`, one
+ * primary-key lookup, no call to projects) and uses a cached entry only when it is at least that
+ * new, so the first request after an answered change, on any replica, sees the change.
  */
 export class IngestContexts {
   private readonly entries = new Map<string, Entry>();
@@ -63,6 +70,7 @@ export class IngestContexts {
 
   constructor(
     private readonly client: ProjectsClient,
+    private readonly versions: Pick<IngestVersions, 'required'>,
     private readonly ttlMs: number,
     private readonly clock: Clock,
   ) {}
@@ -71,19 +79,25 @@ export class IngestContexts {
     const key = `${caller.tenantId}|${caller.environment}|${caller.principalType}:${caller.principalId}|${projectId}|${forWrite ? 'w' : 'r'}`;
     const now = this.clock.now().getTime();
     const wanted = [...new Set(pointIds)];
+    const required = await this.versions.required(projectId);
     const cached = this.entries.get(key);
-    if (cached && now - cached.fetchedAt < this.ttlMs) {
+    if (cached && cached.version >= required && now - cached.fetchedAt < this.ttlMs) {
       const missing = wanted.filter((id) => !cached.points.has(id));
       if (missing.length === 0) return cached;
       const fresh = await this.fetch(caller, projectId, missing, forWrite);
       for (const [id, p] of fresh.points) cached.points.set(id, p);
+      // The entry keeps its own (older or equal) version: its other points were read at that one.
       cached.project = fresh.project;
       cached.bounds = fresh.bounds;
       return cached;
     }
     const fresh = await this.fetch(caller, projectId, wanted, forWrite);
     const entry: Entry = { ...fresh, fetchedAt: now };
-    if (this.ttlMs > 0) {
+    // Older than required: a change of the project is being committed right now (its version is
+    // handed over before its commit). This request may use what was read — the change has not
+    // been answered yet — but the next one must ask again.
+    if (fresh.version < required) this.entries.delete(key);
+    else if (this.ttlMs > 0) {
       this.entries.delete(key);
       if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(key, entry);
@@ -131,6 +145,7 @@ export class IngestContexts {
       project: { id: res.project.id, name: res.project.name, status: res.project.status, startDate: res.project.startDate ?? null },
       bounds: b ? { minX: b.minX, maxX: b.maxX, minY: b.minY, maxY: b.maxY, minZ: b.minZ, maxZ: b.maxZ } : null,
       points,
+      version: res.version,
     };
   }
 }

@@ -91,4 +91,16 @@ export const migrations: Migration[] = [
     id: '002_outbox_json',
     sql: `SELECT 1`,
   },
+  {
+    id: '005_ingest_versions',
+    sql: `
+      -- The newest ingest version of each project, handed over by the projects service before a
+      -- change of the project commits; a cached ingest context older than it is not used (ADR 0022).
+      CREATE TABLE ingest_versions (
+        project_id text PRIMARY KEY,
+        version bigint NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];

@@ -7,6 +7,7 @@ import { BatchWorker } from './batch-worker.js';
 import type { DataDeps } from './deps.js';
 import { monitoringDataBinding } from './handlers.js';
 import { IngestContexts, type ProjectsClient } from './ingest-context.js';
+import { IngestVersions, ingestVersionsBinding } from './ingest-versions.js';
 import { KnownPoints } from './known-points.js';
 import { Partitions } from './partitions.js';
 
@@ -49,20 +50,27 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
         })
       : opts.projects;
   const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, retentionMs: opts.outboxRetentionMs });
+  const versions = new IngestVersions(opts.db);
   let worker: BatchWorker | null = null;
   const deps: DataDeps = {
     db: opts.db,
     relay,
     logger: opts.logger,
     clock,
-    contexts: new IngestContexts(client, opts.contextTtlMs ?? 2000, clock),
+    contexts: new IngestContexts(client, versions, opts.contextTtlMs ?? 2000, clock),
     partitions: new Partitions(opts.db),
     knownPoints: new KnownPoints(),
     wakeBatches: () => worker?.wake(),
     batchChunk: opts.batchChunk ?? 1000,
   };
   worker = new BatchWorker(deps, opts.batchPollMs ?? 1000);
-  const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [monitoringDataBinding(deps)], auth: opts.auth, logger: opts.logger });
+  const server = await startGrpcServer({
+    host: opts.host,
+    port: opts.port,
+    services: [monitoringDataBinding(deps), ingestVersionsBinding(versions)],
+    auth: opts.auth,
+    logger: opts.logger,
+  });
   relay.start();
   worker.start();
   return {

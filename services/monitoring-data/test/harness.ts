@@ -1,7 +1,7 @@
 import { monitoringData, projects } from '@mp/contracts';
 import { createPgDatabase, migrate, type Database } from '@mp/db';
 import { MemoryTransport, type DomainEvent } from '@mp/events';
-import { createClient, generatePlatformKeys, type CallerContext, type PromiseClient } from '@mp/grpc';
+import { createClient, generatePlatformKeys, type CallerContext, type PlatformKeys, type PromiseClient } from '@mp/grpc';
 import { createLogger } from '@mp/kit';
 import { PROJECTS_SCHEMA, projectsMigrations, startProjectsService } from '@mp/projects';
 import { createTestDatabase, queryTestDatabase, type TestDatabase } from '@mp/testing';
@@ -22,6 +22,10 @@ export interface Harness {
   projects: PromiseClient<projects.ProjectsServer>;
   /** An API-key caller of the tenant (acts tenant-wide, like integrations do). */
   caller: CallerContext;
+  /** Every party's service keys (to call a service as another party). */
+  keys: PlatformKeys;
+  /** Address of the first monitoring-data replica. */
+  dataAddress: string;
   /** Starts one more replica of monitoring-data on the same database. */
   replica(opts?: { contextTtlMs?: number }): Promise<PromiseClient<monitoringData.MonitoringDataServer>>;
   rows<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
@@ -63,6 +67,7 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
     });
     stops.push(async () => projectsClient.close());
     const mdDb = await open(SCHEMA, migrations, 10);
+    let dataPort: number | undefined;
     const replica = async (o: { contextTtlMs?: number } = {}) => {
       const svc: RunningService = await startMonitoringDataService({
         auth: keys.authFor('monitoring-data'),
@@ -75,6 +80,7 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
         batchPollMs: 100,
       });
       stops.push(() => svc.stop());
+      dataPort ??= svc.port;
       const client = createClient<monitoringData.MonitoringDataServer>(
         monitoringData.MonitoringDataClient,
         monitoringData.MonitoringDataService,
@@ -88,6 +94,8 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
       return client;
     };
     const data = await replica();
+    // Changes in projects hand their ingest version to monitoring-data, as in the platform (ADR 0022).
+    pr.connectIngestVersions(`127.0.0.1:${dataPort}`);
     const caller: CallerContext = {
       requestId: 'req_test',
       tenantId: 'ten_test0000000000000001',
@@ -103,6 +111,8 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
       data,
       projects: projectsClient,
       caller,
+      keys,
+      dataAddress: `127.0.0.1:${dataPort}`,
       replica,
       rows: (sql, params = []) => queryTestDatabase(db.url, sql, params),
       outbox: () => queryTestDatabase(db.url, 'SELECT event_type, data::json AS data FROM monitoring_data.outbox ORDER BY seq'),

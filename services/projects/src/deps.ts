@@ -1,6 +1,7 @@
 import type { Database } from '@mp/db';
 import type { OutboxRelay } from '@mp/events';
 import type { Clock, Logger } from '@mp/kit';
+import type { IngestVersionTarget } from './ingest-version.js';
 
 /** What every use case of the projects service is given. */
 export interface ProjectsDeps {
@@ -8,4 +9,6 @@ export interface ProjectsDeps {
   relay: Pick<OutboxRelay, 'kick'>;
   logger: Logger;
   clock: Clock;
+  /** Hands a project's new ingest version to monitoring-data inside the change's transaction. */
+  ingestVersions: Pick<IngestVersionTarget, 'bump'>;
 }

@@ -20,6 +20,7 @@ const service = await startProjectsService({
   port: config.MP_PROJECTS_GRPC_PORT,
   overdueSweepMs: config.MP_TASK_OVERDUE_SWEEP_MS,
   outboxRetentionMs: outboxRetentionMs(config),
+  ingestVersions: config.MP_MONITORING_DATA_ADDR,
 });
 logger.info({ port: service.port }, 'projects service listening');
 

@@ -138,4 +138,13 @@ export const migrations: Migration[] = [
       CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);
     `,
   },
+  {
+    id: '003_ingest_version',
+    sql: `
+      -- Bumped in the transaction of every change monitoring-data's ingest context depends on
+      -- (project status, dates, bounds; points; members), and handed to monitoring-data before
+      -- that transaction commits, so that a cached context older than it is never used (ADR 0022).
+      ALTER TABLE projects ADD COLUMN ingest_version bigint NOT NULL DEFAULT 1;
+    `,
+  },
 ];

@@ -16,10 +16,12 @@ export interface ProjectRow {
   created_at: string;
   updated_at: string;
   version: number;
+  /** bigint: a string from pg, a number from PGlite (ADR 0022). */
+  ingest_version: string | number;
 }
 
 export const PROJECT_COLUMNS =
-  'id, tenant_id, environment, number, name, description, status, start_date, end_date, bounds, created_by, created_at, updated_at, version';
+  'id, tenant_id, environment, number, name, description, status, start_date, end_date, bounds, created_by, created_at, updated_at, version, ingest_version';
 
 /** Dates come back as 'YYYY-MM-DD' from pg and as a Date (normalised to an ISO instant) from PGlite. */
 export const dateOnly = (v: string | null): string | null => (v === null ? null : v.slice(0, 10));

@@ -24,7 +24,7 @@ export async function addMember(deps: ProjectsDeps, req: projects.AddMemberReque
   const asSent: Omit<projects.AddMemberRequest, 'defaultName'> & { defaultName?: string } = { ...req };
   delete asSent.defaultName;
   return createOnce(deps.db, deps.clock.now(), ctx, 'AddMember', asSent, async (tx) => {
-    const project = await projectFor(tx, ctx, req.projectId, 'manage');
+    const project = await projectFor(tx, ctx, req.projectId, 'manage', { lock: 'update' });
     const now = deps.clock.now().toISOString();
     const { rows } = await tx.query<MemberRow>(
       `INSERT INTO project_members (project_id, tenant_id, environment, user_id, role, name, phone_masked, added_by, created_at, updated_at)
@@ -36,6 +36,7 @@ export async function addMember(deps: ProjectsDeps, req: projects.AddMemberReque
        RETURNING ${MEMBER_COLUMNS}`,
       [project.id, ctx.tenantId, ctx.environment, userId, role, name ?? defaultName, phone, ctx.principalId, now, name],
     );
+    await deps.ingestVersions.bump(tx, ctx, project.id);
     return toMember(rows[0]!);
   });
 }

@@ -29,6 +29,7 @@ export async function changeProjectStatus(deps: ProjectsDeps, req: projects.Chan
     const payload = projectStatusChanged(current, previous, status, await personIn(tx, current.id, ctx.principalId), now, remark);
     await emit(tx, ctx, 'project.status_changed', now, payload);
     if (PROJECT_COMPLETION_STATUSES.includes(status)) await emit(tx, ctx, 'project.completed', now, payload);
+    await deps.ingestVersions.bump(tx, ctx, current.id);
     return rows[0]!;
   });
   deps.relay.kick();

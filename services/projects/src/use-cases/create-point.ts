@@ -24,7 +24,7 @@ export async function createPoint(deps: ProjectsDeps, req: projects.CreatePointR
   const description = checkOptionalText(req.description, 'description', 2000);
   try {
     return await createOnce(deps.db, deps.clock.now(), ctx, 'CreatePoint', req, async (tx) => {
-      const project = await projectFor(tx, ctx, req.projectId, 'write');
+      const project = await projectFor(tx, ctx, req.projectId, 'write', { lock: 'update' });
       assertInside(project.bounds, reference, 'reference');
       if (req.deviceId !== undefined) await loadDevice(tx, ctx, req.deviceId, { missing: '422104' });
       const now = deps.clock.now().toISOString();
@@ -54,6 +54,7 @@ export async function createPoint(deps: ProjectsDeps, req: projects.CreatePointR
           now,
         ],
       );
+      await deps.ingestVersions.bump(tx, ctx, project.id);
       return toPoint(rows[0]!);
     });
   } catch (err) {

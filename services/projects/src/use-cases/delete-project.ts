@@ -12,6 +12,8 @@ export async function deleteProject(deps: ProjectsDeps, req: projects.Ref, ctx: 
   const row = await deps.db.transaction(async (tx) => {
     const current = await projectFor(tx, ctx, req.id, 'manage', { lock: 'update' });
     checkVersion(current.version, req.expectedVersion, 'project');
+    // Before the row goes: monitoring-data must stop using a cached context of it.
+    await deps.ingestVersions.bump(tx, ctx, current.id);
     const { rows } = await tx.query<ProjectRow>(`DELETE FROM projects WHERE id = $1 RETURNING ${PROJECT_COLUMNS}`, [current.id]);
     return rows[0]!;
   });

@@ -14,7 +14,8 @@ const MAX_POINT_IDS = 10_000;
  * For monitoring-data: the project (its status decides 422301/422303 there), its bounds (422201)
  * and the listed points' references, thresholds and limits. Access as everywhere: 404001, then
  * 403001 for a non-member and, when `for_write`, 403002 for a viewer. Unknown or malformed point
- * ids, and points of other projects, are simply absent.
+ * ids, and points of other projects, are simply absent. `version` is the project's ingest version
+ * as read first, with the project row: the points and access read after it are at least as new.
  */
 export async function getIngestContext(deps: ProjectsDeps, req: projects.IngestContextRequest, ctx: CallerContext): Promise<projects.IngestContext> {
   if (req.pointIds.length > MAX_POINT_IDS) {
@@ -30,5 +31,6 @@ export async function getIngestContext(deps: ProjectsDeps, req: projects.IngestC
     project: toProject(project),
     ...(project.bounds ? { bounds: toBoundsMessage(project.bounds) } : {}),
     points: rows.map(toPointSpec),
+    version: Number(project.ingest_version),
   };
 }

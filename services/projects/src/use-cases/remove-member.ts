@@ -10,7 +10,7 @@ import { checkId } from '../validation.js';
 export async function removeMember(deps: ProjectsDeps, req: projects.RemoveMemberRequest, ctx: CallerContext): Promise<projects.Member> {
   const userId = checkId('user', req.userId, 'user_id');
   const row = await deps.db.transaction(async (tx) => {
-    const project = await projectFor(tx, ctx, req.projectId, 'manage');
+    const project = await projectFor(tx, ctx, req.projectId, 'manage', { lock: 'update' });
     const { rows } = await tx.query<MemberRow>(`DELETE FROM project_members WHERE project_id = $1 AND user_id = $2 RETURNING ${MEMBER_COLUMNS}`, [
       project.id,
       userId,
@@ -22,6 +22,7 @@ export async function removeMember(deps: ProjectsDeps, req: projects.RemoveMembe
         suggestion: 'List the members with GET /projects/{project_id}/members.',
       });
     }
+    await deps.ingestVersions.bump(tx, ctx, project.id);
     return rows[0];
   });
   return toMember(row);

@@ -24,7 +24,7 @@ export async function updatePoint(deps: ProjectsDeps, req: projects.UpdatePointR
   try {
     const row = await deps.db.transaction(async (tx) => {
       const peek = await loadPoint(tx, ctx, req.id);
-      const project = await projectFor(tx, ctx, peek.project_id, 'write');
+      const project = await projectFor(tx, ctx, peek.project_id, 'write', { lock: 'update' });
       const current = await loadPoint(tx, ctx, req.id, { lock: true });
       checkVersion(current.version, req.expectedVersion, 'point');
       const warning = req.warningThreshold ?? current.warning_threshold;
@@ -56,6 +56,7 @@ export async function updatePoint(deps: ProjectsDeps, req: projects.UpdatePointR
           deps.clock.now().toISOString(),
         ],
       );
+      await deps.ingestVersions.bump(tx, ctx, project.id);
       return rows[0]!;
     });
     return toPoint(row);

@@ -49,6 +49,7 @@ export async function updateProject(deps: ProjectsDeps, req: projects.UpdateProj
           deps.clock.now().toISOString(),
         ],
       );
+      await deps.ingestVersions.bump(tx, ctx, current.id);
       return rows[0]!;
     });
     return toProject(row);

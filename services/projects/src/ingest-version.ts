@@ -1,0 +1,52 @@
+import { projects } from '@mp/contracts';
+import type { Queryable } from '@mp/db';
+import { createClient, type CallerContext, type PromiseClient, type ServiceAuth } from '@mp/grpc';
+
+/** Where a project's new ingest version is handed before the change commits (monitoring-data). */
+export type IngestVersionSink = Pick<PromiseClient<projects.IngestVersionsServer>, 'advanceIngestVersion'>;
+
+/**
+ * The monitoring-data services that cache ingest contexts, as the projects service reaches them.
+ * Started without a target (the projects service alone, or before monitoring-data has a port),
+ * versions are still bumped but handed to no one; `connect` names the target later.
+ */
+export class IngestVersionTarget {
+  private sink: (IngestVersionSink & { close?(): void }) | null = null;
+
+  constructor(private readonly auth: ServiceAuth) {}
+
+  /** An address (`host:port`, a list, `dns:///…`) or a client, e.g. one shared in-process. */
+  connect(target: string | IngestVersionSink): void {
+    this.close();
+    this.sink =
+      typeof target === 'string'
+        ? createClient<projects.IngestVersionsServer>(projects.IngestVersionsClient, projects.IngestVersionsService, target, {
+            auth: this.auth,
+            audience: 'monitoring-data',
+            deadlineMs: 5_000,
+          })
+        : target;
+  }
+
+  /**
+   * Bumps the project's ingest version in `tx` and hands it to monitoring-data, which stores it
+   * before answering. Call it last in the transaction of a change: when monitoring-data cannot
+   * be told, the change is refused (the error rolls `tx` back), so no answered change is ever
+   * invisible to a data write (ADR 0022). The project row must already be locked FOR UPDATE by
+   * `tx` (as `projectFor(..., { lock: 'update' })` does), or two changes of one project holding
+   * share locks would deadlock here.
+   */
+  async bump(tx: Queryable, ctx: CallerContext, projectId: string): Promise<void> {
+    const { rows } = await tx.query<{ v: string | number }>(
+      'UPDATE projects SET ingest_version = ingest_version + 1 WHERE id = $1 RETURNING ingest_version AS v',
+      [projectId],
+    );
+    if (!rows[0] || !this.sink) return;
+    await this.sink.advanceIngestVersion({ projectId, version: Number(rows[0].v) }, ctx);
+  }
+
+  close(): void {
+    this.sink?.close?.();
+    this.sink = null;
+  }
+}
