@@ -2,6 +2,7 @@ import type { Logger } from '@mp/kit';
 import type { WebhooksDeps } from './deps.js';
 import { sendAttempt, type ClaimedDelivery } from './attempt.js';
 import { AttemptRecorder } from './attempt-recorder.js';
+import type { Database } from '@mp/db';
 import { claimDueDeliveries } from './claim.js';
 
 export interface WorkerOptions {
@@ -49,6 +50,12 @@ export class DeliveryWorker {
   private readonly attempts = new Set<Promise<void>>();
   private readonly leaseMs: number;
   private readonly recorder: AttemptRecorder;
+  /**
+   * The claims' own connection: claims run one at a time, and in the shared pool each claim's
+   * statements (a transaction of four round trips, see claim.ts) queued behind ingestion and API
+   * statements while the receiver waited for work.
+   */
+  private readonly claimDb: Database;
 
   constructor(
     private readonly deps: WebhooksDeps,
@@ -57,6 +64,7 @@ export class DeliveryWorker {
   ) {
     this.leaseMs = deps.sender.timeoutMs + LEASE_MARGIN_MS;
     this.recorder = new AttemptRecorder(deps.db, logger);
+    this.claimDb = deps.db.reserve(1);
   }
 
   start(): void {
@@ -124,7 +132,7 @@ export class DeliveryWorker {
     for (const [id, silent] of this.silentInARow) {
       if (silent >= UNRESPONSIVE_AFTER) busy.set(id, (busy.get(id) ?? 0) + Math.max(0, this.opts.perWebhookConcurrency - UNRESPONSIVE_CONCURRENCY));
     }
-    return claimDueDeliveries(this.deps.db, n, this.leaseMs, [...busy], this.opts.perWebhookConcurrency);
+    return claimDueDeliveries(this.claimDb, n, this.leaseMs, [...busy], this.opts.perWebhookConcurrency);
   }
 
   private launch(d: ClaimedDelivery): void {

@@ -21,7 +21,12 @@ function explainingClaims(db: Database, plans: unknown[]): Database {
       return q.query<R>(sql, params, opts);
     },
   });
-  return { ...db, query: watch(db).query, transaction: (fn) => db.transaction((tx) => fn(watch(tx))) };
+  return {
+    ...db,
+    query: watch(db).query,
+    transaction: (fn) => db.transaction((tx) => fn(watch(tx))),
+    reserve: (max) => explainingClaims(db.reserve(max), plans),
+  };
 }
 
 const usesJit = (plan: unknown) => JSON.stringify(plan).includes('"JIT"');
