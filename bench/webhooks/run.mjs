@@ -11,7 +11,14 @@
 //             webhook and, fanned out, to four; latency from the outbox commit to arrival
 // and the resident memory of both services.
 //
-// Usage: npm run bench:webhooks [-- --events 20000 --steady-seconds 20 --steady-rate 500 --warmup-seconds 5]
+//   backlog   (--backlog N) N pending deliveries written at once straight into the webhooks
+//             service's tables, to one webhook and then over four: delivery alone (claim, sign,
+//             send, record), without the producer's relay and the ingestion in front of it
+//   history   (--history N) N delivered deliveries, with their events and attempts, spread over
+//             four webhooks, written before the other phases: the tables of a platform that has
+//             been delivering for a while (issue 20: delivery collapsed with history)
+//
+// Usage: npm run bench:webhooks [-- --events 20000 --steady-seconds 20 --steady-rate 500 --warmup-seconds 5 --history 1000000]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
@@ -37,12 +44,20 @@ const { values: args } = parseArgs({
     // Writes V8 CPU profiles of both services to this directory.
     profile: { type: 'string' },
     only: { type: 'string' },
+    // Delivered rows (with their events and attempts) put in the tables before the phases: the
+    // history that made delivery collapse (issue 20). 0 measures on empty tables.
+    history: { type: 'string', default: '0' },
+    // Pending deliveries written straight to the webhooks service's tables for the backlog phases
+    // (delivery alone: claim, sign, send, record); 0 skips them.
+    backlog: { type: 'string', default: '0' },
   },
 });
 const MAX_EVENTS = Number(args.events);
 const STEADY_SECONDS = Number(args['steady-seconds']);
 const STEADY_RATE = Number(args['steady-rate']);
 const WARMUP_SECONDS = Number(args['warmup-seconds']);
+const HISTORY = Number(args.history);
+const BACKLOG = Number(args.backlog);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
@@ -239,6 +254,75 @@ async function breakdown(eventType, since = '1970-01-01T00:00:00Z') {
   return `outbox→published p50 ${fmt(r.relay50)} p99 ${fmt(r.relay99)} | published→ingested p50 ${fmt(r.ingest50)} p99 ${fmt(r.ingest99)} | ingested→delivered p50 ${fmt(r.deliver50)} p99 ${fmt(r.deliver99)}`;
 }
 
+// ---------------------------------------------------------------- history
+/** Writes `n` delivered deliveries of two days ago (events, deliveries, attempts) over four webhooks. */
+async function seedHistory(n) {
+  const ids = [];
+  for (let i = 0; i < 4; i++) ids.push((await hook(['task.created'])).webhook.id);
+  const started = performance.now();
+  const chunk = 250_000;
+  for (let from = 1; from <= n; from += chunk) {
+    const to = Math.min(n, from + chunk - 1);
+    await queryTestDatabase(
+      db.url,
+      `WITH e AS (
+         INSERT INTO webhooks.events (event_id, event_type, tenant_id, environment, occurred_at, data, received_at)
+         SELECT 'evt_hist' || lpad(g::text, 12, '0'), 'task.created', $3, 'live', now() - interval '2 days', '{"task_id":"tsk_1"}', now() - interval '2 days'
+           FROM generate_series($1::int, $2::int) g RETURNING event_id
+       ), d AS (
+         INSERT INTO webhooks.deliveries (id, event_id, webhook_id, tenant_id, environment, event_type, status, attempts, http_status, duration_ms, delivered_at, created_at, updated_at)
+         SELECT 'dlv_hist' || substr(e.event_id, 9), e.event_id, ($4::text[])[1 + (substr(e.event_id, 9)::bigint % 4)], $3, 'live', 'task.created', 'delivered', 1, 200, 3,
+                now() - interval '2 days', now() - interval '2 days' + substr(e.event_id, 9)::bigint * interval '1 ms', now() - interval '2 days'
+           FROM e RETURNING id
+       )
+       INSERT INTO webhooks.delivery_attempts (delivery_id, cycle, attempt, started_at, finished_at, duration_ms, http_status, outcome, redirects)
+       SELECT id, 1, 1, now() - interval '2 days', now() - interval '2 days', 3, 200, 'delivered', 0 FROM d`,
+      [from, to, ctx.tenantId, ids],
+    );
+  }
+  await queryTestDatabase(db.url, 'VACUUM ANALYZE webhooks.events, webhooks.deliveries, webhooks.delivery_attempts');
+  return (performance.now() - started) / 1000;
+}
+
+// ---------------------------------------------------------------- backlog
+/** Commits `n` due deliveries over `fanOut` new webhooks in one statement; deliveries/s until the last arrives. */
+async function backlog(n, fanOut) {
+  const eventType = fanOut === 1 ? 'task.completed' : 'task.overdue';
+  const ids = [];
+  for (let i = 0; i < fanOut; i++) ids.push((await hook([eventType])).webhook.id);
+  const arrivals = [];
+  onArrival = (type, _key, at) => {
+    if (type === eventType) arrivals.push(at);
+  };
+  const events = Math.ceil(n / fanOut);
+  await queryTestDatabase(
+    db.url,
+    `WITH e AS (
+       INSERT INTO webhooks.events (event_id, event_type, tenant_id, environment, occurred_at, data)
+       SELECT 'evt_backlog' || $4::int || '_' || lpad(g::text, 9, '0'), $2, $3, 'live', now(), jsonb_build_object('task_id', 'tsk_' || g)
+         FROM generate_series(1, $1::int) g RETURNING event_id
+     )
+     INSERT INTO webhooks.deliveries (id, event_id, webhook_id, tenant_id, environment, event_type, status, next_attempt_at)
+     SELECT 'dlv_' || substr(e.event_id, 5) || '_' || w.ord, e.event_id, w.id, $3, 'live', $2, 'pending', now()
+       FROM e CROSS JOIN unnest($5::text[]) WITH ORDINALITY AS w(id, ord)`,
+    [events, eventType, ctx.tenantId, fanOut, ids],
+  );
+  const committed = now();
+  const expected = events * fanOut;
+  const deadline = performance.now() + 180_000;
+  while (arrivals.length < expected && performance.now() < deadline) await sleep(50);
+  arrivals.sort((a, b) => a - b);
+  const seconds = ((arrivals.at(-1) ?? committed) - committed) / 1000;
+  return {
+    expected,
+    delivered: arrivals.length,
+    seconds,
+    deliveriesPerSecond: arrivals.length / seconds,
+    firstMs: arrivals[0] - committed,
+    ...idleGaps(arrivals),
+  };
+}
+
 // ---------------------------------------------------------------- max
 async function max(eventType, fanOut) {
   for (let i = 0; i < fanOut; i++) await hook([eventType]);
@@ -251,9 +335,11 @@ async function max(eventType, fanOut) {
     if (type !== eventType) return;
     const t0 = committed.get(chunkNo);
     latencies.push(at - t0);
+    arrivals.push(at);
     first = Math.min(first, at);
     last = Math.max(last, at);
   };
+  const arrivals = [];
   const chunk = 2000;
   const started = now();
   for (let c = 0; c * chunk < MAX_EVENTS; c++) {
@@ -281,7 +367,25 @@ async function max(eventType, fanOut) {
     deliveriesPerSecond: latencies.length / seconds,
     p50: pct(latencies, 50),
     p99: pct(latencies, 99),
+    ...idleGaps(arrivals),
   };
+}
+
+/**
+ * How long the receiver waited between arrivals while deliveries were due (from the first
+ * arrival to the last every delivery of the phase is due): the longest gap, and the time spent in
+ * gaps over 50 ms.
+ */
+function idleGaps(arrivals) {
+  arrivals.sort((a, b) => a - b);
+  let longest = 0;
+  let idle = 0;
+  for (let i = 1; i < arrivals.length; i++) {
+    const gap = arrivals[i] - arrivals[i - 1];
+    longest = Math.max(longest, gap);
+    if (gap > 50) idle += gap;
+  }
+  return { longestGap: longest, idleMs: idle };
 }
 
 let exitCode = 0;
@@ -291,6 +395,10 @@ try {
   );
   const base = await baseline();
   console.log(`baseline  bare HTTPS POST loop (64 keep-alive connections): ${base.perSecond.toFixed(0)} req/s, p50 ${fmt(base.p50)}, p99 ${fmt(base.p99)}`);
+  if (HISTORY > 0) {
+    const seconds = await seedHistory(HISTORY);
+    console.log(`history   ${HISTORY} delivered deliveries (events, attempts) over 4 webhooks, written and analysed in ${seconds.toFixed(1)} s`);
+  }
   const idle = memoryNow();
   console.log(`memory    idle: webhooks ${idle.webhooks.toFixed(0)} MB, projects ${idle.projects.toFixed(0)} MB (RSS)`);
 
@@ -304,6 +412,16 @@ try {
     console.log(`          stages: ${await breakdown('project.created', s.since)}`);
   }
 
+  for (const fanOut of BACKLOG > 0 && args.only !== 'steady' ? [1, 4] : []) {
+    memory.webhooks = 0;
+    const b = await backlog(BACKLOG, fanOut);
+    console.log(
+      `backlog   ${b.expected} due deliveries committed at once, ${fanOut} webhook${fanOut > 1 ? 's' : ''}: ${b.delivered} delivered in ${b.seconds.toFixed(1)} s = ` +
+        `${b.deliveriesPerSecond.toFixed(0)} deliveries/s (${((100 * b.deliveriesPerSecond) / base.perSecond).toFixed(0)} % of the bare HTTPS loop); ` +
+        `first arrival after ${fmt(b.firstMs)}, longest gap between arrivals ${fmt(b.longestGap)}, ${(b.idleMs / 1000).toFixed(2)} s in gaps over 50 ms; peak RSS webhooks ${memory.webhooks.toFixed(0)} MB`,
+    );
+  }
+
   for (const [type, fanOut] of args.only === 'steady'
     ? []
     : [
@@ -315,6 +433,10 @@ try {
     console.log(
       `max       ${m.events} events committed in bulk, ${fanOut} webhook${fanOut > 1 ? 's' : ''}: ${m.delivered} deliveries in ${m.seconds.toFixed(1)} s = ` +
         `${m.eventsPerSecond.toFixed(0)} events/s, ${m.deliveriesPerSecond.toFixed(0)} deliveries/s; commit → arrival p50 ${fmt(m.p50)}, p99 ${fmt(m.p99)}; peak RSS webhooks ${memory.webhooks.toFixed(0)} MB`,
+    );
+    console.log(
+      `          receiver: longest gap between arrivals ${fmt(m.longestGap)}, ${(m.idleMs / 1000).toFixed(2)} s in gaps over 50 ms; ` +
+        `${((100 * m.deliveriesPerSecond) / base.perSecond).toFixed(0)} % of the bare HTTPS loop`,
     );
     console.log(`          stages: ${await breakdown(type)}`);
   }

@@ -17,6 +17,11 @@ export const webhooksConfigSchema = infraSchema.extend({
   MP_WEBHOOKS_METRICS_PORT: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).default(9465),
   /** How often the per-webhook success rates (metric and alarm) are recomputed. */
   MP_WEBHOOK_STATS_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /**
+   * Days a finished delivery (and its attempts) is kept; older ones are removed in small batches
+   * every 10 minutes (ADR 0021). Pending deliveries are never removed.
+   */
+  MP_WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** Extra CA certificate file the sender trusts (self-signed receivers). */
   NODE_EXTRA_CA_CERTS: z.string().optional(),
 });

@@ -2,8 +2,8 @@ import type { Logger } from '@mp/kit';
 import type { WebhooksDeps } from './deps.js';
 import { sendAttempt, type ClaimedDelivery } from './attempt.js';
 import { AttemptRecorder } from './attempt-recorder.js';
-import { ASYNC_COMMIT_SQL, type Queryable } from '@mp/db';
-import { SIGNING_SECRET_SQL } from './webhook-row.js';
+import type { Database } from '@mp/db';
+import { claimDueDeliveries } from './claim.js';
 
 export interface WorkerOptions {
   /** Attempts in flight at once; each waits on its own receiver only. */
@@ -50,6 +50,12 @@ export class DeliveryWorker {
   private readonly attempts = new Set<Promise<void>>();
   private readonly leaseMs: number;
   private readonly recorder: AttemptRecorder;
+  /**
+   * The claims' own connection: claims run one at a time, and in the shared pool each claim's
+   * statements (a transaction of four round trips, see claim.ts) queued behind ingestion and API
+   * statements while the receiver waited for work.
+   */
+  private readonly claimDb: Database;
 
   constructor(
     private readonly deps: WebhooksDeps,
@@ -58,6 +64,7 @@ export class DeliveryWorker {
   ) {
     this.leaseMs = deps.sender.timeoutMs + LEASE_MARGIN_MS;
     this.recorder = new AttemptRecorder(deps.db, logger);
+    this.claimDb = deps.db.reserve(1);
   }
 
   start(): void {
@@ -125,8 +132,7 @@ export class DeliveryWorker {
     for (const [id, silent] of this.silentInARow) {
       if (silent >= UNRESPONSIVE_AFTER) busy.set(id, (busy.get(id) ?? 0) + Math.max(0, this.opts.perWebhookConcurrency - UNRESPONSIVE_CONCURRENCY));
     }
-    const { rows } = await claimQuery(this.deps.db, n, this.leaseMs, [...busy], this.opts.perWebhookConcurrency);
-    return rows;
+    return claimDueDeliveries(this.claimDb, n, this.leaseMs, [...busy], this.opts.perWebhookConcurrency);
   }
 
   private launch(d: ClaimedDelivery): void {
@@ -172,54 +178,4 @@ export class DeliveryWorker {
     const status = await this.recorder.record({ delivery: d, startedAt, finishedAt, result, allowRetry: true }, claimedAt + this.leaseMs - 1000);
     this.logger.debug({ delivery_id: d.id, event_id: d.event_id, status, http_status: result.httpStatus, duration_ms: result.durationMs }, 'delivery attempt');
   }
-}
-
-/**
- * Claims up to `n` due deliveries: walks the webhooks that have pending deliveries (a loose index
- * scan of deliveries_pending_by_webhook), takes from each at most its per-webhook allowance minus
- * what this worker already has in flight for it, oldest due first, locks them (SKIP LOCKED: other
- * replicas take others) and leases them.
- *
- * Committed with synchronous_commit off (ASYNC_COMMIT_SQL): a database crash can only forget a
- * lease, which makes the delivery claimable again (a repeat at worst). The deliveries themselves
- * were committed durably before their event was acknowledged; see ADR 0009.
- */
-function claimQuery(q: Queryable, n: number, leaseMs: number, busy: [string, number][], perWebhook: number) {
-  return q.query<ClaimedDelivery>(
-    `WITH RECURSIVE ${ASYNC_COMMIT_SQL}, hooks(webhook_id) AS (
-         (SELECT webhook_id FROM deliveries WHERE status = 'pending' ORDER BY webhook_id LIMIT 1)
-         UNION ALL
-         SELECT (SELECT d.webhook_id FROM deliveries d WHERE d.status = 'pending' AND d.webhook_id > h.webhook_id ORDER BY d.webhook_id LIMIT 1)
-           FROM hooks h WHERE h.webhook_id IS NOT NULL
-       ), busy AS (
-         SELECT * FROM unnest($3::text[], $4::int[]) AS b(webhook_id, n)
-       ), candidates AS (
-         SELECT c.id, c.next_attempt_at
-           FROM hooks h
-           LEFT JOIN busy b ON b.webhook_id = h.webhook_id
-           CROSS JOIN LATERAL (
-             SELECT d.id, d.next_attempt_at FROM deliveries d
-              WHERE d.webhook_id = h.webhook_id AND d.status = 'pending' AND d.next_attempt_at <= now()
-                AND (d.lease_until IS NULL OR d.lease_until < now())
-              ORDER BY d.next_attempt_at
-              LIMIT greatest(0, $5::int - coalesce(b.n, 0))
-           ) c
-          WHERE h.webhook_id IS NOT NULL
-          ORDER BY c.next_attempt_at LIMIT $1
-       ), due AS (
-         SELECT d.id FROM deliveries d JOIN candidates c ON c.id = d.id
-          WHERE d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now())
-          FOR UPDATE OF d SKIP LOCKED
-       ), claimed AS (
-         UPDATE deliveries d SET lease_until = now() + ($2::int * interval '1 millisecond')
-           FROM due WHERE d.id = due.id
-         RETURNING d.id, d.attempts, d.cycle, d.event_id, d.event_type, d.webhook_id
-       )
-       SELECT c.id, c.attempts, c.cycle, c.event_id, c.event_type, e.occurred_at, e.data, c.webhook_id,
-              w.url, ${SIGNING_SECRET_SQL('w')} AS secret_sealed, w.max_retries, w.retry_interval, w.active, (w.deleted_at IS NOT NULL) AS deleted
-         FROM claimed c JOIN events e ON e.event_id = c.event_id JOIN webhooks w ON w.id = c.webhook_id CROSS JOIN async_commit`,
-    [n, leaseMs, busy.map(([id]) => id), busy.map(([, k]) => k), perWebhook],
-    // Planning this statement costs more than running it: plan once per connection.
-    { prepare: 'webhooks_claim' },
-  );
 }

@@ -24,6 +24,7 @@ const service = await startWebhooksService({
   concurrency: config.MP_WEBHOOK_CONCURRENCY,
   perWebhookConcurrency: config.MP_WEBHOOK_CONCURRENCY_PER_WEBHOOK,
   statsIntervalMs: config.MP_WEBHOOK_STATS_INTERVAL_MS,
+  deliveryRetentionDays: config.MP_WEBHOOK_DELIVERY_RETENTION_DAYS,
   ...(config.MP_WEBHOOKS_METRICS_PORT !== 'off' ? { metricsPort: config.MP_WEBHOOKS_METRICS_PORT } : {}),
   extraCa: readExtraCa(config.NODE_EXTRA_CA_CERTS),
 });

@@ -108,4 +108,16 @@ export const migrations: Migration[] = [
       -- success rate and the from/to filters of the delivery list.
     `,
   },
+  {
+    id: '003_delivery_list_at_scale',
+    sql: `
+      -- ADR 0021: the delivery list filtered by status=failed or status=pending walked a
+      -- webhook's whole history newest first (or scanned the table) to find a few rows: for a
+      -- webhook with nothing pending, every row it ever had. Rows that are not delivered are few
+      -- (the backlog and the failures), so this index stays small; a delivery enters it once, when
+      -- it is created, and never when it is delivered. status=delivered is served by
+      -- deliveries_by_webhook, where nearly every row matches.
+      CREATE INDEX deliveries_open_by_webhook ON deliveries (webhook_id, created_at DESC, id DESC) WHERE status <> 'delivered';
+    `,
+  },
 ];

@@ -8,6 +8,7 @@ import type { WebhooksDeps } from './deps.js';
 import { createDeliveryAgent } from './delivery/agent.js';
 import { DEFAULT_TIMEOUT_MS } from './delivery/send.js';
 import { DeliveryWorker } from './delivery-worker.js';
+import { DeliveryHistoryPurger } from './history-purge.js';
 import { webhooksBinding } from './handlers.js';
 import { EventIngester } from './ingest-event.js';
 import { WebhookMetrics } from './metrics.js';
@@ -44,6 +45,8 @@ export interface WebhooksServiceOptions {
   statsIntervalMs?: number;
   /** Finished deliveries a webhook needs before its success rate can raise the alarm; default 20. */
   alarmMinFinished?: number;
+  /** Finished deliveries older than this are removed with their attempts; 30 days by default. */
+  deliveryRetentionDays?: number;
 }
 
 export function readExtraCa(path: string | undefined): string[] | undefined {
@@ -76,6 +79,7 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
     intervalMs: opts.statsIntervalMs ?? 30_000,
     ...(opts.alarmMinFinished !== undefined ? { minFinished: opts.alarmMinFinished } : {}),
   });
+  const purger = new DeliveryHistoryPurger(opts.db, opts.logger, { retentionMs: (opts.deliveryRetentionDays ?? 30) * 86_400_000 });
   const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [webhooksBinding(deps)], auth: opts.auth, logger: opts.logger });
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
   if (opts.metricsPort !== undefined) {
@@ -95,11 +99,13 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
   }
   worker.start();
   monitor.start();
+  purger.start();
   opts.logger.info(
     {
       timeout_ms: deps.sender.timeoutMs,
       concurrency: opts.concurrency ?? 1024,
       per_webhook_concurrency: opts.perWebhookConcurrency ?? 64,
+      delivery_retention_days: opts.deliveryRetentionDays ?? 30,
       allow_private_targets: opts.allowPrivateTargets,
       metrics_port: metricsServer?.port ?? null,
     },
@@ -110,10 +116,12 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
     metricsPort: metricsServer?.port ?? null,
     deps,
     monitor,
+    purger,
     async stop() {
       await Promise.all(subscriptions.map((s) => s.stop()));
       await server.stop();
       await monitor.stop();
+      await purger.stop();
       await worker!.stop();
       await metricsServer?.close();
       agent.destroy();

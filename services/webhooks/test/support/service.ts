@@ -33,23 +33,34 @@ export interface TestWebhooks {
   stop(): Promise<void>;
 }
 
+export interface TestSetup {
+  /** Settings of the test database (ALTER DATABASE … SET), in force on every connection. */
+  databaseSettings?: Record<string, string>;
+  /** What the service gets as its database, e.g. one that watches the statements it runs. */
+  wrapDatabase?: (db: Database) => Database;
+}
+
 /**
  * The webhooks service alone, on a fresh PostgreSQL database and JetStream stream, with a gRPC
  * client acting as the gateway would for one tenant. Receivers on 127.0.0.1 are allowed and the
  * test certificate is trusted, unless the options say otherwise.
  */
-export async function startTestWebhooks(opts: Partial<WebhooksServiceOptions> = {}): Promise<TestWebhooks> {
+export async function startTestWebhooks(opts: Partial<WebhooksServiceOptions> = {}, setup: TestSetup = {}): Promise<TestWebhooks> {
   const db = await createTestDatabase();
+  for (const [name, value] of Object.entries(setup.databaseSettings ?? {})) {
+    await queryTestDatabase(db.url, `ALTER DATABASE ${db.name} SET ${name} = ${value}`);
+  }
   const stream = createTestStream();
   const logs: LogLine[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
   const database = createPgDatabase({ url: db.url, schema: SCHEMA, max: 10 });
   await migrate(database, SCHEMA, migrations);
+  const serviceDb = setup.wrapDatabase ? setup.wrapDatabase(database) : database;
   const transport = await NatsTransport.connect({ url: stream.url, stream: stream.stream, subjectPrefix: stream.subjectPrefix, logger });
   const keys = await generatePlatformKeys({ mtls: false });
   const service = await startWebhooksService({
     auth: keys.authFor('webhooks'),
-    db: database,
+    db: serviceDb,
     transport,
     logger,
     secretsKey: newMasterKey(),

@@ -1,0 +1,73 @@
+import { ASYNC_COMMIT_SQL, type Database } from '@mp/db';
+import type { ClaimedDelivery } from './attempt.js';
+import { SIGNING_SECRET_SQL } from './webhook-row.js';
+
+/**
+ * The claim runs with JIT compilation off (ADR 0021). PostgreSQL JIT-compiles a statement whenever
+ * its estimated cost passes jit_above_cost (100,000 by default), and it compiles anew at every
+ * execution, cached plan or not. The claim's estimate grows with the table: it assumes ~100
+ * webhooks with pending rows (the recursive walk) and a random heap fetch per candidate, and the
+ * heap holds the whole delivery history. With 1,000,000 delivered rows and 100,000 pending its
+ * generic plan is estimated at ~101,000, and each claim then spent ~20–25 ms compiling ~60
+ * functions for ~4 ms of work: the collapse to ~600 deliveries/s of issue 20. The setting is made
+ * before planning (the plan records whether to compile), and only for this transaction.
+ */
+const JIT_OFF_SQL = 'SET LOCAL jit = off';
+
+/**
+ * Claims up to `n` due deliveries: walks the webhooks that have pending deliveries (a loose index
+ * scan of deliveries_pending_by_webhook), takes from each at most its per-webhook allowance minus
+ * what this worker already has in flight for it, oldest due first, locks them (SKIP LOCKED: other
+ * replicas take others) and leases them.
+ *
+ * Committed with synchronous_commit off (ASYNC_COMMIT_SQL): a database crash can only forget a
+ * lease, which makes the delivery claimable again (a repeat at worst). The deliveries themselves
+ * were committed durably before their event was acknowledged; see ADR 0009.
+ */
+export async function claimDueDeliveries(db: Database, n: number, leaseMs: number, busy: [string, number][], perWebhook: number): Promise<ClaimedDelivery[]> {
+  return db.transaction(async (tx) => {
+    await tx.query(JIT_OFF_SQL);
+    const { rows } = await tx.query<ClaimedDelivery>(
+      `WITH RECURSIVE ${ASYNC_COMMIT_SQL}, hooks(webhook_id) AS (
+         (SELECT webhook_id FROM deliveries WHERE status = 'pending' ORDER BY webhook_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT d.webhook_id FROM deliveries d WHERE d.status = 'pending' AND d.webhook_id > h.webhook_id ORDER BY d.webhook_id LIMIT 1)
+           FROM hooks h WHERE h.webhook_id IS NOT NULL
+       ), busy AS (
+         SELECT * FROM unnest($3::text[], $4::int[]) AS b(webhook_id, n)
+       ), candidates AS (
+         SELECT c.id, c.next_attempt_at
+           FROM hooks h
+           LEFT JOIN busy b ON b.webhook_id = h.webhook_id
+           CROSS JOIN LATERAL (
+             SELECT d.id, d.next_attempt_at FROM deliveries d
+              WHERE d.webhook_id = h.webhook_id AND d.status = 'pending' AND d.next_attempt_at <= now()
+                AND (d.lease_until IS NULL OR d.lease_until < now())
+              ORDER BY d.next_attempt_at
+              LIMIT greatest(0, $5::int - coalesce(b.n, 0))
+           ) c
+          WHERE h.webhook_id IS NOT NULL
+          ORDER BY c.next_attempt_at LIMIT $1
+       ), due AS (
+         -- Each candidate locked by primary key. LIMIT 1 keeps the outer filter out of the
+         -- subquery: pushed in, it made the partial index on pending rows usable, and with
+         -- statistics taken before a backlog arrived (~1 pending row estimated) the planner
+         -- scanned that whole index for every candidate, or hashed all pending rows (ADR 0021).
+         SELECT l.id FROM candidates c
+          CROSS JOIN LATERAL (SELECT d.id, d.status, d.lease_until FROM deliveries d WHERE d.id = c.id LIMIT 1 FOR UPDATE SKIP LOCKED) l
+          WHERE l.status = 'pending' AND (l.lease_until IS NULL OR l.lease_until < now())
+       ), claimed AS (
+         UPDATE deliveries d SET lease_until = now() + ($2::int * interval '1 millisecond')
+           FROM due WHERE d.id = due.id
+         RETURNING d.id, d.attempts, d.cycle, d.event_id, d.event_type, d.webhook_id
+       )
+       SELECT c.id, c.attempts, c.cycle, c.event_id, c.event_type, e.occurred_at, e.data, c.webhook_id,
+              w.url, ${SIGNING_SECRET_SQL('w')} AS secret_sealed, w.max_retries, w.retry_interval, w.active, (w.deleted_at IS NOT NULL) AS deleted
+         FROM claimed c JOIN events e ON e.event_id = c.event_id JOIN webhooks w ON w.id = c.webhook_id CROSS JOIN async_commit`,
+      [n, leaseMs, busy.map(([id]) => id), busy.map(([, k]) => k), perWebhook],
+      // Planning this statement costs more than running it: plan once per connection.
+      { prepare: 'webhooks_claim' },
+    );
+    return rows;
+  });
+}
