@@ -55,9 +55,10 @@ export interface Breach {
 /** The active (not cleared) alarms of these points, locked until the transaction ends. */
 export async function lockActive(tx: Queryable, pointIds: string[]): Promise<AlarmRow[]> {
   if (pointIds.length === 0) return [];
-  const { rows } = await tx.query<AlarmRow>(`SELECT ${ALARM_COLUMNS} FROM alarms WHERE point_id = ANY($1::text[]) AND status <> 'cleared' FOR UPDATE`, [
-    pointIds,
-  ]);
+  const { rows } = await tx.query<AlarmRow>(
+    `SELECT ${ALARM_COLUMNS} FROM alarms WHERE point_id = ANY($1::text[]) AND status <> 'cleared' ORDER BY point_id, rule FOR UPDATE`,
+    [pointIds],
+  );
   return rows;
 }
 

@@ -15,7 +15,8 @@ export async function watchForStaleness(
   projectName: string,
   byPoint: Map<string, Reading[]>,
 ): Promise<void> {
-  const latest = [...byPoint.values()].map((list) => list[list.length - 1]!.record);
+  // In point order, as every writer locks them: two writes sharing points cannot deadlock here.
+  const latest = [...byPoint.values()].map((list) => list[list.length - 1]!.record).sort((a, b) => (a.point.id < b.point.id ? -1 : 1));
   const dueAfterS = settings.expectedIntervalSeconds! * settings.staleFactor;
   await tx.query(
     `INSERT INTO alarm_watch (point_id, tenant_id, environment, project_id, project_name, point_name, sensor_type, warning, alarm,

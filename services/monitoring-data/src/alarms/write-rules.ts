@@ -78,6 +78,9 @@ export async function applyAlarmRules(
     list.push({ record: r, id: ids[i]! });
   }
   for (const list of byPoint.values()) list.sort((a, b) => a.record.ms - b.record.ms);
+  // The stale-data watch rows first, then the alarm rows: the scheduled check takes them in the
+  // same order (and skips watch rows a write holds), so the two never wait on each other in a cycle.
+  if (settings.expectedIntervalSeconds !== null) await watchForStaleness(tx, settings, scope, ctx.project.name, byPoint);
   const active = new Map<string, AlarmRow>();
   for (const row of await lockActive(tx, [...byPoint.keys()])) active.set(`${row.point_id}|${row.rule}`, row);
   const iso = (r: Reading) => new Date(r.record.ms).toISOString();
@@ -153,6 +156,5 @@ export async function applyAlarmRules(
       });
     }
   }
-  if (settings.expectedIntervalSeconds !== null) await watchForStaleness(tx, settings, scope, ctx.project.name, byPoint);
   return out;
 }
