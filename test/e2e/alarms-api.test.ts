@@ -183,6 +183,63 @@ describe('alarms through the gateway', () => {
     expect(eventsOf('data.abnormal').map((e) => e.json.data.alert_level)).toEqual(['warning', 'alarm', 'warning', 'warning', 'alarm']);
   });
 
+  it("takes a point's own alarm_rules (shown on the point, checked by the projects service) and clears after its number of readings", async () => {
+    const bad = await t.api('POST', `/projects/${projectId}/points`, {
+      headers: h(),
+      body: {
+        number: 'CR-X',
+        name: 'Crest X',
+        sensor_type: 'level',
+        reference: { x: 3512345.1, y: 512345.6, z: 45.3 },
+        thresholds: { warning: 10, alarm: 20 },
+        alarm_rules: { clear_after_readings: 0 },
+      },
+    });
+    expectError(bad, 400003, 'alarm_rules.clear_after_readings');
+    expectError(
+      await t.api('POST', `/projects/${projectId}/points`, {
+        headers: h(),
+        body: {
+          number: 'CR-X',
+          name: 'Crest X',
+          sensor_type: 'level',
+          reference: { x: 3512345.1, y: 512345.6, z: 45.3 },
+          thresholds: { warning: 10, alarm: 20 },
+          alarm_rules: { stale_factor: 'three' },
+        },
+      }),
+      422102,
+      'alarm_rules.stale_factor',
+    );
+    const created = await t.api('POST', `/projects/${projectId}/points`, {
+      headers: h(),
+      body: {
+        number: 'CR-03',
+        name: 'Crest CR-03',
+        sensor_type: 'level',
+        reference: { x: 3512345.1, y: 512345.6, z: 45.3 },
+        thresholds: { warning: 10, alarm: 20 },
+        alarm_rules: { clear_after_readings: 1 },
+      },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body.data.alarm_rules).toEqual({
+      clear_after_readings: 1,
+      rate_warning_mm_per_day: null,
+      rate_alarm_mm_per_day: null,
+      rate_window_hours: null,
+      expected_interval_seconds: null,
+      stale_factor: null,
+    });
+    const own = created.body.data.id as string;
+    await write(own, '2026-03-01T08:00:00Z', 15);
+    await write(own, '2026-03-02T08:00:00Z', 1);
+    expect((await alarms(`?point_id=${own}`)).items.map((a: { status: string }) => a.status)).toEqual(['cleared']);
+    const patched = await t.api('PATCH', `/points/${own}`, { headers: h(), body: { alarm_rules: null } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data.alarm_rules).toBeNull();
+  });
+
   it('refuses malformed and unknown ids, bad filters and bodies, missing permissions and other environments with the catalogue codes', async () => {
     expectError(await t.api('GET', '/alarms/alm_bad', { headers: h() }), 400004, 'alarm_id');
     expectError(await t.api('GET', '/alarms/alm_00000000000000000000', { headers: h() }), 404014, 'alarm_id');

@@ -243,3 +243,44 @@ describe('stale-data alarms on a schedule, once per point across replicas', () =
     expect((await h.outbox()).filter((e) => e.event_type === 'alarm.cleared').map((e) => e.data.point_id)).toEqual([p.points[7]!.id]);
   });
 });
+
+describe("a point's own alarm rules over the operator defaults", () => {
+  let h: Harness;
+  let p: Awaited<ReturnType<Harness['project']>>;
+  const write = (records: RecordIn[]) => h.data.writeRecords({ projectId: p.id, records: columns(records) }, h.caller);
+
+  beforeAll(async () => {
+    h = await startHarness();
+    p = await h.project({
+      name: 'Mixed rules',
+      points: [
+        { name: 'OWN', number: 'OWN', alarmRules: { clearAfterReadings: 1, rateWarningMmPerDay: 1 } },
+        { name: 'DEFAULT', number: 'DEFAULT' },
+      ],
+    });
+  });
+  afterAll(() => h?.stop());
+
+  it('clears after the point’s own number of readings and applies its rate rule, while the other point keeps the defaults', async () => {
+    const [own, dflt] = p.points.map((x) => x.id) as [string, string];
+    await write([
+      { point_id: own, measured_at: '2026-03-01T00:00:00Z', values: { dz: 0 } },
+      { point_id: dflt, measured_at: '2026-03-01T00:00:00Z', values: { dz: 0 } },
+    ]);
+    await write([
+      { point_id: own, measured_at: '2026-03-02T00:00:00Z', values: { dz: 12 } },
+      { point_id: dflt, measured_at: '2026-03-02T00:00:00Z', values: { dz: 12 } },
+    ]);
+    await write([
+      { point_id: own, measured_at: '2026-03-03T00:00:00Z', values: { dz: 9.5 } },
+      { point_id: dflt, measured_at: '2026-03-03T00:00:00Z', values: { dz: 9.5 } },
+    ]);
+    const byPoint = async (id: string) => (await alarmsOf(h, id)).map((a) => `${a.rule}:${a.level}:${a.status}`).sort();
+    // OWN: one reading back under 10 mm clears its threshold alarm; 12 mm/day then 2.5 mm/day opened its rate alarm
+    expect(await byPoint(own)).toEqual(['rate:warning:open', 'threshold:warning:cleared']);
+    // DEFAULT: three readings are needed, and no rate rule is configured
+    expect(await byPoint(dflt)).toEqual(['threshold:warning:open']);
+    const stored = await h.rows<{ alarm_rules: unknown }>('SELECT alarm_rules FROM projects.points WHERE id = $1', [own]);
+    expect(stored[0]!.alarm_rules).toEqual({ clearAfterReadings: 1, rateWarningMmPerDay: 1 });
+  });
+});

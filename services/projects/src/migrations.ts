@@ -138,4 +138,9 @@ export const migrations: Migration[] = [
       CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);
     `,
   },
+  {
+    // Per-point alarm rules (monitoring-data's alarms, docs/adr/0024-alarms.md); null: the defaults.
+    id: '010_point_alarm_rules',
+    sql: `ALTER TABLE points ADD COLUMN alarm_rules jsonb`,
+  },
 ];

@@ -1,6 +1,6 @@
 import type { Queryable } from '@mp/db';
 import type { Breach } from './alarm-store.js';
-import { levelOf, type AlarmSettings } from './settings.js';
+import { hasRateRule, levelOf, type AlarmSettings } from './settings.js';
 import type { Reading } from './write-rules.js';
 
 const DAY_MS = 86_400_000;
@@ -16,23 +16,24 @@ const short = (v: number) => String(Number(v.toFixed(2)));
  */
 export async function rateBreaches(
   tx: Queryable,
-  settings: AlarmSettings,
+  rulesOf: (r: Reading) => AlarmSettings,
   byPoint: Map<string, Reading[]>,
 ): Promise<{ reading: Reading; breach: Breach | null }[]> {
-  const windowMs = settings.rateWindowHours * 3_600_000;
-  const latest = [...byPoint.values()].map((list) => list[list.length - 1]!);
+  const latest = [...byPoint.values()].map((list) => list[list.length - 1]!).filter((r) => hasRateRule(rulesOf(r)));
+  if (latest.length === 0) return [];
   const { rows } = await tx.query<{ point_id: string; measured_at: string; dx: number | null; dy: number | null; dz: number | null }>(
     `SELECT u.point_id, d.measured_at, d.dx, d.dy, d.dz
        FROM unnest($1::text[], $2::timestamptz[]) AS u(point_id, upto)
        CROSS JOIN LATERAL (SELECT measured_at, dx, dy, dz FROM data_records
                             WHERE point_id = u.point_id AND measured_at <= u.upto AND quality_flag <> 'invalid'
                             ORDER BY measured_at DESC LIMIT 1) d`,
-    [latest.map((r) => r.record.point.id), latest.map((r) => new Date(r.record.ms - windowMs).toISOString())],
+    [latest.map((r) => r.record.point.id), latest.map((r) => new Date(r.record.ms - rulesOf(r).rateWindowHours * 3_600_000).toISOString())],
   );
   const reference = new Map(rows.map((r) => [r.point_id, r]));
   const out: { reading: Reading; breach: Breach | null }[] = [];
   for (const reading of latest) {
     const rec = reading.record;
+    const settings = rulesOf(reading);
     const ref = reference.get(rec.point.id);
     if (!ref) continue;
     const days = (rec.ms - Date.parse(ref.measured_at)) / DAY_MS;

@@ -1,3 +1,5 @@
+import type { projects } from '@mp/contracts';
+
 /**
  * How alarms are raised and cleared (docs/adr/0024-alarms.md). Operator-wide defaults
  * (MP_ALARM_*); the threshold rule's limits are the point's own warning and alarm thresholds.
@@ -45,3 +47,19 @@ export function levelOf(value: number, warning: number | null, alarm: number | n
   if (warning !== null && warning > 0 && value >= warning) return 'warning';
   return null;
 }
+
+/** A point's rules: its own (projects' `alarm_rules`) over the operator defaults. */
+export function rulesFor(defaults: AlarmSettings, own: projects.AlarmRules | undefined): AlarmSettings {
+  if (!own) return defaults;
+  return {
+    ...defaults,
+    ...(own.clearAfterReadings !== undefined ? { clearAfterReadings: own.clearAfterReadings } : {}),
+    ...(own.rateWarningMmPerDay !== undefined ? { rateWarningMmPerDay: own.rateWarningMmPerDay } : {}),
+    ...(own.rateAlarmMmPerDay !== undefined ? { rateAlarmMmPerDay: own.rateAlarmMmPerDay } : {}),
+    ...(own.rateWindowHours !== undefined ? { rateWindowHours: own.rateWindowHours } : {}),
+    ...(own.expectedIntervalSeconds !== undefined ? { expectedIntervalSeconds: own.expectedIntervalSeconds } : {}),
+    ...(own.staleFactor !== undefined ? { staleFactor: own.staleFactor } : {}),
+  };
+}
+
+export const hasRateRule = (s: AlarmSettings) => s.rateWarningMmPerDay !== null || s.rateAlarmMmPerDay !== null;

@@ -1,12 +1,12 @@
 import type { Queryable } from '@mp/db';
 import type { HandedEvent } from '@mp/events';
 import type { CallerContext } from '@mp/grpc';
-import type { ProjectContext } from '../ingest-context.js';
+import type { PointInfo, ProjectContext } from '../ingest-context.js';
 import type { CheckedRecord } from '../record-rules.js';
 import { eventScopeOf, raiseAbnormal, raiseAlarmChange, type EventScope } from './alarm-events.js';
 import { clear, lockActive, openOrFind, recordBreach, recordNormal, type AlarmRow, type Breach, type Scope } from './alarm-store.js';
 import { rateBreaches } from './rate-rule.js';
-import type { AlarmSettings } from './settings.js';
+import { rulesFor, type AlarmSettings } from './settings.js';
 import { watchForStaleness } from './stale-watch.js';
 
 /** One stored reading of a write, with its id. */
@@ -80,7 +80,10 @@ export async function applyAlarmRules(
   for (const list of byPoint.values()) list.sort((a, b) => a.record.ms - b.record.ms);
   // The stale-data watch rows first, then the alarm rows: the scheduled check takes them in the
   // same order (and skips watch rows a write holds), so the two never wait on each other in a cycle.
-  if (settings.expectedIntervalSeconds !== null) await watchForStaleness(tx, settings, scope, ctx.project.name, byPoint);
+  // Each point's rules: its own alarm_rules over the operator defaults, resolved once per write.
+  const resolved = new Map<PointInfo, AlarmSettings>();
+  const rulesOf = (p: PointInfo) => resolved.get(p) ?? resolved.set(p, rulesFor(settings, p.alarmRules)).get(p)!;
+  await watchForStaleness(tx, rulesOf, scope, ctx.project.name, byPoint);
   const active = new Map<string, AlarmRow>();
   for (const row of await lockActive(tx, [...byPoint.keys()])) active.set(`${row.point_id}|${row.rule}`, row);
   const iso = (r: Reading) => new Date(r.record.ms).toISOString();
@@ -113,7 +116,7 @@ export async function applyAlarmRules(
         }
       } else if (row) {
         const last = step.readings[step.readings.length - 1]!;
-        const cleared = await recordNormal(tx, row, step.readings.length, settings.clearAfterReadings, nowIso, last.id);
+        const cleared = await recordNormal(tx, row, step.readings.length, rulesOf(last.record.point).clearAfterReadings, nowIso, last.id);
         if (cleared) {
           out.push(await raiseAlarmChange(tx, events, 'alarm.cleared', cleared, null, null));
           row = null;
@@ -137,24 +140,22 @@ export async function applyAlarmRules(
     }
   }
 
-  if (settings.rateWarningMmPerDay !== null || settings.rateAlarmMmPerDay !== null) {
-    for (const { reading, breach } of await rateBreaches(tx, settings, byPoint)) {
-      const pointId = reading.record.point.id;
-      await apply(pointId, 'rate', [{ breach, readings: [reading] }], async (row, b) => {
-        const r = reading.record;
-        out.push(
-          await raiseAbnormal(
-            tx,
-            events,
-            ctx.project,
-            row.level,
-            { dataId: reading.id, pointId, pointName: r.point.name, sensorType: r.point.sensorType, ms: r.ms, offset: r.offset, dx: r.dx, dy: r.dy, dz: r.dz },
-            { warning: b.warning, alarm: b.alarm },
-            b.reason,
-          ),
-        );
-      });
-    }
+  for (const { reading, breach } of await rateBreaches(tx, (r) => rulesOf(r.record.point), byPoint)) {
+    const pointId = reading.record.point.id;
+    await apply(pointId, 'rate', [{ breach, readings: [reading] }], async (row, b) => {
+      const r = reading.record;
+      out.push(
+        await raiseAbnormal(
+          tx,
+          events,
+          ctx.project,
+          row.level,
+          { dataId: reading.id, pointId, pointName: r.point.name, sensorType: r.point.sensorType, ms: r.ms, offset: r.offset, dx: r.dx, dy: r.dy, dz: r.dz },
+          { warning: b.warning, alarm: b.alarm },
+          b.reason,
+        ),
+      );
+    });
   }
   return out;
 }
