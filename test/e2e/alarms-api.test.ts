@@ -30,7 +30,9 @@ describe('alarms through the gateway', () => {
   const eventsOf = (type: string) => receiver.requests.filter((r) => r.json?.event_type === type);
 
   beforeAll(async () => {
-    t = await startTestPlatform();
+    // The stale-data check runs every 200 ms instead of every minute (the default), so the
+    // stale-data alarm below is found without the test waiting a minute.
+    t = await startTestPlatform({ MP_ALARM_STALE_CHECK_MS: '200' });
     key = await t.apiKey(['system:admin', 'project:read', 'project:write', 'data:read', 'data:write']);
     receiver = await startHttpsReceiver();
     const hook = await t.api('POST', '/webhooks', {
@@ -238,6 +240,69 @@ describe('alarms through the gateway', () => {
     const patched = await t.api('PATCH', `/points/${own}`, { headers: h(), body: { alarm_rules: null } });
     expect(patched.status).toBe(200);
     expect(patched.body.data.alarm_rules).toBeNull();
+  });
+
+  it('delivers data.abnormal of a rate alarm and of a stale-data alarm (with the point’s last record) to the webhook', async () => {
+    const make = async (number: string, rules: Record<string, number>) =>
+      (
+        await t.api('POST', `/projects/${projectId}/points`, {
+          headers: h(),
+          body: {
+            number,
+            name: `Slope ${number}`,
+            sensor_type: 'gnss',
+            reference: { x: 3512345.1, y: 512345.6, z: 45.3 },
+            thresholds: { warning: 50, alarm: 80 },
+            alarm_rules: rules,
+          },
+        })
+      ).body.data.id as string;
+    const rated = await make('SL-R', { rate_warning_mm_per_day: 2, rate_alarm_mm_per_day: 5 });
+    await write(rated, '2026-04-01T00:00:00Z', 0);
+    const rising = await write(rated, '2026-04-02T00:00:00Z', 3.2);
+    await waitUntil(() => eventsOf('data.abnormal').some((e) => e.json.data.records[0].point_id === rated));
+    expect(eventsOf('data.abnormal').find((e) => e.json.data.records[0].point_id === rated)!.json.data).toEqual({
+      project_id: projectId,
+      project_name: 'Dam crest',
+      alert_level: 'warning',
+      records: [
+        {
+          data_id: rising,
+          point_id: rated,
+          point_name: 'Slope SL-R',
+          sensor_type: 'gnss',
+          measured_at: '2026-04-02T00:00:00Z',
+          values: { dx: 0, dy: 0, dz: 3.2 },
+          status: 'warning',
+          threshold: { warning: 2, alarm: 5 },
+          reason: 'rate 3.2 mm/day over 24 h exceeds 2 mm/day (dz, warning)',
+        },
+      ],
+    });
+    // expected hourly; its only reading is from April, so the scheduled check finds it long overdue
+    const quiet = await make('SL-Q', { expected_interval_seconds: 3600, stale_factor: 2 });
+    const last = await write(quiet, '2026-04-01T06:00:00+08:00', 1.5);
+    await waitUntil(() => eventsOf('data.abnormal').some((e) => e.json.data.records[0].point_id === quiet));
+    const stale = eventsOf('data.abnormal').find((e) => e.json.data.records[0].point_id === quiet)!.json.data;
+    expect(stale).toEqual({
+      project_id: projectId,
+      project_name: 'Dam crest',
+      alert_level: 'alarm',
+      records: [
+        {
+          data_id: last,
+          point_id: quiet,
+          point_name: 'Slope SL-Q',
+          sensor_type: 'gnss',
+          measured_at: '2026-04-01T06:00:00+08:00',
+          values: { dx: 0, dy: 0, dz: 1.5 },
+          status: 'alarm',
+          threshold: { warning: 50, alarm: 80 },
+          reason: expect.stringMatching(/^stale: no reading for \d+ d( \d+ h)?, expected every 1 h \(alarm after 4 h\)$/),
+        },
+      ],
+    });
+    expect((await alarms(`?point_id=${quiet}`)).items.map((a: { rule: string; status: string }) => `${a.rule}:${a.status}`)).toEqual(['stale:open']);
   });
 
   it('refuses malformed and unknown ids, bad filters and bodies, missing permissions and other environments with the catalogue codes', async () => {
