@@ -50,6 +50,8 @@ describe('monitoring points over the API', () => {
       device_id: dev.id,
       active: true,
       description: null,
+      // the platform's alarm rules apply (README "Alarms")
+      alarm_rules: null,
       created_at: res.body.data.created_at,
       updated_at: res.body.data.created_at,
       version: 1,

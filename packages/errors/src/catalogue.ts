@@ -796,6 +796,18 @@ export const catalogue: Record<string, ErrorEntry> = {
       correct: { method: 'GET', path: '/v3/data/batches/bat_4n2k8q1m7p3x9c5v6b0z' },
     },
   },
+  '404014': {
+    code: '404014',
+    message: 'alarm does not exist',
+    category: 'not_found',
+    suggestion: 'Check the alarm id (alm_…); list the alarms of the project to find the right id.',
+    commonCauses: ['The id belongs to the other environment (live or sandbox) or another tenant', 'A typo in the id'],
+    solutions: ['List the alarms with GET /v3/projects/{project_id}/alarms and use an id from that list', 'Call the base URL of the environment the alarm was raised in'],
+    example: {
+      request: { method: 'GET', path: '/v3/alarms/alm_0000000000000000000x' },
+      correct: { method: 'GET', path: '/v3/alarms/alm_4n2k8q1m7p3x9c5v6b0z' },
+    },
+  },
   '409001': {
     code: '409001',
     message: 'duplicate project number',
@@ -1043,6 +1055,18 @@ export const catalogue: Record<string, ErrorEntry> = {
     example: {
       request: { method: 'POST', path: '/v3/users', body: { username: 'admin', name: 'Site lead', password: '<PASSWORD>' } },
       correct: { method: 'POST', path: '/v3/users', body: { username: 'site.lead.acme', name: 'Site lead', password: '<PASSWORD>' } },
+    },
+  },
+  '409010': {
+    code: '409010',
+    message: 'alarm status conflict',
+    category: 'conflict',
+    suggestion: 'Read the alarm and choose a change allowed from its status: acknowledge an open alarm; clear an open or acknowledged one.',
+    commonCauses: ['The alarm is already acknowledged', 'The alarm is already cleared (by a person, or by the readings returning within the limits)', 'Another user changed it first'],
+    solutions: ['GET /v3/alarms/{alarm_id} and check its status and history', 'A cleared alarm stays cleared: the next breaking reading opens a new one'],
+    example: {
+      request: { method: 'POST', path: '/v3/alarms/alm_4n2k8q1m7p3x9c5v6b0z/acknowledge', body: { comment: 'crew on site' }, note: 'alarm is cleared' },
+      correct: { method: 'GET', path: '/v3/alarms/alm_4n2k8q1m7p3x9c5v6b0z' },
     },
   },
   '422101': {

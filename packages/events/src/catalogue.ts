@@ -19,6 +19,10 @@ export const EVENT_TYPES = [
   'report.generated',
   'report.approved',
   'report.rejected',
+  // Extensions beyond spec §6.2 (docs/adr/0024-alarms.md): a person acknowledged an alarm; an
+  // alarm was cleared, by a person or by the readings returning within the limits.
+  'alarm.acknowledged',
+  'alarm.cleared',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -30,8 +34,8 @@ export function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
 }
 
-export function eventGroup(type: EventType): 'data' | 'task' | 'project' | 'report' {
-  return type.split('.')[0] as 'data' | 'task' | 'project' | 'report';
+export function eventGroup(type: EventType): 'data' | 'task' | 'project' | 'report' | 'alarm' {
+  return type.split('.')[0] as 'data' | 'task' | 'project' | 'report' | 'alarm';
 }
 
 /**

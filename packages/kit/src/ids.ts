@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   webhook: 'whk',
   event: 'evt',
   delivery: 'del',
+  alarm: 'alm',
   request: 'req',
 } as const;
 

@@ -4,7 +4,7 @@ import { parseGatewayConfig, startGateway, type RunningGateway } from '@mp/gatew
 import { IDENTITY_SCHEMA, identityMigrations, parseIdentityConfig, startIdentityService } from '@mp/identity';
 import { generatePlatformKeys, type PlatformKeys } from '@mp/grpc';
 import { createLogger, type Logger } from '@mp/kit';
-import { MONITORING_DATA_SCHEMA, monitoringDataMigrations, parseMonitoringDataConfig, startMonitoringDataService } from '@mp/monitoring-data';
+import { alarmSettingsOf, MONITORING_DATA_SCHEMA, monitoringDataMigrations, parseMonitoringDataConfig, startMonitoringDataService } from '@mp/monitoring-data';
 import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
 import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
 import { lockDataDir } from './data-dir-lock.js';
@@ -128,6 +128,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       contextTtlMs: mdConfig.MP_MONITORING_DATA_CONTEXT_TTL_MS,
       batchChunk: mdConfig.MP_MONITORING_DATA_BATCH_CHUNK,
       outboxRetentionMs: outboxRetentionMs(mdConfig),
+      alarms: alarmSettingsOf(mdConfig),
     });
     stops.push(() => monitoringData.stop());
     // Projects hands each change's ingest version to monitoring-data before committing (ADR 0022).

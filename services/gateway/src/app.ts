@@ -15,6 +15,7 @@ import type { Readiness } from './readiness.js';
 import type { RateLimits } from '@mp/ratelimit';
 import compose from 'koa-compose';
 import { limitAuthentication, limitTenant } from './middleware/rate-limit.js';
+import { alarmRoutes } from './routes/alarms.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
 import { dataRoutes } from './routes/data.js';
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps): Koa {
   apiKeyRoutes(v3, deps.clients, can('system:admin'));
   projectRoutes(v3, deps.clients, can);
   dataRoutes(v3, deps.clients, can, deps.limits);
+  alarmRoutes(v3, deps.clients, can);
   webhookRoutes(v3, deps.clients, adminByApiKey);
   errorRoutes(v3, authed, requirePermission('system:read'));
 

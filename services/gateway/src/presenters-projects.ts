@@ -1,4 +1,5 @@
 import type { projects } from '@mp/contracts';
+import { presentAlarmRules } from './point-alarm-rules.js';
 
 /** API shapes (snake_case JSON) of the projects domain: projects, members, tasks, points, devices. */
 export const presentProjects = {
@@ -56,6 +57,7 @@ export const presentProjects = {
     device_id: p.deviceId ?? null,
     active: p.active,
     description: p.description ?? null,
+    alarm_rules: presentAlarmRules(p.alarmRules),
     created_at: p.createdAt,
     updated_at: p.updatedAt,
     version: p.version,

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { envPort, parseConfig } from '@mp/kit';
 import { infraSchema } from '@mp/runtime';
+import { alarmConfigSchema } from './alarms/config.js';
 
-export const monitoringDataConfigSchema = infraSchema.extend({
+export const monitoringDataConfigSchema = infraSchema.extend(alarmConfigSchema).extend({
   MP_MONITORING_DATA_GRPC_PORT: envPort(50053),
   MP_GRPC_HOST: z.string().default('127.0.0.1'),
   /** The projects service, asked for project state, point settings and access (GetIngestContext). */

@@ -4,6 +4,7 @@ import type { Clock, Logger } from '@mp/kit';
 import type { IngestContexts } from './ingest-context.js';
 import type { Partitions } from './partitions.js';
 import type { KnownPoints } from './known-points.js';
+import type { AlarmSettings } from './alarms/settings.js';
 
 /** What every use case of the monitoring-data service is given. */
 export interface DataDeps {
@@ -17,4 +18,6 @@ export interface DataDeps {
   /** Wakes this replica's batch worker after a batch was stored. */
   wakeBatches: () => void;
   batchChunk: number;
+  /** How alarms are raised and cleared (docs/adr/0024-alarms.md). */
+  alarms: AlarmSettings;
 }

@@ -10,6 +10,9 @@ import { getSeries } from './use-cases/get-series.js';
 import { listRecords } from './use-cases/list-records.js';
 import { updateRecord } from './use-cases/update-record.js';
 import { writeRecords } from './use-cases/write-records.js';
+import { changeAlarm } from './use-cases/change-alarm.js';
+import { getAlarm } from './use-cases/get-alarm.js';
+import { listAlarms } from './use-cases/list-alarms.js';
 
 /** Only the gateway calls monitoring-data. */
 const CALLERS: CallerPolicy = { gateway: '*' };
@@ -28,6 +31,10 @@ export function monitoringDataBinding(deps: DataDeps) {
       listRecords: (req, ctx) => listRecords(deps, req, ctx),
       getSeries: (req, ctx) => getSeries(deps, req, ctx),
       getLatest: (req, ctx) => getLatest(deps, req, ctx),
+      listAlarms: (req, ctx) => listAlarms(deps, req, ctx),
+      getAlarm: (req, ctx) => getAlarm(deps, req, ctx),
+      acknowledgeAlarm: (req, ctx) => changeAlarm(deps, 'acknowledge', req, ctx),
+      clearAlarm: (req, ctx) => changeAlarm(deps, 'clear', req, ctx),
     },
     CALLERS,
   );

@@ -16,6 +16,8 @@ export interface PointInfo {
   abruptLimit: number | null;
   precision: number | null;
   active: boolean;
+  /** the point's own alarm rules, over the operator defaults (alarms/settings.ts) */
+  alarmRules?: projects.AlarmRules;
 }
 
 export interface ProjectInfo {
@@ -137,6 +139,7 @@ export class IngestContexts {
         abruptLimit: p.abruptChangeLimit ?? null,
         precision: p.precision ?? null,
         active: p.active,
+        ...(p.alarmRules ? { alarmRules: p.alarmRules } : {}),
       });
       this.remember(p.id, p.projectId);
     }

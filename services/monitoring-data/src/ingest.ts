@@ -9,6 +9,7 @@ import type { ProjectContext } from './ingest-context.js';
 import { loadPrevious } from './previous.js';
 import { checkAbruptChanges, checkRecords, type CheckedRecord, type RecordFailure } from './record-rules.js';
 import { insertRecords, type Scope } from './store-records.js';
+import { applyAlarmRules } from './alarms/write-rules.js';
 
 /** Every rule that can be decided before the insert, for the records of one write. */
 export async function validateWrite(deps: Pick<DataDeps, 'db'>, cols: monitoringData.RecordColumns, ctx: ProjectContext, nowMs: number): Promise<{ ok: CheckedRecord[]; failures: RecordFailure[] }> {
@@ -37,7 +38,7 @@ export interface StoredWrite {
  * throws (rolling everything back), a batch reports it and keeps the rest.
  */
 export async function storeWrite(
-  deps: Pick<DataDeps, 'knownPoints'>,
+  deps: Pick<DataDeps, 'knownPoints' | 'alarms'>,
   tx: Queryable,
   caller: CallerContext,
   ctx: ProjectContext,
@@ -71,5 +72,6 @@ export async function storeWrite(
     const abnormalJson = JSON.stringify(dataAbnormal(ctx.project, abnormal));
     events.push({ eventId: (await appendEvent(tx, { ...base, type: 'data.abnormal', dataJson: abnormalJson })).event_id, dataJson: abnormalJson });
   }
+  events.push(...(await applyAlarmRules(tx, deps.alarms, caller, ctx, kept, keptIds, opts.now)));
   return { records: kept, ids: keptIds, measuredAt, duplicates, abnormalCount: created.abnormalCount, events };
 }

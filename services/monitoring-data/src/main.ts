@@ -4,6 +4,7 @@ import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runti
 import { parseMonitoringDataConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
 import { startMonitoringDataService } from './service.js';
+import { alarmSettingsOf } from './alarms/config.js';
 
 // Standalone process entry (one replica of the monitoring-data service).
 const config = parseMonitoringDataConfig();
@@ -22,6 +23,7 @@ const service = await startMonitoringDataService({
   contextTtlMs: config.MP_MONITORING_DATA_CONTEXT_TTL_MS,
   batchChunk: config.MP_MONITORING_DATA_BATCH_CHUNK,
   outboxRetentionMs: outboxRetentionMs(config),
+  alarms: alarmSettingsOf(config),
 });
 logger.info({ port: service.port }, 'monitoring-data service listening');
 

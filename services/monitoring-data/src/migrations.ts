@@ -1,5 +1,6 @@
 import { idempotencyMigration, type Migration } from '@mp/db';
 import { outboxMigrations } from '@mp/events';
+import { alarmsMigration } from './alarms/migration.js';
 
 export const SCHEMA = 'monitoring_data';
 
@@ -91,6 +92,7 @@ export const migrations: Migration[] = [
     id: '002_outbox_json',
     sql: `SELECT 1`,
   },
+  alarmsMigration,
   {
     id: '005_ingest_versions',
     sql: `

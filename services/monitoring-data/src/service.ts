@@ -10,6 +10,8 @@ import { IngestContexts, type ProjectsClient } from './ingest-context.js';
 import { IngestVersions, ingestVersionsBinding } from './ingest-versions.js';
 import { KnownPoints } from './known-points.js';
 import { Partitions } from './partitions.js';
+import { DEFAULT_ALARM_SETTINGS, type AlarmSettings } from './alarms/settings.js';
+import { StaleSweep } from './alarms/stale-sweep.js';
 
 export interface MonitoringDataServiceOptions {
   db: Database;
@@ -27,10 +29,14 @@ export interface MonitoringDataServiceOptions {
   clock?: Clock;
   /** How long a published event stays in the outbox (MP_OUTBOX_RETENTION_HOURS); 24 h by default. */
   outboxRetentionMs?: number;
+  /** Alarm rules (MP_ALARM_*); DEFAULT_ALARM_SETTINGS where absent. */
+  alarms?: Partial<AlarmSettings>;
 }
 
 export interface RunningService {
   port: number;
+  /** This replica's scheduled stale-data check (tests run it on a controlled clock). */
+  staleSweep: StaleSweep;
   stop(): Promise<void>;
 }
 
@@ -62,7 +68,9 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
     knownPoints: new KnownPoints(),
     wakeBatches: () => worker?.wake(),
     batchChunk: opts.batchChunk ?? 1000,
+    alarms: { ...DEFAULT_ALARM_SETTINGS, ...opts.alarms },
   };
+  const staleSweep = new StaleSweep({ db: opts.db, clock, logger: opts.logger, relay }, deps.alarms.staleCheckMs);
   worker = new BatchWorker(deps, opts.batchPollMs ?? 1000);
   const server = await startGrpcServer({
     host: opts.host,
@@ -73,10 +81,13 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
   });
   relay.start();
   worker.start();
+  staleSweep.start();
   return {
     port: server.port,
+    staleSweep,
     async stop() {
       await server.stop();
+      await staleSweep.stop();
       await worker!.stop();
       await relay.stop();
       if (typeof opts.projects === 'string') (client as unknown as { close(): void }).close();

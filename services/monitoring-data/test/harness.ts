@@ -2,11 +2,12 @@ import { monitoringData, projects } from '@mp/contracts';
 import { createPgDatabase, migrate, type Database } from '@mp/db';
 import { MemoryTransport, type DomainEvent } from '@mp/events';
 import { createClient, generatePlatformKeys, type CallerContext, type PlatformKeys, type PromiseClient } from '@mp/grpc';
-import { createLogger } from '@mp/kit';
+import { createLogger, type Clock } from '@mp/kit';
 import { PROJECTS_SCHEMA, projectsMigrations, startProjectsService } from '@mp/projects';
 import { createTestDatabase, queryTestDatabase, type TestDatabase } from '@mp/testing';
 import { migrations, SCHEMA } from '../src/migrations.js';
 import { startMonitoringDataService, type RunningService } from '../src/service.js';
+import type { AlarmSettings } from '../src/alarms/settings.js';
 
 export const NaN_ = Number.NaN;
 
@@ -27,7 +28,9 @@ export interface Harness {
   /** Address of the first monitoring-data replica. */
   dataAddress: string;
   /** Starts one more replica of monitoring-data on the same database. */
-  replica(opts?: { contextTtlMs?: number }): Promise<PromiseClient<monitoringData.MonitoringDataServer>>;
+  replica(opts?: ReplicaOptions): Promise<PromiseClient<monitoringData.MonitoringDataServer>>;
+  /** The running replicas, first one first (their stale-data sweeps, for alarm tests). */
+  services: RunningService[];
   rows<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
   outbox(): Promise<{ event_type: string; data: any }[]>;
   /** A project in progress (start date 2026-01-01, plausible bounds) with points. */
@@ -40,7 +43,14 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(opts: { contextTtlMs?: number } = {}): Promise<Harness> {
+/** What a replica is started with beyond the defaults: alarm rules and a clock of the test's. */
+export interface ReplicaOptions {
+  contextTtlMs?: number;
+  alarms?: Partial<AlarmSettings>;
+  clock?: Clock;
+}
+
+export async function startHarness(opts: ReplicaOptions = {}): Promise<Harness> {
   const db = await createTestDatabase();
   const logger = createLogger('test', process.env.MP_LOG_LEVEL ?? 'warn');
   const transport = new MemoryTransport();
@@ -68,7 +78,8 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
     stops.push(async () => projectsClient.close());
     const mdDb = await open(SCHEMA, migrations, 10);
     let dataPort: number | undefined;
-    const replica = async (o: { contextTtlMs?: number } = {}) => {
+    const services: RunningService[] = [];
+    const replica = async (o: ReplicaOptions = {}) => {
       const svc: RunningService = await startMonitoringDataService({
         auth: keys.authFor('monitoring-data'),
         db: mdDb,
@@ -78,7 +89,10 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
         projects: `127.0.0.1:${pr.port}`,
         contextTtlMs: o.contextTtlMs ?? opts.contextTtlMs ?? 2000,
         batchPollMs: 100,
+        alarms: { staleCheckMs: 0, ...opts.alarms, ...o.alarms },
+        ...((o.clock ?? opts.clock) ? { clock: o.clock ?? opts.clock } : {}),
       });
+      services.push(svc);
       stops.push(() => svc.stop());
       dataPort ??= svc.port;
       const client = createClient<monitoringData.MonitoringDataServer>(
@@ -114,6 +128,7 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
       keys,
       dataAddress: `127.0.0.1:${dataPort}`,
       replica,
+      services,
       rows: (sql, params = []) => queryTestDatabase(db.url, sql, params),
       outbox: () => queryTestDatabase(db.url, 'SELECT event_type, data::json AS data FROM monitoring_data.outbox ORDER BY seq'),
       async project(o = {}) {

@@ -147,4 +147,9 @@ export const migrations: Migration[] = [
       ALTER TABLE projects ADD COLUMN ingest_version bigint NOT NULL DEFAULT 1;
     `,
   },
+  {
+    // Per-point alarm rules (monitoring-data's alarms, docs/adr/0024-alarms.md); null: the defaults.
+    id: '010_point_alarm_rules',
+    sql: `ALTER TABLE points ADD COLUMN alarm_rules jsonb`,
+  },
 ];

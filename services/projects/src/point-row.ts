@@ -2,6 +2,7 @@ import type { projects } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import type { Queryable } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
+import { alarmRulesOf } from './alarm-rules.js';
 import { inScope } from './scope.js';
 import { checkId } from './validation.js';
 
@@ -23,6 +24,8 @@ export interface PointRow {
   device_id: string | null;
   active: boolean;
   description: string | null;
+  /** per-point alarm rules (alarm-rules.ts); null: the platform defaults */
+  alarm_rules?: projects.AlarmRules | string | null;
   created_at: string;
   updated_at: string;
   version: number;
@@ -44,7 +47,7 @@ export const SENSOR_TYPES = [
 ] as const;
 
 export const POINT_COLUMNS =
-  'id, project_id, tenant_id, environment, number, name, sensor_type, ref_x, ref_y, ref_z, warning_threshold, alarm_threshold, abrupt_change_limit, precision_mm, device_id, active, description, created_at, updated_at, version';
+  'id, project_id, tenant_id, environment, number, name, sensor_type, ref_x, ref_y, ref_z, warning_threshold, alarm_threshold, abrupt_change_limit, precision_mm, device_id, active, description, created_at, updated_at, version, alarm_rules';
 
 export function toPoint(row: PointRow): projects.Point {
   return {
@@ -64,6 +67,7 @@ export function toPoint(row: PointRow): projects.Point {
     ...(row.precision_mm !== null ? { precision: row.precision_mm } : {}),
     ...(row.device_id !== null ? { deviceId: row.device_id } : {}),
     ...(row.description !== null ? { description: row.description } : {}),
+    ...alarmRulesOf(row),
   };
 }
 
@@ -81,6 +85,7 @@ export function toPointSpec(row: PointRow): projects.PointSpec {
     active: row.active,
     ...(row.abrupt_change_limit !== null ? { abruptChangeLimit: row.abrupt_change_limit } : {}),
     ...(row.precision_mm !== null ? { precision: row.precision_mm } : {}),
+    ...alarmRulesOf(row),
   };
 }
 

@@ -96,4 +96,5 @@ export const PATH_PARAMETERS = [
   'delivery_id',
   'client_id',
   'error_code',
+  'alarm_id',
 ] as const;

@@ -5,6 +5,7 @@ import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
 import { enumText, idText, MAX_LENGTH, text } from '../bounds.js';
+import { alarmRulesBody, toAlarmRules } from '../point-alarm-rules.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionField } from './versioning.js';
@@ -22,9 +23,10 @@ const createBody = z.object({
   device_id: idText().optional(),
   active: z.boolean().optional(),
   description: text(MAX_LENGTH.description).optional(),
+  alarm_rules: alarmRulesBody.optional(),
 });
 
-const CLEARABLE = ['abrupt_change_limit', 'precision', 'device_id', 'description'] as const;
+const CLEARABLE = ['abrupt_change_limit', 'precision', 'device_id', 'description', 'alarm_rules'] as const;
 
 const patchBody = z.object({
   number: text(MAX_LENGTH.number).optional(),
@@ -37,6 +39,7 @@ const patchBody = z.object({
   device_id: idText().nullable().optional(),
   active: z.boolean().optional(),
   description: text(MAX_LENGTH.description).nullable().optional(),
+  alarm_rules: alarmRulesBody.nullable().optional(),
   version: versionField,
 });
 
@@ -62,6 +65,7 @@ export function pointRoutes(router: Router, clients: ServiceClients, can: (p: st
         warningThreshold: b.thresholds.warning,
         alarmThreshold: b.thresholds.alarm,
         ...defined({ abruptChangeLimit: b.abrupt_change_limit, precision: b.precision, deviceId: b.device_id, active: b.active, description: b.description }),
+        ...(b.alarm_rules ? { alarmRules: toAlarmRules(b.alarm_rules) } : {}),
       },
       state.caller!,
     );
@@ -104,6 +108,7 @@ export function pointRoutes(router: Router, clients: ServiceClients, can: (p: st
           active: b.active,
           description: b.description,
         }),
+        ...(b.alarm_rules ? { alarmRules: toAlarmRules(b.alarm_rules) } : {}),
         clear: nulls(raw, CLEARABLE),
       },
       state.caller!,

@@ -7,6 +7,7 @@ import { projectFor } from '../access.js';
 import { assertInside } from '../bounds.js';
 import type { ProjectsDeps } from '../deps.js';
 import { loadDevice } from '../device-row.js';
+import { checkAlarmRules, storeAlarmRules } from '../alarm-rules.js';
 import { checkReference, checkThresholds } from '../point-rules.js';
 import { POINT_COLUMNS, SENSOR_TYPES, toPoint, type PointRow } from '../point-row.js';
 import { checkEnum, checkNumber, checkOptionalText, checkText } from '../validation.js';
@@ -22,6 +23,7 @@ export async function createPoint(deps: ProjectsDeps, req: projects.CreatePointR
   const abrupt = req.abruptChangeLimit !== undefined ? checkNumber(req.abruptChangeLimit, 'abrupt_change_limit', { positive: true }) : null;
   const precision = req.precision !== undefined ? checkNumber(req.precision, 'precision', { positive: true }) : null;
   const description = checkOptionalText(req.description, 'description', 2000);
+  const alarmRules = req.alarmRules !== undefined ? checkAlarmRules(req.alarmRules) : null;
   try {
     return await createOnce(deps.db, deps.clock.now(), ctx, 'CreatePoint', req, async (tx) => {
       const project = await projectFor(tx, ctx, req.projectId, 'write', { lock: 'update' });
@@ -55,7 +57,7 @@ export async function createPoint(deps: ProjectsDeps, req: projects.CreatePointR
         ],
       );
       await deps.ingestVersions.bump(tx, ctx, project.id);
-      return toPoint(rows[0]!);
+      return toPoint(alarmRules ? await storeAlarmRules(tx, rows[0]!.id, alarmRules) : rows[0]!);
     });
   } catch (err) {
     throw duplicatePointNumber(err, number);

@@ -4,12 +4,13 @@ import { checkVersion, projectFor } from '../access.js';
 import { assertInside } from '../bounds.js';
 import type { ProjectsDeps } from '../deps.js';
 import { loadDevice } from '../device-row.js';
+import { checkAlarmRules, storeAlarmRules } from '../alarm-rules.js';
 import { checkReference, checkThresholds } from '../point-rules.js';
 import { loadPoint, POINT_COLUMNS, SENSOR_TYPES, toPoint, type PointRow } from '../point-row.js';
 import { checkClear, checkEnum, checkNumber, checkOptionalText, checkText } from '../validation.js';
 import { duplicatePointNumber } from './create-point.js';
 
-const CLEARABLE = ['abrupt_change_limit', 'precision', 'device_id', 'description'] as const;
+const CLEARABLE = ['abrupt_change_limit', 'precision', 'device_id', 'description', 'alarm_rules'] as const;
 
 /** PATCH /points/{id}: the same rules as creation, applied to the merged point. */
 export async function updatePoint(deps: ProjectsDeps, req: projects.UpdatePointRequest, ctx: CallerContext): Promise<projects.Point> {
@@ -21,6 +22,7 @@ export async function updatePoint(deps: ProjectsDeps, req: projects.UpdatePointR
   const abrupt = req.abruptChangeLimit !== undefined ? checkNumber(req.abruptChangeLimit, 'abrupt_change_limit', { positive: true }) : undefined;
   const precision = req.precision !== undefined ? checkNumber(req.precision, 'precision', { positive: true }) : undefined;
   const description = req.description !== undefined ? checkOptionalText(req.description, 'description', 2000) : undefined;
+  const alarmRules = req.alarmRules !== undefined ? checkAlarmRules(req.alarmRules) : undefined;
   try {
     const row = await deps.db.transaction(async (tx) => {
       const peek = await loadPoint(tx, ctx, req.id);
@@ -57,6 +59,7 @@ export async function updatePoint(deps: ProjectsDeps, req: projects.UpdatePointR
         ],
       );
       await deps.ingestVersions.bump(tx, ctx, project.id);
+      if (clear.has('alarm_rules') || alarmRules !== undefined) return storeAlarmRules(tx, current.id, clear.has('alarm_rules') ? null : alarmRules!);
       return rows[0]!;
     });
     return toPoint(row);

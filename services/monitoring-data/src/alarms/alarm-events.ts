@@ -1,0 +1,106 @@
+import type { Queryable } from '@mp/db';
+import { appendEvent, type HandedEvent } from '@mp/events';
+import type { CallerContext } from '@mp/grpc';
+import { formatMeasuredAt } from '../measured-at.js';
+import type { AlarmRow } from './alarm-store.js';
+import type { AlarmLevel } from './settings.js';
+
+/** Who an event is for and when it happened (the outbox row's envelope). */
+export interface EventScope {
+  tenantId: string;
+  environment: 'live' | 'sandbox';
+  occurredAt: string;
+  traceparent?: string;
+}
+
+export const eventScopeOf = (caller: Pick<CallerContext, 'tenantId' | 'environment' | 'traceparent'>, occurredAt: string): EventScope => ({
+  tenantId: caller.tenantId,
+  environment: caller.environment as EventScope['environment'],
+  occurredAt,
+  ...(caller.traceparent ? { traceparent: caller.traceparent } : {}),
+});
+
+/** The record a rate or stale-data alarm carries in data.abnormal (spec 2.6: dx/dy/dz only). */
+export interface AbnormalRecord {
+  dataId: string;
+  pointId: string;
+  pointName: string;
+  sensorType: string;
+  ms: number;
+  offset: number;
+  dx: number | null;
+  dy: number | null;
+  dz: number | null;
+}
+
+/**
+ * data.abnormal (spec 2.6/2.7) for an alarm of a rule other than the fixed thresholds (those are
+ * raised by the write's own data.abnormal): the reading the alarm is about, `status` its level,
+ * `threshold` the rule's limits (mm/day for rate; the point's thresholds for stale data) and a
+ * `reason` naming the rule.
+ */
+export async function raiseAbnormal(
+  tx: Queryable,
+  scope: EventScope,
+  project: { id: string; name: string },
+  level: AlarmLevel,
+  r: AbnormalRecord,
+  threshold: { warning: number | null; alarm: number | null },
+  reason: string,
+): Promise<HandedEvent> {
+  const values: Record<string, number> = {};
+  if (r.dx !== null) values.dx = r.dx;
+  if (r.dy !== null) values.dy = r.dy;
+  if (r.dz !== null) values.dz = r.dz;
+  const data = {
+    project_id: project.id,
+    project_name: project.name,
+    alert_level: level,
+    records: [
+      {
+        data_id: r.dataId,
+        point_id: r.pointId,
+        point_name: r.pointName,
+        sensor_type: r.sensorType,
+        measured_at: formatMeasuredAt(r.ms, r.offset),
+        values,
+        status: level,
+        threshold: { warning: threshold.warning ?? 0, alarm: threshold.alarm ?? 0 },
+        reason,
+      },
+    ],
+  };
+  const dataJson = JSON.stringify(data);
+  const meta = await appendEvent(tx, { ...scope, type: 'data.abnormal', dataJson });
+  return { eventId: meta.event_id, dataJson };
+}
+
+/**
+ * alarm.acknowledged / alarm.cleared (extensions of spec §6.2, ADR 0024): the alarm as it now
+ * is, who did it (null when the readings cleared it) and their comment.
+ */
+export async function raiseAlarmChange(
+  tx: Queryable,
+  scope: EventScope,
+  type: 'alarm.acknowledged' | 'alarm.cleared',
+  row: AlarmRow,
+  by: { type: string; id: string } | null,
+  comment: string | null,
+): Promise<HandedEvent> {
+  const data = {
+    alarm_id: row.id,
+    project_id: row.project_id,
+    point_id: row.point_id,
+    rule: row.rule,
+    level: row.level,
+    status: row.status,
+    reason: row.reason,
+    by: by ? { principal_type: by.type, principal_id: by.id } : null,
+    automatic: by === null,
+    comment,
+    at: scope.occurredAt,
+  };
+  const dataJson = JSON.stringify(data);
+  const meta = await appendEvent(tx, { ...scope, type, dataJson });
+  return { eventId: meta.event_id, dataJson };
+}

@@ -1,0 +1,189 @@
+import type { Queryable } from '@mp/db';
+import { newId } from '@mp/kit';
+import type { AlarmLevel, AlarmRule, AlarmStatus } from './settings.js';
+
+/** An alarm row as stored (timestamps as the driver gives them). */
+export interface AlarmRow {
+  id: string;
+  tenant_id: string;
+  environment: string;
+  project_id: string;
+  point_id: string;
+  rule: AlarmRule;
+  level: AlarmLevel;
+  status: AlarmStatus;
+  reason: string;
+  threshold_warning: number | null;
+  threshold_alarm: number | null;
+  value: number | null;
+  first_data_id: string | null;
+  last_data_id: string | null;
+  last_measured_at: string | null;
+  reading_count: number;
+  normal_count: number;
+  opened_at: string;
+  updated_at: string;
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
+  acknowledge_comment: string | null;
+  cleared_at: string | null;
+  cleared_by: string | null;
+  clear_comment: string | null;
+  version: number;
+}
+
+export const ALARM_COLUMNS =
+  'id, tenant_id, environment, project_id, point_id, rule, level, status, reason, threshold_warning, threshold_alarm, value, first_data_id, last_data_id, last_measured_at, reading_count, normal_count, opened_at, updated_at, acknowledged_at, acknowledged_by, acknowledge_comment, cleared_at, cleared_by, clear_comment, version';
+
+export interface Scope {
+  tenantId: string;
+  environment: string;
+  projectId: string;
+}
+
+/** A reading that breaks a rule: what the alarm shows about it. */
+export interface Breach {
+  level: AlarmLevel;
+  reason: string;
+  warning: number | null;
+  alarm: number | null;
+  value: number;
+  dataId: string | null;
+  measuredAt: string | null;
+}
+
+/** The active (not cleared) alarms of these points, locked until the transaction ends. */
+export async function lockActive(tx: Queryable, pointIds: string[]): Promise<AlarmRow[]> {
+  if (pointIds.length === 0) return [];
+  const { rows } = await tx.query<AlarmRow>(
+    `SELECT ${ALARM_COLUMNS} FROM alarms WHERE point_id = ANY($1::text[]) AND status <> 'cleared' ORDER BY point_id, rule FOR UPDATE`,
+    [pointIds],
+  );
+  return rows;
+}
+
+/**
+ * Opens an alarm, or — when another transaction opened one for the point and rule first (the
+ * partial unique index waits for it and skips the insert) — returns that one, locked, so the
+ * caller updates it instead: concurrent replicas never hold two active alarms of a point and rule.
+ */
+export async function openOrFind(
+  tx: Queryable,
+  scope: Scope,
+  pointId: string,
+  rule: AlarmRule,
+  b: Breach,
+  now: string,
+): Promise<{ row: AlarmRow; opened: boolean }> {
+  const { rows } = await tx.query<AlarmRow>(
+    `INSERT INTO alarms (id, tenant_id, environment, project_id, point_id, rule, level, status, reason, threshold_warning, threshold_alarm, value,
+                         first_data_id, last_data_id, last_measured_at, opened_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'open', $8, $9, $10, $11, $12, $12, $13, $14, $14)
+     ON CONFLICT (point_id, rule) WHERE status <> 'cleared' DO NOTHING
+     RETURNING ${ALARM_COLUMNS}`,
+    [
+      newId('alarm'),
+      scope.tenantId,
+      scope.environment,
+      scope.projectId,
+      pointId,
+      rule,
+      b.level,
+      b.reason,
+      b.warning,
+      b.alarm,
+      b.value,
+      b.dataId,
+      b.measuredAt,
+      now,
+    ],
+  );
+  if (rows[0]) {
+    await addHistory(tx, rows[0], 'opened', now, { dataId: b.dataId, reason: b.reason });
+    return { row: rows[0], opened: true };
+  }
+  const found = await tx.query<AlarmRow>(`SELECT ${ALARM_COLUMNS} FROM alarms WHERE point_id = $1 AND rule = $2 AND status <> 'cleared' FOR UPDATE`, [
+    pointId,
+    rule,
+  ]);
+  return { row: found.rows[0]!, opened: false };
+}
+
+/**
+ * A further breaking reading of an active alarm: the level rises (never falls), the latest
+ * reading and reason are kept, and the count of readings back to normal starts again. A rise to
+ * `alarm` re-opens an acknowledged alarm: it needs someone's attention again.
+ */
+export async function recordBreach(tx: Queryable, row: AlarmRow, b: Breach, readings: number, now: string): Promise<{ row: AlarmRow; escalated: boolean }> {
+  const level = row.level === 'alarm' || b.level === 'alarm' ? 'alarm' : 'warning';
+  const escalated = level !== row.level;
+  const { rows } = await tx.query<AlarmRow>(
+    `UPDATE alarms SET level = $2, status = $3, reason = $4, threshold_warning = $5, threshold_alarm = $6, value = $7,
+                       last_data_id = coalesce($8, last_data_id), last_measured_at = coalesce($9, last_measured_at),
+                       reading_count = reading_count + $10, normal_count = 0, updated_at = $11, version = version + 1
+      WHERE id = $1 RETURNING ${ALARM_COLUMNS}`,
+    [row.id, level, escalated ? 'open' : row.status, b.reason, b.warning, b.alarm, b.value, b.dataId, b.measuredAt, readings, now],
+  );
+  if (escalated) await addHistory(tx, rows[0]!, 'escalated', now, { dataId: b.dataId, reason: b.reason });
+  return { row: rows[0]!, escalated };
+}
+
+/** Readings back under the limits: counted, and the alarm cleared by itself when there are enough. */
+export async function recordNormal(
+  tx: Queryable,
+  row: AlarmRow,
+  readings: number,
+  clearAfter: number,
+  now: string,
+  lastDataId: string | null,
+): Promise<AlarmRow | null> {
+  const count = row.normal_count + readings;
+  if (count < clearAfter) {
+    await tx.query('UPDATE alarms SET normal_count = $2, updated_at = $3 WHERE id = $1', [row.id, count, now]);
+    return null;
+  }
+  const reason = `${count} reading${count === 1 ? '' : 's'} back within the limits (clears after ${clearAfter})`;
+  return clear(tx, row, { type: null, id: null }, null, now, { dataId: lastDataId, reason, normalCount: count });
+}
+
+/** Clears an alarm: by a person (actor set, with their comment) or by the readings (actor null). */
+export async function clear(
+  tx: Queryable,
+  row: AlarmRow,
+  actor: { type: string | null; id: string | null },
+  comment: string | null,
+  now: string,
+  extra: { dataId?: string | null; reason?: string; normalCount?: number } = {},
+): Promise<AlarmRow> {
+  const { rows } = await tx.query<AlarmRow>(
+    `UPDATE alarms SET status = 'cleared', cleared_at = $2, cleared_by = $3, clear_comment = $4, normal_count = coalesce($5, normal_count),
+                       updated_at = $2, version = version + 1
+      WHERE id = $1 RETURNING ${ALARM_COLUMNS}`,
+    [row.id, now, actor.id, comment, extra.normalCount ?? null],
+  );
+  await addHistory(tx, rows[0]!, 'cleared', now, { actor, comment, dataId: extra.dataId ?? null, reason: extra.reason ?? null });
+  return rows[0]!;
+}
+
+export async function acknowledge(tx: Queryable, row: AlarmRow, actor: { type: string; id: string }, comment: string | null, now: string): Promise<AlarmRow> {
+  const { rows } = await tx.query<AlarmRow>(
+    `UPDATE alarms SET status = 'acknowledged', acknowledged_at = $2, acknowledged_by = $3, acknowledge_comment = $4, updated_at = $2, version = version + 1
+      WHERE id = $1 RETURNING ${ALARM_COLUMNS}`,
+    [row.id, now, actor.id, comment],
+  );
+  await addHistory(tx, rows[0]!, 'acknowledged', now, { actor, comment });
+  return rows[0]!;
+}
+
+async function addHistory(
+  tx: Queryable,
+  row: AlarmRow,
+  action: 'opened' | 'escalated' | 'acknowledged' | 'cleared',
+  at: string,
+  o: { actor?: { type: string | null; id: string | null }; comment?: string | null; dataId?: string | null; reason?: string | null },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO alarm_history (alarm_id, at, action, level, status, actor_type, actor_id, comment, data_id, reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [row.id, at, action, row.level, row.status, o.actor?.type ?? null, o.actor?.id ?? null, o.comment ?? null, o.dataId ?? null, o.reason ?? null],
+  );
+}

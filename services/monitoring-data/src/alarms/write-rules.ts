@@ -1,0 +1,161 @@
+import type { Queryable } from '@mp/db';
+import type { HandedEvent } from '@mp/events';
+import type { CallerContext } from '@mp/grpc';
+import type { PointInfo, ProjectContext } from '../ingest-context.js';
+import type { CheckedRecord } from '../record-rules.js';
+import { eventScopeOf, raiseAbnormal, raiseAlarmChange, type EventScope } from './alarm-events.js';
+import { clear, lockActive, openOrFind, recordBreach, recordNormal, type AlarmRow, type Breach, type Scope } from './alarm-store.js';
+import { rateBreaches } from './rate-rule.js';
+import { rulesFor, type AlarmSettings } from './settings.js';
+import { watchForStaleness } from './stale-watch.js';
+
+/** One stored reading of a write, with its id. */
+export interface Reading {
+  record: CheckedRecord;
+  id: string;
+}
+
+interface Run {
+  breach: boolean;
+  readings: Reading[];
+}
+
+/** Consecutive readings of a point that are all over its thresholds, or all within them. */
+function runsOf(readings: Reading[]): Run[] {
+  const runs: Run[] = [];
+  for (const r of readings) {
+    const breach = r.record.status !== 'normal';
+    const last = runs[runs.length - 1];
+    if (last && last.breach === breach) last.readings.push(r);
+    else runs.push({ breach, readings: [r] });
+  }
+  return runs;
+}
+
+function thresholdBreach(run: Reading[], measuredAt: (r: Reading) => string): Breach {
+  // The alarm shows the highest reading's level and the run's latest reading of that level.
+  const level = run.some((r) => r.record.status === 'alarm') ? 'alarm' : 'warning';
+  const top = [...run].reverse().find((r) => r.record.status === level)!;
+  const rec = top.record;
+  const comps = (['dx', 'dy', 'dz'] as const).filter((k) => rec[k] !== null);
+  const k = comps.reduce((a, b) => (Math.abs(rec[b]!) > Math.abs(rec[a]!) ? b : a));
+  const limit = level === 'alarm' ? rec.point.alarm : rec.point.warning;
+  return {
+    level,
+    reason: `threshold: ${k} ${rec[k]} mm reached the ${level} threshold of ${limit} mm`,
+    warning: rec.point.warning,
+    alarm: rec.point.alarm,
+    value: Math.abs(rec[k]!),
+    dataId: top.id,
+    measuredAt: measuredAt(top),
+  };
+}
+
+/**
+ * The alarm rules of one write, in the write's transaction (called from storeWrite): opens,
+ * updates, escalates and clears alarms for the points written to, and returns the events it
+ * added (data.abnormal of rate alarms, alarm.cleared of alarms the readings cleared). The
+ * write's own data.abnormal is the event of a threshold alarm.
+ */
+export async function applyAlarmRules(
+  tx: Queryable,
+  settings: AlarmSettings,
+  caller: CallerContext,
+  ctx: ProjectContext,
+  records: readonly CheckedRecord[],
+  ids: readonly string[],
+  now: Date,
+): Promise<HandedEvent[]> {
+  if (records.length === 0) return [];
+  const nowIso = now.toISOString();
+  const scope: Scope = { tenantId: caller.tenantId, environment: caller.environment, projectId: ctx.project.id };
+  const events: EventScope = eventScopeOf(caller, nowIso);
+  const byPoint = new Map<string, Reading[]>();
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    let list = byPoint.get(r.point.id);
+    if (!list) byPoint.set(r.point.id, (list = []));
+    list.push({ record: r, id: ids[i]! });
+  }
+  for (const list of byPoint.values()) list.sort((a, b) => a.record.ms - b.record.ms);
+  // The stale-data watch rows first, then the alarm rows: the scheduled check takes them in the
+  // same order (and skips watch rows a write holds), so the two never wait on each other in a cycle.
+  // Each point's rules: its own alarm_rules over the operator defaults, resolved once per write.
+  const resolved = new Map<PointInfo, AlarmSettings>();
+  const rulesOf = (p: PointInfo) => resolved.get(p) ?? resolved.set(p, rulesFor(settings, p.alarmRules)).get(p)!;
+  await watchForStaleness(tx, rulesOf, scope, ctx.project.name, byPoint);
+  const active = new Map<string, AlarmRow>();
+  for (const row of await lockActive(tx, [...byPoint.keys()])) active.set(`${row.point_id}|${row.rule}`, row);
+  const iso = (r: Reading) => new Date(r.record.ms).toISOString();
+  const out: HandedEvent[] = [];
+
+  /** Breaches and returns to normal of one rule for one point, in reading order. */
+  const apply = async (
+    pointId: string,
+    rule: 'threshold' | 'rate',
+    steps: { breach: Breach | null; readings: Reading[] }[],
+    onRaise?: (row: AlarmRow, b: Breach) => Promise<void>,
+  ) => {
+    let row = active.get(`${pointId}|${rule}`) ?? null;
+    for (const step of steps) {
+      if (step.breach) {
+        if (row) {
+          const updated = await recordBreach(tx, row, step.breach, step.readings.length, nowIso);
+          row = updated.row;
+          if (updated.escalated) await onRaise?.(row, step.breach);
+        } else {
+          const found = await openOrFind(tx, scope, pointId, rule, step.breach, nowIso);
+          if (found.opened) {
+            row = found.row;
+            await onRaise?.(row, step.breach);
+          } else {
+            const updated = await recordBreach(tx, found.row, step.breach, step.readings.length, nowIso);
+            row = updated.row;
+            if (updated.escalated) await onRaise?.(row, step.breach);
+          }
+        }
+      } else if (row) {
+        const last = step.readings[step.readings.length - 1]!;
+        const cleared = await recordNormal(tx, row, step.readings.length, rulesOf(last.record.point).clearAfterReadings, nowIso, last.id);
+        if (cleared) {
+          out.push(await raiseAlarmChange(tx, events, 'alarm.cleared', cleared, null, null));
+          row = null;
+        } else row = { ...row, normal_count: row.normal_count + step.readings.length };
+      }
+    }
+  };
+
+  for (const [pointId, readings] of byPoint) {
+    await apply(
+      pointId,
+      'threshold',
+      runsOf(readings).map((run) => ({ breach: run.breach ? thresholdBreach(run.readings, iso) : null, readings: run.readings })),
+    );
+    // A reading of a point with a stale-data alarm ends it: data arrives again.
+    const stale = active.get(`${pointId}|stale`);
+    if (stale) {
+      const last = readings[readings.length - 1]!;
+      const cleared = await clear(tx, stale, { type: null, id: null }, null, nowIso, { dataId: last.id, reason: `a reading arrived (measured ${iso(last)})` });
+      out.push(await raiseAlarmChange(tx, events, 'alarm.cleared', cleared, null, null));
+    }
+  }
+
+  for (const { reading, breach } of await rateBreaches(tx, (r) => rulesOf(r.record.point), byPoint)) {
+    const pointId = reading.record.point.id;
+    await apply(pointId, 'rate', [{ breach, readings: [reading] }], async (row, b) => {
+      const r = reading.record;
+      out.push(
+        await raiseAbnormal(
+          tx,
+          events,
+          ctx.project,
+          row.level,
+          { dataId: reading.id, pointId, pointName: r.point.name, sensorType: r.point.sensorType, ms: r.ms, offset: r.offset, dx: r.dx, dy: r.dy, dz: r.dz },
+          { warning: b.warning, alarm: b.alarm },
+          b.reason,
+        ),
+      );
+    });
+  }
+  return out;
+}

@@ -1,0 +1,115 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startPlatform, type RunningPlatform } from '@mp/launcher';
+import { createLogger } from '@mp/kit';
+import { httpsRequest, testCertificate, waitUntil } from '@mp/testing';
+
+// Alarms on the embedded default (PGlite, in-process events): the same rules, constraint and
+// scheduled stale-data check as on PostgreSQL, through the HTTPS API. The rate and stale-data
+// rules are switched on (MP_ALARM_*); the check runs every 200 ms instead of every minute so the
+// test does not wait a minute for it (the records are months old, so they are long overdue).
+describe('alarms on the embedded default', () => {
+  let platform: RunningPlatform;
+  let dataDir: string;
+  let base: string;
+  let key: string;
+  let projectId: string;
+  let point: string;
+  let quiet: string;
+  const api = (method: string, path: string, body?: unknown) =>
+    httpsRequest(`${base}${path}`, { method, headers: { 'x-api-key': key }, ...(body !== undefined ? { body } : {}) });
+  const write = async (pointId: string, at: string, dz: number) =>
+    expect((await api('POST', `/projects/${projectId}/data`, { records: [{ point_id: pointId, measured_at: at, values: { dx: 0, dy: 0, dz } }] })).status).toBe(
+      200,
+    );
+  const alarmsOf = async (pointId: string) =>
+    (await api('GET', `/projects/${projectId}/alarms?point_id=${pointId}`)).body.data.items as {
+      rule: string;
+      level: string;
+      status: string;
+      reason: string;
+    }[];
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'mp-alarms-embedded-'));
+    const admin = { username: 'admin', password: 'correct horse battery staple' };
+    const env: Record<string, string> = {
+      MP_DATA_DIR: dataDir,
+      MP_HTTPS_PORT: '0',
+      MP_SANDBOX_HTTPS_PORT: '0',
+      MP_BIND_HOST: '127.0.0.1',
+      MP_IDENTITY_GRPC_PORT: '0',
+      MP_PROJECTS_GRPC_PORT: '0',
+      MP_WEBHOOKS_GRPC_PORT: '0',
+      MP_MONITORING_DATA_GRPC_PORT: '0',
+      MP_ADMIN_USERNAME: admin.username,
+      MP_ADMIN_PASSWORD: admin.password,
+      MP_ALARM_RATE_WARNING_MM_PER_DAY: '2',
+      MP_ALARM_RATE_ALARM_MM_PER_DAY: '5',
+      MP_ALARM_EXPECTED_INTERVAL_SECONDS: '3600',
+      MP_ALARM_STALE_CHECK_MS: '200',
+    };
+    platform = await startPlatform({ tls: await testCertificate(), logger: createLogger('test', process.env.MP_LOG_LEVEL ?? 'warn'), env });
+    expect(platform.mode).toBe('embedded');
+    base = `https://127.0.0.1:${platform.gateway.port}/v3`;
+    const login = await httpsRequest(`${base}/auth/login`, { method: 'POST', body: { ...admin, grant_type: 'password' } });
+    const created = await httpsRequest(`${base}/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${login.body.data.access_token}` },
+      body: { name: 'alarms', permissions: ['project:read', 'project:write', 'data:read', 'data:write'] },
+    });
+    key = created.body.data.key;
+    projectId = (await api('POST', '/projects', { name: 'Embedded dam', number: 'EMB-1' })).body.data.id;
+    expect((await api('PUT', `/projects/${projectId}/status`, { status: 'in_progress' })).status).toBe(200);
+    const pt = async (number: string) =>
+      (
+        await api('POST', `/projects/${projectId}/points`, {
+          number,
+          name: number,
+          sensor_type: 'level',
+          reference: { x: 3512345.1, y: 512345.6, z: 45.3 },
+          thresholds: { warning: 10, alarm: 20 },
+        })
+      ).body.data.id as string;
+    point = await pt('E-1');
+    quiet = await pt('E-2');
+  }, 120_000);
+
+  afterAll(async () => {
+    await platform?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('opens, escalates, acknowledges, clears and auto-clears threshold and rate alarms, and the scheduled check raises stale-data alarms', async () => {
+    await write(point, '2026-03-01T00:00:00Z', 0);
+    await write(point, '2026-03-02T00:00:00Z', 12);
+    await write(point, '2026-03-03T00:00:00Z', 21);
+    // (the check may also find this point silent between the writes: its stale alarms are left out here)
+    const ruled = async () => (await alarmsOf(point)).filter((a) => a.rule !== 'stale');
+    let list = await ruled();
+    // the rate rule too: 12 mm/day, then 9 mm/day over 24 h
+    expect(list.map((a) => `${a.rule}:${a.level}:${a.status}`).sort()).toEqual(['rate:alarm:open', 'threshold:alarm:open']);
+    const threshold = (await api('GET', `/projects/${projectId}/alarms?point_id=${point}`)).body.data.items.find(
+      (a: { rule: string }) => a.rule === 'threshold',
+    );
+    expect((await api('POST', `/alarms/${threshold.alarm_id}/acknowledge`, { comment: 'seen' })).body.data.status).toBe('acknowledged');
+    expect((await api('POST', `/alarms/${threshold.alarm_id}/acknowledge`, {})).body.code).toBe(409010);
+    expect((await api('POST', `/alarms/${threshold.alarm_id}/clear`, {})).body.data.status).toBe('cleared');
+    await write(point, '2026-03-04T00:00:00Z', 25);
+    for (const day of [5, 6, 7]) await write(point, `2026-03-0${day}T00:00:00Z`, 2);
+    list = await ruled();
+    expect(list.filter((a) => a.rule === 'threshold').map((a) => a.status)).toEqual(['cleared', 'cleared']);
+    // the quiet point has been silent since March: the scheduled check finds it overdue
+    await write(quiet, '2026-03-01T00:00:00Z', 1);
+    await waitUntil(async () => (await alarmsOf(quiet)).length === 1);
+    const [stale] = await alarmsOf(quiet);
+    expect(stale).toMatchObject({ rule: 'stale', level: 'alarm', status: 'open' });
+    expect(stale!.reason).toMatch(/^stale: no reading for \d+ d( \d+ h)?, expected every 1 h \(alarm after 6 h\)$/);
+    // and its next reading clears it (that reading is months old too: the check may open a new one)
+    await write(quiet, '2026-03-01T01:00:00Z', 1);
+    const after = (await api('GET', `/alarms/${stale!.alarm_id}`)).body.data;
+    expect(after).toMatchObject({ status: 'cleared', cleared: { by: null, automatic: true } });
+    expect(after.history.map((h: { action: string }) => h.action)).toEqual(['opened', 'cleared']);
+  });
+});
