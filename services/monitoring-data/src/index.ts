@@ -2,3 +2,4 @@ export { startMonitoringDataService, type MonitoringDataServiceOptions, type Run
 export { migrations as monitoringDataMigrations, SCHEMA as MONITORING_DATA_SCHEMA } from './migrations.js';
 export { parseMonitoringDataConfig, type MonitoringDataConfig } from './config.js';
 export { MAX_RECORDS_PER_WRITE } from './use-cases/write-records.js';
+export { rebuildRollups } from './rollups.js';

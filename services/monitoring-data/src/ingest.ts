@@ -8,6 +8,7 @@ import { newDataIds } from './ids.js';
 import type { ProjectContext } from './ingest-context.js';
 import { loadPrevious } from './previous.js';
 import { checkAbruptChanges, checkRecords, type CheckedRecord, type RecordFailure } from './record-rules.js';
+import { addToRollups } from './rollups.js';
 import { insertRecords, type Scope } from './store-records.js';
 
 /** Every rule that can be decided before the insert, for the records of one write. */
@@ -71,5 +72,6 @@ export async function storeWrite(
     const abnormalJson = JSON.stringify(dataAbnormal(ctx.project, abnormal));
     events.push({ eventId: (await appendEvent(tx, { ...base, type: 'data.abnormal', dataJson: abnormalJson })).event_id, dataJson: abnormalJson });
   }
+  await addToRollups(tx, kept);
   return { records: kept, ids: keptIds, measuredAt, duplicates, abnormalCount: created.abnormalCount, events };
 }

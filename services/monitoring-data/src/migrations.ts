@@ -1,5 +1,6 @@
 import { idempotencyMigration, type Migration } from '@mp/db';
 import { outboxMigrations } from '@mp/events';
+import { rebuildStatements } from './rollups.js';
 
 export const SCHEMA = 'monitoring_data';
 
@@ -90,5 +91,26 @@ export const migrations: Migration[] = [
     // this and would be undone by it on a new database), so this step no longer changes anything.
     id: '002_outbox_json',
     sql: `SELECT 1`,
+  },
+  {
+    // Per point, hour and day rollups of the valid and suspect records, kept by every write,
+    // correction and deletion (rollups.ts, ADR 0023), filled from the records already stored.
+    // Rows are updated in place on every write; free space in their page lets that stay there (HOT).
+    id: '003_rollups',
+    sql: `
+      CREATE TABLE data_rollups (
+        point_id text NOT NULL,
+        bucket_seconds integer NOT NULL,
+        bucket_start timestamptz NOT NULL,
+        count integer NOT NULL,
+        dx_n integer NOT NULL, dx_min double precision, dx_max double precision, dx_sum numeric NOT NULL,
+        dy_n integer NOT NULL, dy_min double precision, dy_max double precision, dy_sum numeric NOT NULL,
+        dz_n integer NOT NULL, dz_min double precision, dz_max double precision, dz_sum numeric NOT NULL,
+        warning_count integer NOT NULL,
+        alarm_count integer NOT NULL,
+        PRIMARY KEY (point_id, bucket_seconds, bucket_start)
+      ) WITH (fillfactor = 70);
+      ${rebuildStatements().join(';\n')};
+    `,
   },
 ];

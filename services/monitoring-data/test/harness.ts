@@ -1,5 +1,5 @@
 import { monitoringData, projects } from '@mp/contracts';
-import { createPgDatabase, migrate, type Database } from '@mp/db';
+import { createPgDatabase, createPgliteDatabase, migrate, type Database } from '@mp/db';
 import { MemoryTransport, type DomainEvent } from '@mp/events';
 import { createClient, generatePlatformKeys, type CallerContext, type PromiseClient } from '@mp/grpc';
 import { createLogger } from '@mp/kit';
@@ -22,6 +22,8 @@ export interface Harness {
   projects: PromiseClient<projects.ProjectsServer>;
   /** An API-key caller of the tenant (acts tenant-wide, like integrations do). */
   caller: CallerContext;
+  /** monitoring-data's own database (PGlite with `embedded`). */
+  dataDb: Database;
   /** Starts one more replica of monitoring-data on the same database. */
   replica(opts?: { contextTtlMs?: number }): Promise<PromiseClient<monitoringData.MonitoringDataServer>>;
   rows<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
@@ -36,7 +38,8 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(opts: { contextTtlMs?: number } = {}): Promise<Harness> {
+/** `embedded`: monitoring-data on PGlite in memory (the embedded default), projects on PostgreSQL. */
+export async function startHarness(opts: { contextTtlMs?: number; embedded?: boolean } = {}): Promise<Harness> {
   const db = await createTestDatabase();
   const logger = createLogger('test', process.env.MP_LOG_LEVEL ?? 'warn');
   const transport = new MemoryTransport();
@@ -47,8 +50,8 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
   });
   const stops: (() => Promise<void>)[] = [];
   const keys = await generatePlatformKeys({ mtls: false });
-  const open = async (schema: string, m: Parameters<typeof migrate>[2], max = 5): Promise<Database> => {
-    const d = createPgDatabase({ url: db.url, schema, max });
+  const open = async (schema: string, m: Parameters<typeof migrate>[2], max = 5, embedded = false): Promise<Database> => {
+    const d = embedded ? await createPgliteDatabase({ dataDir: 'memory://', schema }) : createPgDatabase({ url: db.url, schema, max });
     stops.push(() => d.close());
     await migrate(d, schema, m);
     return d;
@@ -62,7 +65,7 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
       audience: 'projects',
     });
     stops.push(async () => projectsClient.close());
-    const mdDb = await open(SCHEMA, migrations, 10);
+    const mdDb = await open(SCHEMA, migrations, 10, opts.embedded);
     const replica = async (o: { contextTtlMs?: number } = {}) => {
       const svc: RunningService = await startMonitoringDataService({
         auth: keys.authFor('monitoring-data'),
@@ -102,6 +105,7 @@ export async function startHarness(opts: { contextTtlMs?: number } = {}): Promis
       published,
       data,
       projects: projectsClient,
+      dataDb: mdDb,
       caller,
       replica,
       rows: (sql, params = []) => queryTestDatabase(db.url, sql, params),

@@ -1,0 +1,210 @@
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { waitUntil } from '@mp/testing';
+import { rebuildRollups } from '../src/rollups.js';
+import { gridForBuckets, plan } from '../src/series-plan.js';
+import { columns, startHarness, type Harness, type RecordIn } from './harness.js';
+
+const at = (iso: string) => Date.parse(iso);
+const here = dirname(fileURLToPath(import.meta.url));
+
+describe('series resolution: which rollup level serves which request', () => {
+  it('reads one range of day rows for a year at 500 buckets, one of hour rows for a month, raw rows only under an hour', () => {
+    const year = { from: at('2025-03-07T10:11:12Z'), to: at('2026-03-07T10:11:12Z') };
+    const g = gridForBuckets(year.from, year.to, 500);
+    // 365 days / 500 = 17.5 h → one day, buckets on UTC days
+    expect(g).toEqual({ origin: at('2025-03-07T00:00:00Z'), interval: 86_400 });
+    const byTime = (ps: ReturnType<typeof plan>) => [...ps].sort((x, y) => x.lo - y.lo);
+    expect(byTime(plan(g, year.from, year.to))).toEqual([
+      { seconds: 0, lo: year.from, hi: at('2025-03-07T11:00:00Z') },
+      { seconds: 3600, lo: at('2025-03-07T11:00:00Z'), hi: at('2025-03-08T00:00:00Z') },
+      { seconds: 86_400, lo: at('2025-03-08T00:00:00Z'), hi: at('2026-03-07T00:00:00Z') },
+      { seconds: 3600, lo: at('2026-03-07T00:00:00Z'), hi: at('2026-03-07T10:00:00Z') },
+      { seconds: 0, lo: at('2026-03-07T10:00:00Z'), hi: year.to },
+    ]);
+    const month = { from: at('2026-02-01T00:00:00Z'), to: at('2026-03-03T00:00:00Z') };
+    const m = gridForBuckets(month.from, month.to, 500);
+    // 30 days / 500 = 86.4 min → 2 h
+    expect(m).toEqual({ origin: month.from, interval: 7200 });
+    expect(plan(m, month.from, month.to)).toEqual([{ seconds: 3600, lo: month.from, hi: month.to }]);
+    const fiveYears = gridForBuckets(at('2021-01-01T00:00:00Z'), at('2026-01-01T00:00:00Z'), 500);
+    expect(fiveYears.interval).toBe(4 * 86_400);
+    expect(plan(fiveYears, at('2021-01-01T00:00:00Z'), at('2026-01-01T00:00:00Z'))).toEqual([
+      { seconds: 86_400, lo: at('2021-01-01T00:00:00Z'), hi: at('2026-01-01T00:00:00Z') },
+    ]);
+    // a day at 500 buckets: 173 s buckets from `from`, raw rows
+    const day = { from: at('2026-02-01T00:00:00Z'), to: at('2026-02-02T00:00:00Z') };
+    expect(gridForBuckets(day.from, day.to, 500)).toEqual({ origin: day.from, interval: 173 });
+    expect(plan(gridForBuckets(day.from, day.to, 500), day.from, day.to)).toEqual([{ seconds: 0, lo: day.from, hi: day.to }]);
+  });
+
+  it('cuts buckets of an explicit interval that are not on whole hours into hours and raw edges', () => {
+    const from = at('2026-02-01T00:30:00Z');
+    // [00:30, 02:00) and [02:00, 03:30): the half hours from raw rows, the whole hours of both
+    // buckets one range of hour rows (each row still lands in its own bucket)
+    expect(plan({ origin: from, interval: 5400 }, from, from + 2 * 5400_000)).toEqual([
+      { seconds: 0, lo: from, hi: at('2026-02-01T01:00:00Z') },
+      { seconds: 3600, lo: at('2026-02-01T01:00:00Z'), hi: at('2026-02-01T03:00:00Z') },
+      { seconds: 0, lo: at('2026-02-01T03:00:00Z'), hi: at('2026-02-01T03:30:00Z') },
+    ]);
+  });
+});
+
+/** A deterministic stream of readings (no Math.random: a failure must be repeatable). */
+function readings(pointIds: string[], start: number, n: number, stepMs: number, seed: number): RecordIn[] {
+  let x = seed;
+  const next = () => (x = (x * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+  return Array.from({ length: n }, (_, i) => {
+    const dz = Math.round((next() * 30 - 15) * 1000) / 1000; // some over 10 (warning) and 20 mm (alarm) never: |dz| < 15
+    const values = i % 7 === 3 ? { dz } : { dx: Math.round((next() * 8 - 4) * 1000) / 1000, dy: Math.round((next() * 8 - 4) * 1000) / 1000, dz };
+    return { point_id: pointIds[i % pointIds.length]!, measured_at: new Date(start + i * stepMs + (i % 5) * 1_017).toISOString(), values };
+  });
+}
+
+interface Stat {
+  min: number;
+  avg: number;
+  max: number;
+}
+type Bucket = { start: string; count: number; dx?: Stat; dy?: Stat; dz?: Stat };
+
+describe.each([
+  ['PostgreSQL', false],
+  ['PGlite (the embedded default)', true],
+])('series from rollups on %s', (_name, embedded) => {
+  let h: Harness;
+  let p: Awaited<ReturnType<Harness['project']>>;
+  let a: string, b: string;
+  const write = (records: RecordIn[]) => h.data.writeRecords({ projectId: p.id, records: columns(records) }, h.caller);
+  const rowsOf = async <R>(sql: string, params: unknown[] = []) => (await h.dataDb.query<R>(sql, params)).rows;
+
+  /** The series as the raw rows give it: the aggregate series used to run on every request. */
+  async function fromRawRows(pointId: string, from: number, to: number, origin: number, interval: number): Promise<Bucket[]> {
+    const rows = await rowsOf<Record<string, number | string | null>>(
+      `SELECT date_bin(make_interval(secs => $4), measured_at, $5::timestamptz) AS start, count(*)::int AS count,
+              min(dx) AS dx_min, round(avg(dx::numeric), 6)::float8 AS dx_avg, max(dx) AS dx_max, min(dy) AS dy_min, round(avg(dy::numeric), 6)::float8 AS dy_avg, max(dy) AS dy_max,
+              min(dz) AS dz_min, round(avg(dz::numeric), 6)::float8 AS dz_avg, max(dz) AS dz_max
+         FROM data_records WHERE point_id = $1 AND measured_at >= $2 AND measured_at < $3 AND quality_flag <> 'invalid'
+        GROUP BY 1 ORDER BY 1`,
+      [pointId, new Date(from).toISOString(), new Date(to).toISOString(), interval, new Date(origin).toISOString()],
+    );
+    const stat = (r: Record<string, unknown>, k: string) =>
+      r[`${k}_min`] === null ? {} : { [k]: { min: Number(r[`${k}_min`]), avg: Number(r[`${k}_avg`]), max: Number(r[`${k}_max`]) } };
+    return rows.map((r) => ({
+      start: new Date(r.start as string).toISOString(),
+      count: r.count as number,
+      ...stat(r, 'dx'),
+      ...stat(r, 'dy'),
+      ...stat(r, 'dz'),
+    }));
+  }
+
+  /** Requests of every kind: bucket counts (hour, day grids and raw), explicit intervals on and off whole hours. */
+  const REQUESTS: { from: string; to: string; buckets?: number; intervalSeconds?: number }[] = [
+    { from: '2026-05-01T00:00:00Z', to: '2026-05-06T00:00:00Z', buckets: 500 },
+    { from: '2026-04-30T07:13:00Z', to: '2026-05-05T19:00:00Z', buckets: 30 },
+    { from: '2026-04-28T05:00:00Z', to: '2026-05-09T00:00:00Z', buckets: 4 },
+    { from: '2026-05-01T00:17:31.250Z', to: '2026-05-04T03:00:00Z', intervalSeconds: 3600 },
+    { from: '2026-05-01T00:00:00Z', to: '2026-05-05T00:00:00Z', intervalSeconds: 5400 },
+    { from: '2026-04-30T13:00:00Z', to: '2026-05-06T00:00:00Z', intervalSeconds: 2 * 86_400 },
+    { from: '2026-05-02T10:20:00Z', to: '2026-05-02T13:40:00Z', intervalSeconds: 700 },
+  ];
+
+  async function expectSeriesEqualRawRows(pointId: string) {
+    for (const q of REQUESTS) {
+      const series = await h.data.getSeries({ pointId, ...q }, h.caller);
+      const from = at(q.from),
+        to = at(q.to);
+      const grid = q.intervalSeconds ? { origin: from, interval: q.intervalSeconds } : gridForBuckets(from, to, q.buckets!);
+      expect(series.intervalSeconds).toBe(grid.interval);
+      const expected = await fromRawRows(pointId, from, to, grid.origin, grid.interval);
+      expect(expected.length).toBeGreaterThan(0);
+      expect({ q, buckets: series.buckets }).toEqual({ q, buckets: expected });
+    }
+  }
+
+  const rollups = () => rowsOf(`SELECT * FROM data_rollups ORDER BY point_id, bucket_seconds, bucket_start`);
+
+  beforeAll(async () => {
+    h = await startHarness({ embedded });
+    p = await h.project({ points: [{ number: 'A' }, { number: 'B' }] });
+    [a, b] = p.points.map((x) => x.id) as [string, string];
+  });
+  afterAll(() => h?.stop());
+
+  it('keeps series equal to the raw rows after writes, a batch, corrections and deletions', async () => {
+    // five days of two points, every ~7 minutes, in synchronous writes of 400…
+    const synced = readings([a, b], at('2026-05-01T00:00:00Z'), 2000, 211_000, 7);
+    for (let i = 0; i < synced.length; i += 400) await write(synced.slice(i, i + 400));
+    // …and a batch interleaved with them (other instants, the same buckets)
+    const batched = readings([a, b], at('2026-05-01T00:01:30.500Z'), 1500, 283_000, 11);
+    const created = await h.data.createBatch({ projectId: p.id, records: columns(batched) }, h.caller);
+    const done = await waitUntil(async () => {
+      const batch = await h.data.getBatch({ id: created.id }, h.caller);
+      return batch.status === 'completed' ? batch : null;
+    });
+    expect(done.acceptedCount).toBe(1500);
+    const statuses = await rowsOf<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM data_records GROUP BY 1 ORDER BY 1`);
+    expect(statuses.map((s) => s.status)).toEqual(['normal', 'warning']);
+    await expectSeriesEqualRawRows(a);
+
+    // Corrections and deletions of the records holding a bucket's extremes: the minimum of an
+    // hour moved up, the maximum of a day marked invalid, an invalid record made valid again,
+    // and every record of one hour deleted.
+    const extreme = async (order: 'ASC' | 'DESC', from: string, to: string) =>
+      (
+        await rowsOf<{ id: string }>(
+          `SELECT id FROM data_records WHERE point_id = $1 AND measured_at >= $2 AND measured_at < $3 AND quality_flag <> 'invalid' ORDER BY dz ${order} LIMIT 1`,
+          [a, from, to],
+        )
+      )[0]!.id;
+    const minOfHour = await extreme('ASC', '2026-05-02T10:00:00Z', '2026-05-02T11:00:00Z');
+    await h.data.updateRecord({ id: minOfHour, values: { dx: 0.5, dy: 0.25, dz: 14.75 }, clear: [] }, h.caller);
+    const maxOfDay = await extreme('DESC', '2026-05-03T00:00:00Z', '2026-05-04T00:00:00Z');
+    await h.data.updateRecord({ id: maxOfDay, qualityFlag: 'invalid', clear: [] }, h.caller);
+    const flipped = await extreme('ASC', '2026-05-01T05:00:00Z', '2026-05-01T06:00:00Z');
+    await h.data.updateRecord({ id: flipped, qualityFlag: 'invalid', clear: [] }, h.caller);
+    await h.data.updateRecord({ id: flipped, qualityFlag: 'suspect', clear: [] }, h.caller);
+    await h.data.deleteRecord({ id: await extreme('DESC', '2026-05-04T12:00:00Z', '2026-05-04T13:00:00Z') }, h.caller);
+    const hourToEmpty = await rowsOf<{ id: string }>(
+      `SELECT id FROM data_records WHERE point_id = $1 AND measured_at >= '2026-05-02T13:00:00Z' AND measured_at < '2026-05-02T14:00:00Z'`,
+      [a],
+    );
+    expect(hourToEmpty.length).toBeGreaterThan(5);
+    for (const r of hourToEmpty) await h.data.deleteRecord({ id: r.id }, h.caller);
+    // a remark alone changes nothing a series shows
+    await h.data.updateRecord({ id: maxOfDay, remark: 'prism fogged', clear: [] }, h.caller);
+
+    await expectSeriesEqualRawRows(a);
+    await expectSeriesEqualRawRows(b);
+    const hour = await h.data.getSeries({ pointId: a, from: '2026-05-02T12:00:00Z', to: '2026-05-02T15:00:00Z', intervalSeconds: 3600 }, h.caller);
+    expect(hour.buckets.map((k) => k.start)).toEqual(['2026-05-02T12:00:00.000Z', '2026-05-02T14:00:00.000Z']);
+    // no rollup row is left for the emptied hour, and what was kept step by step is what a rebuild computes
+    expect(await rowsOf(`SELECT 1 FROM data_rollups WHERE point_id = $1 AND bucket_start = '2026-05-02T13:00:00Z'`, [a])).toEqual([]);
+    const kept = await rollups();
+    expect(kept.length).toBeGreaterThan(200);
+    await rebuildRollups(h.dataDb);
+    expect(await rollups()).toEqual(kept);
+  });
+
+  it('answers from the rollups (raw rows only under an hour), and the rebuild command restores them', async () => {
+    const q = { pointId: a, from: '2026-05-01T00:00:00Z', to: '2026-05-06T00:00:00Z' };
+    const byDay = await h.data.getSeries({ ...q, intervalSeconds: 86_400 }, h.caller);
+    const raw = await h.data.getSeries({ ...q, intervalSeconds: 1800 }, h.caller);
+    expect(byDay.buckets).toHaveLength(5);
+    // the rollups dropped behind the service's back: whole-day buckets are empty, raw ones are not
+    await h.dataDb.query('DELETE FROM data_rollups');
+    expect((await h.data.getSeries({ ...q, intervalSeconds: 86_400 }, h.caller)).buckets).toEqual([]);
+    expect((await h.data.getSeries({ ...q, intervalSeconds: 1800 }, h.caller)).buckets).toEqual(raw.buckets);
+    if (embedded) await rebuildRollups(h.dataDb);
+    else {
+      // `npm run rollups:rebuild` runs this file with the service's settings
+      const script = join(here, '../dist/rebuild-rollups.js');
+      const { stdout } = await promisify(execFile)(process.execPath, [script], { env: { ...process.env, MP_DATABASE_URL: h.db.url, MP_LOG_LEVEL: 'info' } });
+      expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toMatchObject({ msg: 'rollups rebuilt', rows: expect.any(Number) });
+    }
+    expect((await h.data.getSeries({ ...q, intervalSeconds: 86_400 }, h.caller)).buckets).toEqual(byDay.buckets);
+  });
+});
