@@ -27,19 +27,21 @@ const merged = (c: string) =>
 /**
  * Rollup rows of the rollup pieces and raw rows of the raw pieces, each put in its bucket of the
  * grid and merged per bucket: counts and sums add up, min and max of the parts are the bucket's.
- * Each piece is one range scan of a primary key or of the (point_id, measured_at) index.
+ * Each piece is one range scan of the rollups' primary key or of the (point_id, measured_at)
+ * index, in the partitions of its range: a lateral subquery per piece (OFFSET 0 keeps the planner
+ * from flattening it into a join, which it ran as a scan of every partition of the table).
  */
 const SQL = `SELECT p.start, sum(p.count)::int AS count, ${PARTS.filter((c) => c !== 'count' && !c.endsWith('_n'))
   .map(merged)
   .join(', ')}
   FROM (
     SELECT date_bin(make_interval(secs => $2), r.bucket_start, $3::timestamptz) AS start, ${PARTS.map((c) => `r.${c}`).join(', ')}
-      FROM unnest($4::float8[], $5::timestamptz[], $6::timestamptz[]) AS q(seconds, lo, hi)
-      JOIN data_rollups r ON r.point_id = $1 AND r.bucket_seconds = q.seconds::int AND r.bucket_start >= q.lo AND r.bucket_start < q.hi
+      FROM unnest($4::float8[], $5::timestamptz[], $6::timestamptz[]) AS q(seconds, lo, hi),
+           LATERAL (SELECT * FROM data_rollups WHERE point_id = $1 AND bucket_seconds = q.seconds::int AND bucket_start >= q.lo AND bucket_start < q.hi OFFSET 0) r
     UNION ALL
     SELECT date_bin(make_interval(secs => $2), d.measured_at, $3::timestamptz), ${PARTS.map(rawPart).join(', ')}
-      FROM unnest($7::timestamptz[], $8::timestamptz[]) AS q(lo, hi)
-      JOIN data_records d ON d.point_id = $1 AND d.measured_at >= q.lo AND d.measured_at < q.hi AND d.quality_flag <> 'invalid'
+      FROM unnest($7::timestamptz[], $8::timestamptz[]) AS q(lo, hi),
+           LATERAL (SELECT * FROM data_records WHERE point_id = $1 AND measured_at >= q.lo AND measured_at < q.hi AND quality_flag <> 'invalid' OFFSET 0) d
   ) p
  GROUP BY p.start HAVING sum(p.count) > 0 ORDER BY p.start`;
 
