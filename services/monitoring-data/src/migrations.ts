@@ -93,9 +93,9 @@ export const migrations: Migration[] = [
     sql: `SELECT 1`,
   },
   {
-    // Per point, hour and day rollups of the valid and suspect records, kept by every write,
-    // correction and deletion (rollups.ts, ADR 0023), filled from the records already stored.
-    // Rows are updated in place on every write; free space in their page lets that stay there (HOT).
+    // Per point, hour and day rollups of the valid and suspect records (rollups.ts, ADR 0023):
+    // writes append deltas, folded in the background into one row per bucket; corrections and
+    // deletions recount their buckets. Filled from the records already stored.
     id: '003_rollups',
     sql: `
       CREATE TABLE data_rollups (
@@ -109,7 +109,9 @@ export const migrations: Migration[] = [
         warning_count integer NOT NULL,
         alarm_count integer NOT NULL,
         PRIMARY KEY (point_id, bucket_seconds, bucket_start)
-      ) WITH (fillfactor = 70);
+      );
+      CREATE TABLE data_rollup_deltas (LIKE data_rollups);
+      CREATE INDEX data_rollup_deltas_bucket ON data_rollup_deltas (point_id, bucket_seconds, bucket_start);
       ${rebuildStatements().join(';\n')};
     `,
   },

@@ -8,6 +8,7 @@ export interface BucketRow {
   [k: string]: number | string | null;
 }
 
+const PIECE = 'point_id = $1 AND bucket_seconds = q.seconds::int AND bucket_start >= q.lo AND bucket_start < q.hi';
 const PARTS = ROLLUP_COLUMNS.filter((c) => c !== 'warning_count' && c !== 'alarm_count');
 const rawPart = (c: string) => {
   if (c === 'count') return '1';
@@ -25,7 +26,7 @@ const merged = (c: string) =>
         : `sum(${c}) AS ${c}`;
 
 /**
- * Rollup rows of the rollup pieces and raw rows of the raw pieces, each put in its bucket of the
+ * Rollup rows of the rollup pieces (folded rows and the deltas not yet folded) and raw rows of the raw pieces, each put in its bucket of the
  * grid and merged per bucket: counts and sums add up, min and max of the parts are the bucket's.
  * Each piece is one range scan of the rollups' primary key or of the (point_id, measured_at)
  * index, in the partitions of its range: a lateral subquery per piece (OFFSET 0 keeps the planner
@@ -37,7 +38,7 @@ const SQL = `SELECT p.start, sum(p.count)::int AS count, ${PARTS.filter((c) => c
   FROM (
     SELECT date_bin(make_interval(secs => $2), r.bucket_start, $3::timestamptz) AS start, ${PARTS.map((c) => `r.${c}`).join(', ')}
       FROM unnest($4::float8[], $5::timestamptz[], $6::timestamptz[]) AS q(seconds, lo, hi),
-           LATERAL (SELECT * FROM data_rollups WHERE point_id = $1 AND bucket_seconds = q.seconds::int AND bucket_start >= q.lo AND bucket_start < q.hi OFFSET 0) r
+           LATERAL (SELECT * FROM data_rollups WHERE ${PIECE} UNION ALL SELECT * FROM data_rollup_deltas WHERE ${PIECE} OFFSET 0) r
     UNION ALL
     SELECT date_bin(make_interval(secs => $2), d.measured_at, $3::timestamptz), ${PARTS.map(rawPart).join(', ')}
       FROM unnest($7::timestamptz[], $8::timestamptz[]) AS q(lo, hi),

@@ -9,6 +9,7 @@ import { monitoringDataBinding } from './handlers.js';
 import { IngestContexts, type ProjectsClient } from './ingest-context.js';
 import { KnownPoints } from './known-points.js';
 import { Partitions } from './partitions.js';
+import { RollupFolder } from './rollup-folder.js';
 
 export interface MonitoringDataServiceOptions {
   db: Database;
@@ -24,6 +25,8 @@ export interface MonitoringDataServiceOptions {
   batchChunk?: number;
   batchPollMs?: number;
   clock?: Clock;
+  /** How often rollup deltas are folded (ADR 0023); 1 s by default, 0 never (tests). */
+  rollupFoldMs?: number;
   /** How long a published event stays in the outbox (MP_OUTBOX_RETENTION_HOURS); 24 h by default. */
   outboxRetentionMs?: number;
 }
@@ -62,14 +65,17 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
     batchChunk: opts.batchChunk ?? 1000,
   };
   worker = new BatchWorker(deps, opts.batchPollMs ?? 1000);
+  const folder = new RollupFolder(opts.db, opts.logger, opts.rollupFoldMs ?? 1000);
   const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [monitoringDataBinding(deps)], auth: opts.auth, logger: opts.logger });
   relay.start();
   worker.start();
+  folder.start();
   return {
     port: server.port,
     async stop() {
       await server.stop();
       await worker!.stop();
+      await folder.stop();
       await relay.stop();
       if (typeof opts.projects === 'string') (client as unknown as { close(): void }).close();
     },

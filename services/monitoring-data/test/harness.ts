@@ -38,8 +38,11 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-/** `embedded`: monitoring-data on PGlite in memory (the embedded default), projects on PostgreSQL. */
-export async function startHarness(opts: { contextTtlMs?: number; embedded?: boolean } = {}): Promise<Harness> {
+/**
+ * `embedded`: monitoring-data on PGlite in memory (the embedded default), projects on PostgreSQL.
+ * `rollupFoldMs: 0`: rollup deltas are folded only when a test does it.
+ */
+export async function startHarness(opts: { contextTtlMs?: number; embedded?: boolean; rollupFoldMs?: number } = {}): Promise<Harness> {
   const db = await createTestDatabase();
   const logger = createLogger('test', process.env.MP_LOG_LEVEL ?? 'warn');
   const transport = new MemoryTransport();
@@ -76,6 +79,7 @@ export async function startHarness(opts: { contextTtlMs?: number; embedded?: boo
         projects: `127.0.0.1:${pr.port}`,
         contextTtlMs: o.contextTtlMs ?? opts.contextTtlMs ?? 2000,
         batchPollMs: 100,
+        ...(opts.rollupFoldMs !== undefined ? { rollupFoldMs: opts.rollupFoldMs } : {}),
       });
       stops.push(() => svc.stop());
       const client = createClient<monitoringData.MonitoringDataServer>(

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { waitUntil } from '@mp/testing';
-import { rebuildRollups } from '../src/rollups.js';
+import { foldRollups, rebuildRollups } from '../src/rollups.js';
 import { gridForBuckets, plan } from '../src/series-plan.js';
 import { columns, startHarness, type Harness, type RecordIn } from './harness.js';
 
@@ -125,10 +125,17 @@ describe.each([
     }
   }
 
-  const rollups = () => rowsOf(`SELECT * FROM data_rollups ORDER BY point_id, bucket_seconds, bucket_start`);
+  /** Each bucket's rollup: its folded row and its deltas merged. */
+  const rollups = () =>
+    rowsOf(
+      `SELECT point_id, bucket_seconds, bucket_start, sum(count)::int AS count, ${['dx', 'dy', 'dz'].map((a) => `sum(${a}_n)::int AS ${a}_n, min(${a}_min) AS ${a}_min, max(${a}_max) AS ${a}_max, sum(${a}_sum) AS ${a}_sum`).join(', ')},
+              sum(warning_count)::int AS warning_count, sum(alarm_count)::int AS alarm_count
+         FROM (SELECT * FROM data_rollups UNION ALL SELECT * FROM data_rollup_deltas) r GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+    );
+  const deltas = async () => (await rowsOf<{ n: number }>('SELECT count(*)::int AS n FROM data_rollup_deltas'))[0]!.n;
 
   beforeAll(async () => {
-    h = await startHarness({ embedded });
+    h = await startHarness({ embedded, rollupFoldMs: 0 });
     p = await h.project({ points: [{ number: 'A' }, { number: 'B' }] });
     [a, b] = p.points.map((x) => x.id) as [string, string];
   });
@@ -149,6 +156,14 @@ describe.each([
     const statuses = await rowsOf<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM data_records GROUP BY 1 ORDER BY 1`);
     expect(statuses.map((s) => s.status)).toEqual(['normal', 'warning']);
     await expectSeriesEqualRawRows(a);
+    // folded or not, a bucket holds the same
+    const unfolded = await rollups();
+    await foldRollups(h.dataDb);
+    expect(await deltas()).toBe(0);
+    expect(await rollups()).toEqual(unfolded);
+    // more records into the same buckets: the corrections below meet folded rows and deltas
+    await write(readings([a, b], at('2026-05-01T00:03:10.900Z'), 600, 601_000, 13));
+    expect(await deltas()).toBeGreaterThan(0);
 
     // Corrections and deletions of the records holding a bucket's extremes: the minimum of an
     // hour moved up, the maximum of a day marked invalid, an invalid record made valid again,
@@ -183,6 +198,7 @@ describe.each([
     expect(hour.buckets.map((k) => k.start)).toEqual(['2026-05-02T12:00:00.000Z', '2026-05-02T14:00:00.000Z']);
     // no rollup row is left for the emptied hour, and what was kept step by step is what a rebuild computes
     expect(await rowsOf(`SELECT 1 FROM data_rollups WHERE point_id = $1 AND bucket_start = '2026-05-02T13:00:00Z'`, [a])).toEqual([]);
+    expect(await rowsOf(`SELECT 1 FROM data_rollup_deltas WHERE point_id = $1 AND bucket_start = '2026-05-02T13:00:00Z'`, [a])).toEqual([]);
     const kept = await rollups();
     expect(kept.length).toBeGreaterThan(200);
     await rebuildRollups(h.dataDb);
@@ -196,6 +212,7 @@ describe.each([
     expect(byDay.buckets).toHaveLength(5);
     // the rollups dropped behind the service's back: whole-day buckets are empty, raw ones are not
     await h.dataDb.query('DELETE FROM data_rollups');
+    await h.dataDb.query('DELETE FROM data_rollup_deltas');
     expect((await h.data.getSeries({ ...q, intervalSeconds: 86_400 }, h.caller)).buckets).toEqual([]);
     expect((await h.data.getSeries({ ...q, intervalSeconds: 1800 }, h.caller)).buckets).toEqual(raw.buckets);
     if (embedded) await rebuildRollups(h.dataDb);
