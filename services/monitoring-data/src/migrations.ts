@@ -95,7 +95,7 @@ export const migrations: Migration[] = [
   {
     // Per point, hour and day rollups of the valid and suspect records (rollups.ts, ADR 0023):
     // writes append deltas, folded in the background into one row per bucket; corrections and
-    // deletions recount their buckets. Filled from the records already stored.
+    // deletions recount their buckets. Sums in micrometres (1e-6 mm). Filled from the records already stored.
     id: '003_rollups',
     sql: `
       CREATE TABLE data_rollups (
@@ -103,15 +103,16 @@ export const migrations: Migration[] = [
         bucket_seconds integer NOT NULL,
         bucket_start timestamptz NOT NULL,
         count integer NOT NULL,
-        dx_n integer NOT NULL, dx_min double precision, dx_max double precision, dx_sum numeric NOT NULL,
-        dy_n integer NOT NULL, dy_min double precision, dy_max double precision, dy_sum numeric NOT NULL,
-        dz_n integer NOT NULL, dz_min double precision, dz_max double precision, dz_sum numeric NOT NULL,
+        dx_n integer NOT NULL, dx_min double precision, dx_max double precision, dx_sum bigint NOT NULL,
+        dy_n integer NOT NULL, dy_min double precision, dy_max double precision, dy_sum bigint NOT NULL,
+        dz_n integer NOT NULL, dz_min double precision, dz_max double precision, dz_sum bigint NOT NULL,
         warning_count integer NOT NULL,
         alarm_count integer NOT NULL,
         PRIMARY KEY (point_id, bucket_seconds, bucket_start)
       );
       CREATE TABLE data_rollup_deltas (LIKE data_rollups);
-      CREATE INDEX data_rollup_deltas_bucket ON data_rollup_deltas (point_id, bucket_seconds, bucket_start);
+      -- hour deltas only (folding adds them to the days): the hour is the key
+      CREATE INDEX data_rollup_deltas_hour ON data_rollup_deltas (point_id, bucket_start);
       ${rebuildStatements().join(';\n')};
     `,
   },

@@ -10,10 +10,13 @@ import type { CheckedRecord } from './record-rules.js';
  * A write appends its share as delta rows (`data_rollup_deltas`): no row is updated, so concurrent
  * writes into the same hour never wait for each other. `foldRollups` moves deltas into
  * `data_rollups` (one row per bucket) in the background; a bucket's value is always its folded row
- * plus its deltas, whichever way they are split. Sums are numeric: exact, so a mean does not depend
- * on the order its values were added in.
+ * plus its deltas, whichever way they are split. Sums are whole micrometres (1e-6 mm, bigint): exact
+ * and cheap, so a mean does not depend on the order its values were added in (displacements are
+ * stored to 1e-6 mm when derived; a given one with more decimals counts rounded to it in the mean).
  */
 export const ROLLUP_SECONDS = [3600, 86_400] as const;
+/** The level writes append deltas to; folding carries them up to the coarser levels too. */
+const FINEST = ROLLUP_SECONDS[0];
 
 const AXES = ['dx', 'dy', 'dz'] as const;
 
@@ -25,14 +28,14 @@ const KEY = 'point_id, bucket_seconds, bucket_start';
 /** Aggregates of raw rows (columns dx, dy, dz, status) into rollup columns. */
 const RAW_AGGREGATES = [
   'count(*)::int',
-  ...AXES.flatMap((a) => [`count(${a})::int`, `min(${a})`, `max(${a})`, `coalesce(sum(${a}::numeric), 0)`]),
+  ...AXES.flatMap((a) => [`count(${a})::int`, `min(${a})`, `max(${a})`, `coalesce(sum(round(${a} * 1e6)::int8), 0)::int8`]),
   `count(*) FILTER (WHERE status = 'warning')::int`,
   `count(*) FILTER (WHERE status = 'alarm')::int`,
 ].join(', ');
 
 /** Aggregates of rollup rows into rollup columns (0, not NULL, over no rows). */
 const MERGED_AGGREGATES = ROLLUP_COLUMNS.map((c) =>
-  c.endsWith('_min') ? `min(${c})` : c.endsWith('_max') ? `max(${c})` : c.endsWith('_sum') ? `coalesce(sum(${c}), 0)` : `coalesce(sum(${c}), 0)::int`,
+  c.endsWith('_min') ? `min(${c})` : c.endsWith('_max') ? `max(${c})` : c.endsWith('_sum') ? `coalesce(sum(${c}), 0)::int8` : `coalesce(sum(${c}), 0)::int`,
 ).join(', ');
 
 /** What folding adds to a stored row: counts and sums add up, min and max widen. */
@@ -48,48 +51,76 @@ const bin = (seconds: string, at: string) => `date_bin(make_interval(secs => ${s
 const FOLD_LOCK = `hashtext('monitoring_data.data_rollups')`;
 
 const ADD_SQL = `INSERT INTO data_rollup_deltas (${KEY}, ${COLUMNS})
-  SELECT u.point_id, l.s, ${bin('l.s', 'u.measured_at')}, ${RAW_AGGREGATES}
-    FROM unnest($1::text[], $2::timestamptz[], $3::float8[], $4::float8[], $5::float8[], $6::text[]) AS u(point_id, measured_at, dx, dy, dz, status)
-   CROSS JOIN unnest(ARRAY[${ROLLUP_SECONDS.join(', ')}]) AS l(s)
-   GROUP BY 1, 2, 3`;
+  SELECT * FROM unnest($1::text[], $2::float8[], $3::timestamptz[], ${ROLLUP_COLUMNS.map((c, i) => `$${i + 4}::float8[]`).join(', ')})`;
 
-/** Appends freshly stored (valid) records to their point's rollups, in the write's transaction: one insert. */
+const MIN = Number.POSITIVE_INFINITY;
+const MAX = Number.NEGATIVE_INFINITY;
+
+/**
+ * Appends freshly stored (valid) records to their point's rollups, in the write's transaction: the
+ * records are aggregated here, per point and hour, and the few hundred rows of a 1,000-record
+ * write go in with one insert (PostgreSQL only stores them).
+ */
 export async function addToRollups(tx: Queryable, records: readonly CheckedRecord[]): Promise<void> {
-  const n = records.length;
-  if (n === 0) return;
-  const point = new Array<string>(n),
-    at = new Array<number>(n),
-    status = new Array<string>(n);
-  const dx = new Array<number | null>(n),
-    dy = new Array<number | null>(n),
-    dz = new Array<number | null>(n);
-  for (let i = 0; i < n; i++) {
-    const r = records[i]!;
-    point[i] = r.point.id;
-    at[i] = r.ms;
-    dx[i] = r.dx;
-    dy[i] = r.dy;
-    dz[i] = r.dz;
-    status[i] = r.status;
+  if (records.length === 0) return;
+  const buckets = new Map<string, { point: string; seconds: number; start: number; v: number[] }>();
+  for (const r of records) {
+    const values = [r.dx, r.dy, r.dz];
+    {
+      const seconds = FINEST;
+      const unit = seconds * 1000;
+      const start = Math.floor(r.ms / unit) * unit;
+      const key = `${r.point.id} ${seconds} ${start}`;
+      let b = buckets.get(key);
+      // count, (n, min, max, sum) per axis, warning, alarm: ROLLUP_COLUMNS' order
+      if (!b) buckets.set(key, (b = { point: r.point.id, seconds, start, v: [0, 0, MIN, MAX, 0, 0, MIN, MAX, 0, 0, MIN, MAX, 0, 0, 0] }));
+      const v = b.v;
+      v[0]!++;
+      for (let a = 0; a < 3; a++) {
+        const x = values[a];
+        if (x === null || x === undefined) continue;
+        const o = 1 + a * 4;
+        v[o]!++;
+        if (x < v[o + 1]!) v[o + 1] = x;
+        if (x > v[o + 2]!) v[o + 2] = x;
+        v[o + 3]! += Math.round(x * 1e6);
+      }
+      if (r.status === 'warning') v[13]!++;
+      else if (r.status === 'alarm') v[14]!++;
+    }
   }
+  const rows = [...buckets.values()];
+  // an axis without values has no min or max: NULL
+  const column = (i: number) =>
+    arrayParam(
+      'float8',
+      rows.map((b) => (b.v[i] === MIN || b.v[i] === MAX ? null : b.v[i]!)),
+    );
   await tx.query(
     ADD_SQL,
     [
-      arrayParam('text', point),
-      arrayParam('timestamptz', at),
-      arrayParam('float8', dx),
-      arrayParam('float8', dy),
-      arrayParam('float8', dz),
-      arrayParam('text', status),
+      arrayParam(
+        'text',
+        rows.map((b) => b.point),
+      ),
+      arrayParam(
+        'float8',
+        rows.map((b) => b.seconds),
+      ),
+      arrayParam(
+        'timestamptz',
+        rows.map((b) => b.start),
+      ),
+      ...ROLLUP_COLUMNS.map((_, i) => column(i)),
     ],
     { prepare: 'md_add_rollups' },
   );
 }
 
 /**
- * Moves up to `limit` delta rows into their buckets' folded rows, in one statement; false when
- * another replica is folding (it will have them). Deltas of writes not yet committed are not seen
- * and wait for the next round.
+ * Moves up to `limit` delta rows into the folded rows of their hour and of the day holding it, in
+ * one statement; nothing when another replica is folding (it will have them). Deltas of writes not
+ * yet committed are not seen and wait for the next round.
  */
 export async function foldRollups(db: Database, limit = 50_000): Promise<{ folded: number }> {
   return db.transaction(async (tx) => {
@@ -99,7 +130,8 @@ export async function foldRollups(db: Database, limit = 50_000): Promise<{ folde
       `WITH moved AS (DELETE FROM data_rollup_deltas WHERE ctid = ANY (ARRAY(SELECT ctid FROM data_rollup_deltas LIMIT $1)) RETURNING *),
             folded AS (
               INSERT INTO data_rollups AS r (${KEY}, ${COLUMNS})
-              SELECT ${KEY}, ${MERGED_AGGREGATES} FROM moved GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+              SELECT * FROM (${ROLLUP_SECONDS.map((seconds) => `SELECT point_id, ${seconds}, ${bin(String(seconds), 'bucket_start')}, ${MERGED_AGGREGATES} FROM moved GROUP BY 1, 2, 3`).join(' UNION ALL ')}) l
+               ORDER BY 1, 2, 3
               ON CONFLICT (${KEY}) DO UPDATE SET ${ADD_ON_CONFLICT})
        SELECT count(*)::int AS n FROM moved`,
       [limit],
@@ -108,21 +140,24 @@ export async function foldRollups(db: Database, limit = 50_000): Promise<{ folde
   });
 }
 
-/** Level i's aggregate over [$3, $3 + $2 s) of point $1: from raw rows, or from level i-1 (folded and deltas). */
-const sourceOf = (i: number) => {
-  if (i === 0)
-    return `SELECT ${RAW_AGGREGATES} FROM data_records WHERE point_id = $1 AND measured_at >= $3 AND measured_at < $3 + make_interval(secs => $2) AND quality_flag <> 'invalid'`;
-  const finer = `point_id = $1 AND bucket_seconds = ${ROLLUP_SECONDS[i - 1]} AND bucket_start >= $3 AND bucket_start < $3 + make_interval(secs => $2)`;
-  return `SELECT ${MERGED_AGGREGATES} FROM (SELECT ${COLUMNS} FROM data_rollups WHERE ${finer} UNION ALL SELECT ${COLUMNS} FROM data_rollup_deltas WHERE ${finer}) f`;
-};
+/**
+ * Level i's aggregate over [$3, $3 + $2 s) of point $1 with the deltas left out: from raw rows for
+ * the finest level, else from the folded rows of the level below (deltas are added to every level
+ * when they are folded, so a folded coarse row is always the sum of the folded finer ones).
+ */
+const sourceOf = (i: number) =>
+  i === 0
+    ? `SELECT ${RAW_AGGREGATES} FROM data_records WHERE point_id = $1 AND measured_at >= $3 AND measured_at < $3 + make_interval(secs => $2) AND quality_flag <> 'invalid'`
+    : `SELECT ${MERGED_AGGREGATES} FROM data_rollups WHERE point_id = $1 AND bucket_seconds = ${ROLLUP_SECONDS[i - 1]} AND bucket_start >= $3 AND bucket_start < $3 + make_interval(secs => $2)`;
 
 /**
  * Recounts the buckets holding `ms` of a point after a record was corrected or deleted (a minimum
- * or maximum cannot be taken back), finest level first, each from the level below, in the caller's
- * transaction. Folding waits meanwhile; the bucket's folded row is locked first (created empty if
- * missing), so recounts of one bucket follow each other, each seeing the one before. Then one
- * statement, on one snapshot, drops the deltas it sees and sets the folded row to the recount: a
- * write committed before is in both, one not yet committed in neither (its delta stays).
+ * or maximum cannot be taken back), finest level first, in the caller's transaction. Folding waits
+ * meanwhile; the bucket's folded row is locked first (created empty if missing), so recounts of
+ * one bucket follow each other, each seeing the one before. Then one statement, on one snapshot,
+ * drops the hour's deltas it sees and sets its folded row to the recount of the raw rows: a write
+ * committed before is in both, one not yet committed in neither (its delta stays, and is folded
+ * into the hour and the day later). The day is then the sum of its folded hours.
  */
 export async function recomputeRollups(tx: Queryable, pointId: string, ms: number): Promise<void> {
   await tx.query(`SELECT pg_advisory_xact_lock_shared(${FOLD_LOCK})`);
@@ -135,10 +170,9 @@ export async function recomputeRollups(tx: Queryable, pointId: string, ms: numbe
         ON CONFLICT (${KEY}) DO UPDATE SET count = r.count`,
       key,
     );
-    await tx.query(
-      `WITH dropped AS (DELETE FROM data_rollup_deltas WHERE ${where}) UPDATE data_rollups SET (${COLUMNS}) = (${sourceOf(i)}) WHERE ${where}`,
-      key,
-    );
+    // the finest level drops the bucket's deltas (the recount holds them); coarser levels have none
+    const drop = i === 0 ? `WITH dropped AS (DELETE FROM data_rollup_deltas WHERE ${where}) ` : '';
+    await tx.query(`${drop}UPDATE data_rollups SET (${COLUMNS}) = (${sourceOf(i)}) WHERE ${where}`, key);
     await tx.query(`DELETE FROM data_rollups WHERE ${where} AND count = 0`, key);
   }
 }

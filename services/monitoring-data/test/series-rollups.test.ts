@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { waitUntil } from '@mp/testing';
-import { foldRollups, rebuildRollups } from '../src/rollups.js';
+import { foldRollups, rebuildRollups, ROLLUP_COLUMNS } from '../src/rollups.js';
 import { gridForBuckets, plan } from '../src/series-plan.js';
 import { columns, startHarness, type Harness, type RecordIn } from './harness.js';
 
@@ -51,6 +51,8 @@ describe('series resolution: which rollup level serves which request', () => {
     ]);
   });
 });
+
+const COLS = ROLLUP_COLUMNS.join(', ');
 
 /** A deterministic stream of readings (no Math.random: a failure must be repeatable). */
 function readings(pointIds: string[], start: number, n: number, stepMs: number, seed: number): RecordIn[] {
@@ -125,12 +127,14 @@ describe.each([
     }
   }
 
-  /** Each bucket's rollup: its folded row and its deltas merged. */
+  /** Each bucket's rollup: its folded row and the hour deltas in it (of its hour, or of its day's hours) merged. */
   const rollups = () =>
     rowsOf(
       `SELECT point_id, bucket_seconds, bucket_start, sum(count)::int AS count, ${['dx', 'dy', 'dz'].map((a) => `sum(${a}_n)::int AS ${a}_n, min(${a}_min) AS ${a}_min, max(${a}_max) AS ${a}_max, sum(${a}_sum) AS ${a}_sum`).join(', ')},
               sum(warning_count)::int AS warning_count, sum(alarm_count)::int AS alarm_count
-         FROM (SELECT * FROM data_rollups UNION ALL SELECT * FROM data_rollup_deltas) r GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+         FROM (SELECT * FROM data_rollups UNION ALL SELECT * FROM data_rollup_deltas
+               UNION ALL SELECT point_id, 86400, date_bin('1 day', bucket_start, timestamptz '1970-01-01Z'), ${COLS} FROM data_rollup_deltas) r
+        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
     );
   const deltas = async () => (await rowsOf<{ n: number }>('SELECT count(*)::int AS n FROM data_rollup_deltas'))[0]!.n;
 
