@@ -22,6 +22,8 @@
 // BENCH_WARM_UP=40 (writes before the clock starts)
 // BENCH_PG_SOCKET=1 (Unix socket instead of TCP)  BENCH_PROFILE=<dir> (CPU profiles of every process)
 // BENCH_SERIES=0 (no series query)
+// BENCH_DATA_MAIN=<path of a monitoring-data build's dist/main.js> (split only: another build of the
+// data path, e.g. the one before rollups, for an A/B of the write path in one session)
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
@@ -132,7 +134,8 @@ try {
     writeFileSync(join(dataDir, 'tls.crt'), tls.cert);
     writeFileSync(join(dataDir, 'tls.key'), tls.key);
     const service = (dir, extra, ready) => {
-      const c = spawn(process.execPath, [...profile, join(here, '../../services', dir, 'dist/main.js')], {
+      const main = dir === 'monitoring-data' && process.env.BENCH_DATA_MAIN ? process.env.BENCH_DATA_MAIN : join(here, '../../services', dir, 'dist/main.js');
+      const c = spawn(process.execPath, [...profile, main], {
         env: { ...env, MP_LOG_LEVEL: 'info', ...extra },
         stdio: ['ignore', 'pipe', 'inherit'],
       });

@@ -3,3 +3,4 @@ export { migrations as monitoringDataMigrations, SCHEMA as MONITORING_DATA_SCHEM
 export { parseMonitoringDataConfig, type MonitoringDataConfig } from './config.js';
 export { MAX_RECORDS_PER_WRITE } from './use-cases/write-records.js';
 export { alarmSettingsOf } from './alarms/config.js';
+export { rebuildRollups } from './rollups.js';

@@ -8,6 +8,7 @@ import { newDataIds } from './ids.js';
 import type { ProjectContext } from './ingest-context.js';
 import { loadPrevious } from './previous.js';
 import { checkAbruptChanges, checkRecords, type CheckedRecord, type RecordFailure } from './record-rules.js';
+import { addToRollups } from './rollups.js';
 import { insertRecords, type Scope } from './store-records.js';
 import { applyAlarmRules } from './alarms/write-rules.js';
 
@@ -72,6 +73,7 @@ export async function storeWrite(
     const abnormalJson = JSON.stringify(dataAbnormal(ctx.project, abnormal));
     events.push({ eventId: (await appendEvent(tx, { ...base, type: 'data.abnormal', dataJson: abnormalJson })).event_id, dataJson: abnormalJson });
   }
+  await addToRollups(tx, kept);
   events.push(...(await applyAlarmRules(tx, deps.alarms, caller, ctx, kept, keptIds, opts.now)));
   return { records: kept, ids: keptIds, measuredAt, duplicates, abnormalCount: created.abnormalCount, events };
 }

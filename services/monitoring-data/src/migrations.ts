@@ -1,6 +1,7 @@
 import { idempotencyMigration, type Migration } from '@mp/db';
 import { outboxMigrations } from '@mp/events';
 import { alarmsMigration } from './alarms/migration.js';
+import { rebuildStatements } from './rollups.js';
 
 export const SCHEMA = 'monitoring_data';
 
@@ -103,6 +104,30 @@ export const migrations: Migration[] = [
         version bigint NOT NULL,
         updated_at timestamptz NOT NULL DEFAULT now()
       );
+    `,
+  },
+  {
+    // Per point, hour and day rollups of the valid and suspect records (rollups.ts, ADR 0023):
+    // writes append deltas, folded in the background into one row per bucket; corrections and
+    // deletions recount their buckets. Sums in micrometres (1e-6 mm). Filled from the records already stored.
+    id: '003_rollups',
+    sql: `
+      CREATE TABLE data_rollups (
+        point_id text NOT NULL,
+        bucket_seconds integer NOT NULL,
+        bucket_start timestamptz NOT NULL,
+        count integer NOT NULL,
+        dx_n integer NOT NULL, dx_min double precision, dx_max double precision, dx_sum bigint NOT NULL,
+        dy_n integer NOT NULL, dy_min double precision, dy_max double precision, dy_sum bigint NOT NULL,
+        dz_n integer NOT NULL, dz_min double precision, dz_max double precision, dz_sum bigint NOT NULL,
+        warning_count integer NOT NULL,
+        alarm_count integer NOT NULL,
+        PRIMARY KEY (point_id, bucket_seconds, bucket_start)
+      );
+      CREATE TABLE data_rollup_deltas (LIKE data_rollups);
+      -- hour deltas only (folding adds them to the days): the hour is the key
+      CREATE INDEX data_rollup_deltas_hour ON data_rollup_deltas (point_id, bucket_start);
+      ${rebuildStatements().join(';\n')};
     `,
   },
 ];

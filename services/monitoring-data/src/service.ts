@@ -12,6 +12,7 @@ import { KnownPoints } from './known-points.js';
 import { Partitions } from './partitions.js';
 import { DEFAULT_ALARM_SETTINGS, type AlarmSettings } from './alarms/settings.js';
 import { StaleSweep } from './alarms/stale-sweep.js';
+import { RollupFolder } from './rollup-folder.js';
 
 export interface MonitoringDataServiceOptions {
   db: Database;
@@ -27,6 +28,8 @@ export interface MonitoringDataServiceOptions {
   batchChunk?: number;
   batchPollMs?: number;
   clock?: Clock;
+  /** How often rollup deltas are folded (ADR 0023); 1 s by default, 0 never (tests). */
+  rollupFoldMs?: number;
   /** How long a published event stays in the outbox (MP_OUTBOX_RETENTION_HOURS); 24 h by default. */
   outboxRetentionMs?: number;
   /** Alarm rules (MP_ALARM_*); DEFAULT_ALARM_SETTINGS where absent. */
@@ -72,6 +75,7 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
   };
   const staleSweep = new StaleSweep({ db: opts.db, clock, logger: opts.logger, relay }, deps.alarms.staleCheckMs);
   worker = new BatchWorker(deps, opts.batchPollMs ?? 1000);
+  const folder = new RollupFolder(opts.db, opts.logger, opts.rollupFoldMs ?? 1000);
   const server = await startGrpcServer({
     host: opts.host,
     port: opts.port,
@@ -82,6 +86,7 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
   relay.start();
   worker.start();
   staleSweep.start();
+  folder.start();
   return {
     port: server.port,
     staleSweep,
@@ -89,6 +94,7 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
       await server.stop();
       await staleSweep.stop();
       await worker!.stop();
+      await folder.stop();
       await relay.stop();
       if (typeof opts.projects === 'string') (client as unknown as { close(): void }).close();
     },

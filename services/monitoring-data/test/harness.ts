@@ -1,5 +1,5 @@
 import { monitoringData, projects } from '@mp/contracts';
-import { createPgDatabase, migrate, type Database } from '@mp/db';
+import { createPgDatabase, createPgliteDatabase, migrate, type Database } from '@mp/db';
 import { MemoryTransport, type DomainEvent } from '@mp/events';
 import { createClient, generatePlatformKeys, type CallerContext, type PlatformKeys, type PromiseClient } from '@mp/grpc';
 import { createLogger, type Clock } from '@mp/kit';
@@ -27,6 +27,8 @@ export interface Harness {
   keys: PlatformKeys;
   /** Address of the first monitoring-data replica. */
   dataAddress: string;
+  /** monitoring-data's own database (PGlite with `embedded`). */
+  dataDb: Database;
   /** Starts one more replica of monitoring-data on the same database. */
   replica(opts?: ReplicaOptions): Promise<PromiseClient<monitoringData.MonitoringDataServer>>;
   /** The running replicas, first one first (their stale-data sweeps, for alarm tests). */
@@ -50,7 +52,11 @@ export interface ReplicaOptions {
   clock?: Clock;
 }
 
-export async function startHarness(opts: ReplicaOptions = {}): Promise<Harness> {
+/**
+ * `embedded`: monitoring-data on PGlite in memory (the embedded default), projects on PostgreSQL.
+ * `rollupFoldMs: 0`: rollup deltas are folded only when a test does it.
+ */
+export async function startHarness(opts: ReplicaOptions & { embedded?: boolean; rollupFoldMs?: number } = {}): Promise<Harness> {
   const db = await createTestDatabase();
   const logger = createLogger('test', process.env.MP_LOG_LEVEL ?? 'warn');
   const transport = new MemoryTransport();
@@ -61,8 +67,8 @@ export async function startHarness(opts: ReplicaOptions = {}): Promise<Harness> 
   });
   const stops: (() => Promise<void>)[] = [];
   const keys = await generatePlatformKeys({ mtls: false });
-  const open = async (schema: string, m: Parameters<typeof migrate>[2], max = 5): Promise<Database> => {
-    const d = createPgDatabase({ url: db.url, schema, max });
+  const open = async (schema: string, m: Parameters<typeof migrate>[2], max = 5, embedded = false): Promise<Database> => {
+    const d = embedded ? await createPgliteDatabase({ dataDir: 'memory://', schema }) : createPgDatabase({ url: db.url, schema, max });
     stops.push(() => d.close());
     await migrate(d, schema, m);
     return d;
@@ -76,7 +82,7 @@ export async function startHarness(opts: ReplicaOptions = {}): Promise<Harness> 
       audience: 'projects',
     });
     stops.push(async () => projectsClient.close());
-    const mdDb = await open(SCHEMA, migrations, 10);
+    const mdDb = await open(SCHEMA, migrations, 10, opts.embedded);
     let dataPort: number | undefined;
     const services: RunningService[] = [];
     const replica = async (o: ReplicaOptions = {}) => {
@@ -91,6 +97,7 @@ export async function startHarness(opts: ReplicaOptions = {}): Promise<Harness> 
         batchPollMs: 100,
         alarms: { staleCheckMs: 0, ...opts.alarms, ...o.alarms },
         ...((o.clock ?? opts.clock) ? { clock: o.clock ?? opts.clock } : {}),
+        ...(opts.rollupFoldMs !== undefined ? { rollupFoldMs: opts.rollupFoldMs } : {}),
       });
       services.push(svc);
       stops.push(() => svc.stop());
@@ -124,6 +131,7 @@ export async function startHarness(opts: ReplicaOptions = {}): Promise<Harness> 
       published,
       data,
       projects: projectsClient,
+      dataDb: mdDb,
       caller,
       keys,
       dataAddress: `127.0.0.1:${dataPort}`,

@@ -5,6 +5,7 @@ import type { DataDeps } from '../deps.js';
 import { createdRecord } from '../events.js';
 import { checkProjectAcceptsData } from '../record-rules.js';
 import { loadRecord, toRecord } from '../record-row.js';
+import { recomputeRollups } from '../rollups.js';
 import { checkVersion, eventRecordOf } from './update-record.js';
 
 /**
@@ -21,6 +22,7 @@ export async function deleteRecord(deps: DataDeps, req: monitoringData.RecordRef
   await deps.db.transaction(async (tx) => {
     const { rowCount } = await tx.query('DELETE FROM data_records WHERE id = $1 AND measured_at = $2', [row.id, row.measured_at]);
     if (rowCount === 0) return;
+    await recomputeRollups(tx, row.point_id, Date.parse(row.measured_at));
     await appendEvent(tx, {
       type: 'data.updated',
       tenantId: caller.tenantId,

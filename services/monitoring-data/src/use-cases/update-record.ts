@@ -7,6 +7,7 @@ import { createdRecord, dataAbnormal, type EventRecord } from '../events.js';
 import { formatMeasuredAt } from '../measured-at.js';
 import { checkProjectAcceptsData, checkRecords, type Status } from '../record-rules.js';
 import { loadRecord, RECORD_COLUMNS, toRecord, type RecordRow } from '../record-row.js';
+import { recomputeRollups } from '../rollups.js';
 
 export const QUALITY_FLAGS = ['valid', 'suspect', 'invalid'] as const;
 const NAN = Number.NaN;
@@ -82,6 +83,8 @@ export async function updateRecord(deps: DataDeps, req: monitoringData.UpdateRec
     );
     const u = rows[0];
     if (!u) throw new DomainError('409004', { field: 'version', detail: 'The record was changed by another request meanwhile.', suggestion: 'Read the record again and repeat the change.' });
+    // a series counts values and quality; a remark alone leaves the rollups as they are
+    if (changed.includes('values') || changed.includes('quality_flag')) await recomputeRollups(tx, u.point_id, Date.parse(u.measured_at));
     const base = { tenantId: caller.tenantId, environment: caller.environment, occurredAt: now, ...(caller.traceparent ? { traceparent: caller.traceparent } : {}) };
     const record = eventRecordOf(u, eventPoint);
     await appendEvent(tx, {

@@ -1,0 +1,19 @@
+import { createLogger } from '@mp/kit';
+import { openServiceDatabase } from '@mp/runtime';
+import { parseMonitoringDataConfig } from './config.js';
+import { migrations, SCHEMA } from './migrations.js';
+import { rebuildRollups } from './rollups.js';
+
+// `npm run rollups:rebuild`: recomputes every rollup row from the stored records, on the database
+// the service's settings name (MP_DATABASE_URL, or the embedded one in MP_DATA_DIR). For use after
+// a change of what rollups hold; writes wait while it runs (ADR 0023).
+const config = parseMonitoringDataConfig();
+const logger = createLogger('rollups-rebuild');
+const db = await openServiceDatabase(config, SCHEMA, migrations, { poolSize: 2 });
+try {
+  const started = Date.now();
+  const { rows } = await rebuildRollups(db);
+  logger.info({ rows, ms: Date.now() - started }, 'rollups rebuilt');
+} finally {
+  await db.close();
+}

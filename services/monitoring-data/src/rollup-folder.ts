@@ -1,0 +1,50 @@
+import type { Database } from '@mp/db';
+import type { Logger } from '@mp/kit';
+import { foldRollups } from './rollups.js';
+
+/**
+ * Folds rollup deltas (rollups.ts) every `everyMs`, at once again while a round found a full load,
+ * so a series reads about one row per bucket however many writes touched it. Every replica runs
+ * one; a round another replica is running is skipped. 0 turns it off (tests that fold by hand).
+ */
+export class RollupFolder {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly db: Database,
+    private readonly logger: Logger,
+    private readonly everyMs = 1000,
+    private readonly limit = 50_000,
+  ) {}
+
+  start(): void {
+    if (this.everyMs > 0) this.schedule(this.everyMs);
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  private schedule(ms: number): void {
+    this.timer = setTimeout(() => {
+      this.running = this.round().finally(() => {
+        this.running = null;
+      });
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async round(): Promise<void> {
+    let full = false;
+    try {
+      const { folded } = await foldRollups(this.db, this.limit);
+      full = folded === this.limit;
+    } catch (err) {
+      this.logger.warn({ err }, 'folding rollups failed; will retry');
+    }
+    if (this.timer) this.schedule(full ? 0 : this.everyMs);
+  }
+}
