@@ -298,7 +298,7 @@ describe('alarms through the gateway', () => {
           values: { dx: 0, dy: 0, dz: 1.5 },
           status: 'alarm',
           threshold: { warning: 50, alarm: 80 },
-          reason: expect.stringMatching(/^stale: no reading for \d+ d( \d+ h)?, expected every 1 h \(alarm after 4 h\)$/),
+          reason: expect.stringMatching(/^stale: no reading for \d+ d( \d+ (h|min|s))?, expected every 1 h \(alarm after 4 h\)$/),
         },
       ],
     });

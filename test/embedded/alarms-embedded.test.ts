@@ -105,7 +105,7 @@ describe('alarms on the embedded default', () => {
     await waitUntil(async () => (await alarmsOf(quiet)).length === 1);
     const [stale] = await alarmsOf(quiet);
     expect(stale).toMatchObject({ rule: 'stale', level: 'alarm', status: 'open' });
-    expect(stale!.reason).toMatch(/^stale: no reading for \d+ d( \d+ h)?, expected every 1 h \(alarm after 6 h\)$/);
+    expect(stale!.reason).toMatch(/^stale: no reading for \d+ d( \d+ (h|min|s))?, expected every 1 h \(alarm after 6 h\)$/);
     // and its next reading clears it (that reading is months old too: the check may open a new one)
     await write(quiet, '2026-03-01T01:00:00Z', 1);
     const after = (await api('GET', `/alarms/${stale!.alarm_id}`)).body.data;

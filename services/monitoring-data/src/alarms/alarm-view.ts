@@ -81,9 +81,19 @@ export async function loadAlarm(
   caller: CallerContext,
   id: string,
   forWrite: boolean,
-  q: Queryable = deps.db,
-  lock = false,
 ): Promise<{ row: AlarmRow; ctx: ProjectContext }> {
+  const row = await loadAlarmRow(deps.db, caller, id);
+  const ctx = await deps.contexts.get(caller, row.project_id, [], forWrite);
+  return { row, ctx };
+}
+
+/**
+ * The alarm's row alone (404014 for another tenant's or environment's), locked with `lock`: for
+ * use inside a transaction after loadAlarm checked access. The access check reads this service's
+ * database outside the transaction (the project's ingest version), which on the embedded
+ * database's single connection would wait for the transaction itself.
+ */
+export async function loadAlarmRow(q: Queryable, caller: CallerContext, id: string, lock = false): Promise<AlarmRow> {
   if (!isId('alarm', id))
     throw new DomainError('400004', { field: 'alarm_id', detail: 'alarm_id is not an alarm id (alm_…).', suggestion: 'Use the id the API returned.' });
   const { rows } = await q.query<AlarmRow>(`SELECT ${ALARM_COLUMNS} FROM alarms WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
@@ -95,6 +105,5 @@ export async function loadAlarm(
       suggestion: 'Check the alarm_id, or find the alarm with GET /v3/projects/{project_id}/alarms.',
     });
   }
-  const ctx = await deps.contexts.get(caller, row.project_id, [], forWrite);
-  return { row, ctx };
+  return row;
 }

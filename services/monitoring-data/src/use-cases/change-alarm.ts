@@ -4,7 +4,7 @@ import type { CallerContext } from '@mp/grpc';
 import type { DataDeps } from '../deps.js';
 import { eventScopeOf, raiseAlarmChange } from '../alarms/alarm-events.js';
 import { acknowledge, clear } from '../alarms/alarm-store.js';
-import { historyOf, loadAlarm, toAlarm } from '../alarms/alarm-view.js';
+import { historyOf, loadAlarm, loadAlarmRow, toAlarm } from '../alarms/alarm-view.js';
 
 /** From which statuses a person may take each step (published in the OpenAPI description). */
 const ALLOWED = { acknowledge: ['open'], clear: ['open', 'acknowledged'] } as const;
@@ -31,7 +31,7 @@ export async function changeAlarm(
   const actor = { type: caller.principalType, id: caller.principalId };
   const comment = req.comment ?? null;
   const { alarm, event } = await deps.db.transaction(async (tx) => {
-    const { row } = await loadAlarm(deps, caller, req.id, true, tx, true);
+    const row = await loadAlarmRow(tx, caller, req.id, true);
     if (!(ALLOWED[step] as readonly string[]).includes(row.status)) {
       throw new DomainError('409010', {
         field: 'status',
