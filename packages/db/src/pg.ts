@@ -36,6 +36,8 @@ export function createPgDatabase(opts: PgOptions): Database {
   };
 }
 
+const ignoreConnectionError = () => undefined;
+
 function openPool(opts: PgOptions, reserve: (max: number) => Database): Database {
   if (!/^[a-z_][a-z0-9_]*$/.test(opts.schema)) throw new Error(`invalid schema name ${opts.schema}`);
   const pool = new pg.Pool({
@@ -67,6 +69,10 @@ function openPool(opts: PgOptions, reserve: (max: number) => Database): Database
     },
     async transaction(fn) {
       const client = await pool.connect();
+      // A checked-out client whose connection is lost between two statements (database crash)
+      // emits 'error' with nobody listening, which would end the process: its next statement
+      // fails instead, the transaction is abandoned below and the client destroyed.
+      client.on('error', ignoreConnectionError);
       try {
         await client.query('BEGIN');
         const tx: Queryable = {
@@ -77,6 +83,7 @@ function openPool(opts: PgOptions, reserve: (max: number) => Database): Database
         };
         const result = await fn(tx);
         await client.query('COMMIT');
+        client.off('error', ignoreConnectionError);
         client.release();
         return result;
       } catch (e) {
@@ -86,6 +93,7 @@ function openPool(opts: PgOptions, reserve: (max: number) => Database): Database
           () => true,
           () => false,
         );
+        client.off('error', ignoreConnectionError);
         client.release(rolledBack ? undefined : (e as Error));
         throw e;
       }
