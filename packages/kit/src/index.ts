@@ -6,3 +6,4 @@ export * from './tls.js';
 export * from './time.js';
 export * from './pagination.js';
 export * from './shutdown.js';
+export * from './client-source.js';

@@ -1,15 +1,17 @@
 import type { Socket } from 'node:net';
+import { clientSource } from '@mp/kit';
 
 /**
  * Open connections per client address on one listening port. A connection over the cap is
  * closed at once, before its TLS handshake: answering it would cost the handshake the cap is
  * there to save. 0 turns the cap off (e.g. behind a proxy whose few addresses carry everyone).
+ * An IPv6 client counts by its /64 (clientSource): one host usually holds the whole prefix.
  */
 export function perAddressCap(maxPerAddress: number): (socket: Socket) => boolean {
   const open = new Map<string, number>();
   return (socket) => {
     if (maxPerAddress === 0) return true;
-    const address = socket.remoteAddress ?? '';
+    const address = clientSource(socket.remoteAddress ?? '');
     const count = open.get(address) ?? 0;
     if (count >= maxPerAddress) return false;
     open.set(address, count + 1);

@@ -1,7 +1,6 @@
 import type { Database, Queryable } from '@mp/db';
-import { sha256Hex } from '@mp/kit';
+import { clientSource, sha256Hex } from '@mp/kit';
 import type { IdentityDeps } from './deps.js';
-import { loginSource } from './login-source.js';
 
 /**
  * Failed sign-ins, counted per username AND source (ADR 0019): MP_LOGIN_MAX_FAILURES failures
@@ -18,7 +17,7 @@ export interface LoginAttempt {
 
 export const loginAttempt = (username: string, clientAddress: string): LoginAttempt => ({
   usernameKey: sha256Hex(username),
-  source: loginSource(clientAddress),
+  source: clientSource(clientAddress),
 });
 
 /**

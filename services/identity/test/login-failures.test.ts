@@ -1,23 +1,7 @@
 import type { Logger } from '@mp/kit';
 import type { IdentityDeps } from '../src/deps.js';
 import { ACCOUNT_ALERT_FACTOR, loginAttempt, recordFailure } from '../src/login-failures.js';
-import { loginSource } from '../src/login-source.js';
 import { startTestIdentity, type TestIdentity } from './support.js';
-
-describe('identity: sources of failed sign-ins (ADR 0019)', () => {
-  it('counts IPv4 addresses, IPv6 /64 prefixes, IPv4-mapped addresses as IPv4, and anything else as one shared source', () => {
-    expect(loginSource('198.51.100.7')).toBe('198.51.100.7');
-    expect(loginSource('::ffff:198.51.100.7')).toBe('198.51.100.7');
-    expect(loginSource('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
-    expect(loginSource('2001:0DB8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
-    expect(loginSource('2001:db8::1')).toBe('2001:db8:0:0::/64');
-    expect(loginSource('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
-    expect(loginSource('::1')).toBe('0:0:0:0::/64');
-    expect(loginSource('::ffff:10.0.0.1'.toUpperCase())).toBe('10.0.0.1');
-    expect(loginSource('')).toBe('');
-    expect(loginSource('not an address')).toBe('');
-  });
-});
 
 describe('identity: failed sign-ins across sources (ADR 0019)', () => {
   let t: TestIdentity;

@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { identity } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
+import { clientSource } from '@mp/kit';
 import { concurrencyError, rateLimitError, rateLimitHeaders, type LimitKind, type RateLimits, type Verdict } from '@mp/ratelimit';
 import type { AuthState } from './authenticate.js';
 
@@ -75,7 +76,8 @@ export async function consumeTenantLimit(
 export function limitAuthentication(limits: RateLimits): Middleware {
   return async (ctx, next) => {
     const state = ctx.state as AuthState;
-    const verdict = await limits.consume('auth', `${ctx.ip}:${state.environment}`);
+    // Per client source: an IPv6 client counts by its /64, as failed sign-ins do (ADR 0019).
+    const verdict = await limits.consume('auth', `${clientSource(ctx.ip)}:${state.environment}`);
     if (!verdict.allowed) throw rateLimitError(verdict);
     try {
       await next();

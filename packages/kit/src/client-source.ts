@@ -1,13 +1,14 @@
 import { isIPv4, isIPv6 } from 'node:net';
 
 /**
- * The source a failed sign-in is counted against (ADR 0019): the client's IPv4 address, or the
- * /64 prefix of its IPv6 address — one IPv6 host usually holds a whole /64, so counting single
- * IPv6 addresses would give an attacker 2^64 fresh sources. An IPv4-mapped IPv6 address
- * (::ffff:192.0.2.1, how a dual-stack socket reports IPv4 peers) is the IPv4 address. Anything
- * else (no address given, e.g. an older gateway) is the one shared source "".
+ * The source a client's address counts as, wherever something is counted per client (failed
+ * sign-ins, ADR 0019; the authentication rate limit and the connection cap per address, ADR 0017):
+ * an IPv4 address, or the /64 prefix of an IPv6 address — one IPv6 host usually holds a whole /64,
+ * so counting single IPv6 addresses would give an attacker 2^64 fresh sources. An IPv4-mapped IPv6
+ * address (::ffff:192.0.2.1, how a dual-stack socket reports IPv4 peers) is the IPv4 address.
+ * Anything else (no address given) is the one shared source "".
  */
-export function loginSource(address: string): string {
+export function clientSource(address: string): string {
   const plain = address.trim().toLowerCase().split('%')[0]!;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(plain)?.[1];
   if (mapped && isIPv4(mapped)) return mapped;
