@@ -7,3 +7,4 @@ export * from './caller-token.js';
 export * from './tls.js';
 export * from './platform-keys.js';
 export * from './load-auth.js';
+export * from './operator-credential.js';

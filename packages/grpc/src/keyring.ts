@@ -25,10 +25,6 @@ export class ServiceKeyring {
     if (privateKey.asymmetricKeyType !== 'x25519') throw new Error(`The service key of ${self} must be an X25519 private key.`);
   }
 
-  knows(peer: string): boolean {
-    return this.peers.has(peer);
-  }
-
   /** The MAC key of contexts sent from `issuer` to `audience`; one of them is this process. */
   keyFor(issuer: string, audience: string): Buffer | null {
     const peer = issuer === this.self ? audience : audience === this.self ? issuer : null;

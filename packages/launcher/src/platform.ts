@@ -2,13 +2,12 @@ import type { Database } from '@mp/db';
 import type { EventTransport } from '@mp/events';
 import { parseGatewayConfig, startGateway, type RunningGateway } from '@mp/gateway';
 import { IDENTITY_SCHEMA, identityMigrations, parseIdentityConfig, startIdentityService } from '@mp/identity';
-import { generatePlatformKeys, type PlatformKeys } from '@mp/grpc';
+import { generatePlatformKeys, writeOperatorCredential, type PlatformKeys } from '@mp/grpc';
 import { createLogger, type Logger } from '@mp/kit';
 import { alarmSettingsOf, MONITORING_DATA_SCHEMA, monitoringDataMigrations, parseMonitoringDataConfig, startMonitoringDataService } from '@mp/monitoring-data';
 import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
 import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
 import { lockDataDir } from './data-dir-lock.js';
-import { writeOperatorFile } from './operator-file.js';
 import { WEBHOOKS_SCHEMA, parseWebhooksConfig, readExtraCa, startWebhooksService, webhooksMigrations } from '@mp/webhooks';
 
 export interface PlatformOptions {
@@ -147,7 +146,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     });
     stops.push(() => gateway.stop());
 
-    const operatorFile = writeOperatorFile(idConfig.MP_DATA_DIR, keys, `127.0.0.1:${identity.port}`);
+    const operatorFile = writeOperatorCredential(idConfig.MP_DATA_DIR, keys, `127.0.0.1:${identity.port}`);
 
     return {
       gateway,

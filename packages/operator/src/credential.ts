@@ -1,19 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { keyringFromPem, loadServiceAuth, type ServiceAuth } from '@mp/grpc';
+import { loadServiceAuth, OPERATOR_CREDENTIAL_FILE, readOperatorCredential, type ServiceAuth } from '@mp/grpc';
 
 /** Where to call identity and with which operator credential. */
 export interface OperatorCredential {
   identityAddress: string;
   auth: ServiceAuth;
   source: string;
-}
-
-interface OperatorFile {
-  identity_address: string;
-  service_key: string;
-  peer_keys: { identity: string };
-  tls: { ca: string; cert: string; key: string } | null;
 }
 
 /**
@@ -24,19 +17,16 @@ interface OperatorFile {
  */
 export function loadOperatorCredential(env: Record<string, string | undefined>, credentialFile?: string): OperatorCredential {
   const file =
-    credentialFile ?? env.MP_OPERATOR_CREDENTIAL_FILE ?? (env.MP_SERVICE_KEY_FILE ? undefined : join(resolve(env.MP_DATA_DIR ?? './.data'), 'operator.json'));
+    credentialFile ??
+    env.MP_OPERATOR_CREDENTIAL_FILE ??
+    (env.MP_SERVICE_KEY_FILE ? undefined : join(resolve(env.MP_DATA_DIR ?? './.data'), OPERATOR_CREDENTIAL_FILE));
   if (file) {
     if (!existsSync(file))
       throw new Error(
         `No operator credential at ${file}: start the platform (npm start) or set MP_SERVICE_KEY_FILE and MP_SERVICE_PEER_KEYS_DIR to the operator's key files.`,
       );
-    const content = JSON.parse(readFileSync(file, 'utf8')) as OperatorFile;
-    const keyring = keyringFromPem('operator', content.service_key, { identity: content.peer_keys.identity });
-    return {
-      identityAddress: env.MP_IDENTITY_ADDR ?? content.identity_address,
-      auth: content.tls ? { keyring, tls: content.tls } : { keyring },
-      source: file,
-    };
+    const written = readOperatorCredential(file);
+    return { identityAddress: env.MP_IDENTITY_ADDR ?? written.identityAddress, auth: written.auth, source: file };
   }
   return { identityAddress: env.MP_IDENTITY_ADDR ?? '127.0.0.1:50051', auth: loadServiceAuth('operator', env), source: env.MP_SERVICE_KEY_FILE! };
 }
