@@ -7,3 +7,4 @@ export * from './time.js';
 export * from './pagination.js';
 export * from './shutdown.js';
 export * from './client-source.js';
+export * from './ops-server.js';

@@ -3,7 +3,7 @@ import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Database } from '@mp/db';
 import type { EventTransport, Subscription } from '@mp/events';
 import { startGrpcServer, type ServiceAuth } from '@mp/grpc';
-import { SecretBox, systemClock, type Clock, type Logger } from '@mp/kit';
+import { SecretBox, startOpsServer, systemClock, type Clock, type Logger, type OpsServer } from '@mp/kit';
 import type { WebhooksDeps } from './deps.js';
 import { createDeliveryAgent } from './delivery/agent.js';
 import { DEFAULT_TIMEOUT_MS } from './delivery/send.js';
@@ -12,7 +12,6 @@ import { DeliveryHistoryPurger } from './history-purge.js';
 import { webhooksBinding } from './handlers.js';
 import { EventIngester } from './ingest-event.js';
 import { WebhookMetrics } from './metrics.js';
-import { startMetricsServer } from './metrics-server.js';
 import { SuccessRateMonitor } from './success-rate-monitor.js';
 
 export interface WebhooksServiceOptions {
@@ -81,10 +80,14 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
   });
   const purger = new DeliveryHistoryPurger(opts.db, opts.logger, { retentionMs: (opts.deliveryRetentionDays ?? 30) * 86_400_000 });
   const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [webhooksBinding(deps)], auth: opts.auth, logger: opts.logger });
-  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
+  let metricsServer: OpsServer | null = null;
   if (opts.metricsPort !== undefined) {
     metrics.collectProcessMetrics();
-    metricsServer = await startMetricsServer(metrics.registry, opts.host ?? '127.0.0.1', opts.metricsPort);
+    metricsServer = await startOpsServer(
+      { metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }) },
+      opts.host ?? '127.0.0.1',
+      opts.metricsPort,
+    );
   }
   const ingester = new EventIngester(deps);
   // Two pullers on one durable consumer (JetStream hands each message to one of them, and one
