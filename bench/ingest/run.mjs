@@ -94,6 +94,8 @@ const env = {
   MP_LIMIT_DATA_RECORDS_PER_MINUTE: '1000000000',
   MP_LIMIT_API_PER_MINUTE: '1000000000',
   MP_LIMIT_CONCURRENT: '1000',
+  // Each standalone process's ops server on a free port (the default 9464 would be taken by the first).
+  MP_OPS_PORT: '0',
 };
 delete env.MP_REDIS_URL;
 // BENCH_PROFILE=<dir> writes a V8 CPU profile of the platform process there (for finding hot spots).
@@ -183,6 +185,9 @@ try {
         MP_PROJECTS_ADDR: `127.0.0.1:${info.ports.projects}`,
         MP_WEBHOOKS_ADDR: `127.0.0.1:${info.ports.webhooks}`,
         MP_MONITORING_DATA_ADDR: mdPorts.map((p) => `127.0.0.1:${p}`).join(','),
+        // A standalone gateway counts its limits in Redis (it refuses to start without it).
+        MP_REDIS_URL: process.env.MP_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+        MP_REDIS_PREFIX: `mp:bench:${process.pid}`,
       },
       (r) => r.baseUrl,
     );

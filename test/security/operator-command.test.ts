@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keyFileSettings } from '@mp/grpc';
 import { runOperatorCommand, UsageError } from '@mp/operator';
-import { createTestDatabase, queryTestDatabase, type TestDatabase } from '@mp/testing';
+import { newMasterKey } from '@mp/kit';
+import { createTestDatabase, createTestStream, queryTestDatabase, type TestDatabase } from '@mp/testing';
 import { startProcess, type StartedProcess } from '../support/process.js';
 
 // Issue 13: operator calls need an operator credential, and the project ships the command for
@@ -13,12 +14,18 @@ describe('the operator command against a standalone identity process', () => {
   let dir: string;
   let db: TestDatabase;
   let proc: StartedProcess | null = null;
+  const stream = createTestStream();
   const baseEnv = () => ({
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     MP_DATABASE_URL: db.url,
+    MP_NATS_URL: stream.url,
+    MP_NATS_STREAM: stream.stream,
+    MP_NATS_SUBJECT_PREFIX: stream.subjectPrefix,
+    MP_SECRETS_KEY: newMasterKey(),
     MP_DATA_DIR: dir,
     MP_IDENTITY_GRPC_PORT: '0',
+    MP_OPS_PORT: '0',
     MP_LOG_LEVEL: 'info',
   });
 
@@ -29,6 +36,7 @@ describe('the operator command against a standalone identity process', () => {
   afterAll(async () => {
     await proc?.stop('SIGKILL');
     await db?.drop();
+    await stream.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -8,3 +8,4 @@ export * from './pagination.js';
 export * from './shutdown.js';
 export * from './client-source.js';
 export * from './ops-server.js';
+export * from './required-settings.js';

@@ -11,7 +11,6 @@ import { jsonBody } from './middleware/json-body.js';
 import type { BodyLimits } from './middleware/read-body.js';
 import { requestContext } from './middleware/request-context.js';
 import { boundPathParameters, PATH_PARAMETERS, requestInput } from './middleware/request-input.js';
-import type { Readiness } from './readiness.js';
 import type { RateLimits } from '@mp/ratelimit';
 import compose from 'koa-compose';
 import { limitAuthentication, limitTenant } from './middleware/rate-limit.js';
@@ -28,7 +27,8 @@ export interface AppDeps {
   environment: Environment;
   clients: ServiceClients;
   jwt: JwtVerifier;
-  readiness: Readiness;
+  /** True while this gateway process serves; false while it drains (its public /readyz then says 503). */
+  ready: () => boolean;
   logger: Logger;
   /** `{docs_url}` of spec §7.1; a function because the port may be known only after listening. */
   docsUrl: () => string;
@@ -58,16 +58,11 @@ export function createApp(deps: AppDeps): Koa {
 
   const health = new Router();
   health.get(['/healthz', '/v3/healthz'], (ctx) => ok(ctx, { status: 'ok' }));
-  health.get(['/readyz', '/v3/readyz'], async (ctx) => {
-    const r = await deps.readiness.check();
-    if (!r.ready)
-      throw new DomainError('503002', {
-        detail: `Not ready: ${Object.entries(r.services)
-          .filter(([, s]) => s !== 'SERVING')
-          .map(([n]) => n)
-          .join(', ')} unavailable.`,
-      });
-    ok(ctx, { status: 'ready', services: r.services });
+  // This process's own ability to serve, and nothing about what lies behind it (ADR 0045).
+  health.get(['/readyz', '/v3/readyz'], (ctx) => {
+    if (!deps.ready())
+      throw new DomainError('503002', { detail: 'This gateway is shutting down.', suggestion: 'Retry the request; another gateway answers it.' });
+    ok(ctx, { status: 'ready' });
   });
 
   const v3 = new Router({ prefix: '/v3' });

@@ -7,10 +7,10 @@ import { createApp } from './app.js';
 import { createServiceClients } from './clients.js';
 import type { GatewayConfig } from './config.js';
 import { BodyBudget } from './body-budget.js';
-import { createHttpsOnlyServer, type FrontDoorSettings } from './https-only.js';
+import { createHttpsOnlyServer, type DrainableServer, type FrontDoorSettings } from './https-only.js';
 import type { BodyLimits } from './middleware/read-body.js';
 import { JwtVerifier } from './jwt-verifier.js';
-import { Readiness } from './readiness.js';
+import { BackendHealth } from './backend-health.js';
 import { RateLimits } from '@mp/ratelimit';
 
 export interface RunningGateway {
@@ -21,6 +21,14 @@ export interface RunningGateway {
   /** PEM of the serving certificate (self-signed in local runs). */
   certificate: string;
   certificatePath: string | null;
+  /** `mp_gateway_backend_up` for the ops server's /metrics. */
+  metrics(): Promise<{ contentType: string; text: string }>;
+  /**
+   * Stops accepting connections, lets the requests in flight finish (each answer then closes its
+   * connection) and resolves when the last connection has ended (SIGTERM, ADR 0045).
+   */
+  drain(): Promise<void>;
+  /** Closes everything at once, requests in flight too. */
   stop(): Promise<void>;
 }
 
@@ -72,7 +80,7 @@ function frontDoorOf(config: GatewayConfig): FrontDoorSettings {
 export async function startGateway(
   config: GatewayConfig,
   logger: Logger,
-  opts: { auth: ServiceAuth; tls?: { cert: string; key: string } },
+  opts: { auth: ServiceAuth; tls?: { cert: string; key: string }; ready?: () => boolean },
 ): Promise<RunningGateway> {
   const tlsOverride = opts.tls;
   let tls: { cert: string; key: string };
@@ -91,7 +99,7 @@ export async function startGateway(
     { identity: config.MP_IDENTITY_ADDR, projects: config.MP_PROJECTS_ADDR, webhooks: config.MP_WEBHOOKS_ADDR, monitoringData: config.MP_MONITORING_DATA_ADDR },
     opts.auth,
   );
-  const readiness = new Readiness(
+  const backendHealth = new BackendHealth(
     {
       identity: config.MP_IDENTITY_ADDR,
       projects: config.MP_PROJECTS_ADDR,
@@ -117,14 +125,15 @@ export async function startGateway(
 
   const { bodyLimits, authBodyLimits } = bodyLimitsOf(config);
   const frontDoor = frontDoorOf(config);
-  const servers: Server[] = [];
+  const servers: DrainableServer[] = [];
+  const ready = opts.ready ?? (() => true);
   // Error documentation is served by the live base URL itself unless MP_DOCS_URL points elsewhere.
   const docsUrl = () => (config.MP_DOCS_URL ?? urls.live).replace(/\/$/, '');
   const ports: Record<'live' | 'sandbox', number> = { live: 0, sandbox: 0 };
   const urls: Record<'live' | 'sandbox', string> = { live: '', sandbox: '' };
   for (const environment of ['live', 'sandbox'] as const) {
     const wanted = environment === 'live' ? config.MP_HTTPS_PORT : config.MP_SANDBOX_HTTPS_PORT;
-    const app = createApp({ environment, clients, jwt, readiness, logger, docsUrl, bodyLimits, authBodyLimits, limits });
+    const app = createApp({ environment, clients, jwt, ready, logger, docsUrl, bodyLimits, authBodyLimits, limits });
     const server = createHttpsOnlyServer(tls, app.callback(), docsUrl, frontDoor);
     const port = await listen(server, wanted, config.MP_BIND_HOST);
     ports[environment] = port;
@@ -140,17 +149,22 @@ export async function startGateway(
     sandboxBaseUrl: urls.sandbox,
     certificate: tls.cert,
     certificatePath,
+    metrics: () => backendHealth.metrics(),
+    async drain() {
+      await Promise.all(servers.map((s) => s.drain()));
+    },
     async stop() {
       await Promise.all(
         servers.map(
           (s) =>
             new Promise<void>((r) => {
+              if (!s.listening) return r();
               s.close(() => r());
-              (s as Server & { closeIdle?: () => void }).closeIdle?.();
+              s.closeIdle();
             }),
         ),
       );
-      readiness.close();
+      backendHealth.close();
       await limits.close();
       clients.close();
     },

@@ -45,17 +45,24 @@ function httpTimeouts(s: FrontDoorSettings) {
  * authentication), and the idle time between keep-alive requests. Connections are capped per
  * port and per client address.
  */
+/** The port's server; `drain` stops accepting, lets in-flight requests finish and resolves when the last connection ends. */
+export type DrainableServer = net.Server & { closeIdle(): void; drain(): Promise<void> };
+
 export function createHttpsOnlyServer(
   tls: { cert: string; key: string },
   handler: RequestListener,
   docsUrl: () => string,
   settings: FrontDoorSettings,
-): net.Server {
+): DrainableServer {
   const timeouts = httpTimeouts(settings);
+  let draining = false;
   const secure = https.createServer(
     { cert: tls.cert, key: tls.key, ...TLS_POLICY, handshakeTimeout: settings.tlsHandshakeTimeoutMs, ...timeouts },
     (req, res) => {
       noteRequest(req);
+      // While draining, each answer closes its connection (`Connection: close`): the client's
+      // next request opens a new one, to a gateway that still serves.
+      if (draining) res.shouldKeepAlive = false;
       handler(req, res);
     },
   );
@@ -102,9 +109,17 @@ export function createHttpsOnlyServer(
     secure.close();
     plain.close();
   });
-  (server as net.Server & { closeIdle?: () => void }).closeIdle = () => {
+  (server as DrainableServer).closeIdle = () => {
     secure.closeAllConnections();
     plain.closeAllConnections();
   };
-  return server;
+  (server as DrainableServer).drain = () =>
+    new Promise<void>((resolve) => {
+      draining = true;
+      if (!server.listening) return resolve();
+      server.close(() => resolve());
+      secure.closeIdleConnections();
+      plain.closeIdleConnections();
+    });
+  return server as DrainableServer;
 }

@@ -19,7 +19,7 @@ export function gatewayRoutes(): GatewayRoute[] {
     environment: 'live',
     clients: inert,
     jwt: {} as AppDeps['jwt'],
-    readiness: {} as AppDeps['readiness'],
+    ready: () => true,
     logger: {} as AppDeps['logger'],
     docsUrl: () => '',
     bodyLimits: {} as AppDeps['bodyLimits'],

@@ -1,5 +1,5 @@
 import { serviceAuthOrExit } from '@mp/grpc';
-import { createLogger, stopOnSignals } from '@mp/kit';
+import { createLogger, requireSettingsOrExit, startLifecycle } from '@mp/kit';
 import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
 import { parseIdentityConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
@@ -8,7 +8,9 @@ import { startIdentityService } from './service.js';
 // Standalone process entry (one pod of the identity service).
 const config = parseIdentityConfig();
 const auth = serviceAuthOrExit('identity', config);
+requireSettingsOrExit('identity', config, ['MP_DATABASE_URL', 'MP_NATS_URL', 'MP_SECRETS_KEY']);
 const logger = createLogger('identity');
+const life = await startLifecycle('identity', config, logger);
 const db = await openServiceDatabase(config, SCHEMA, migrations);
 const transport = await openTransport(config, logger);
 const service = await startIdentityService({
@@ -33,8 +35,4 @@ if (service.admin.password) {
   );
 }
 
-stopOnSignals(
-  () => service.stop(),
-  () => transport.close(),
-  () => db.close(),
-);
+life.serving([() => service.stop(), () => transport.close(), () => db.close()]);

@@ -1,5 +1,5 @@
 import { serviceAuthOrExit } from '@mp/grpc';
-import { createLogger, stopOnSignals } from '@mp/kit';
+import { createLogger, requireSettingsOrExit, startLifecycle } from '@mp/kit';
 import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
 import { parseMonitoringDataConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
@@ -9,7 +9,9 @@ import { alarmSettingsOf } from './alarms/config.js';
 // Standalone process entry (one replica of the monitoring-data service).
 const config = parseMonitoringDataConfig();
 const auth = serviceAuthOrExit('monitoring-data', config);
+requireSettingsOrExit('monitoring-data', config, ['MP_DATABASE_URL', 'MP_NATS_URL']);
 const logger = createLogger('monitoring-data');
+const life = await startLifecycle('monitoring-data', config, logger);
 const db = await openServiceDatabase(config, SCHEMA, migrations, { poolSize: config.MP_MONITORING_DATA_DB_POOL });
 const transport = await openTransport(config, logger);
 const service = await startMonitoringDataService({
@@ -27,8 +29,4 @@ const service = await startMonitoringDataService({
 });
 logger.info({ port: service.port }, 'monitoring-data service listening');
 
-stopOnSignals(
-  () => service.stop(),
-  () => transport.close(),
-  () => db.close(),
-);
+life.serving([() => service.stop(), () => transport.close(), () => db.close()]);

@@ -1,5 +1,5 @@
 import { serviceAuthOrExit } from '@mp/grpc';
-import { createLogger, stopOnSignals } from '@mp/kit';
+import { createLogger, requireSettingsOrExit, startLifecycle } from '@mp/kit';
 import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
 import { parseProjectsConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
@@ -8,7 +8,9 @@ import { startProjectsService } from './service.js';
 // Standalone process entry (one pod of the projects service).
 const config = parseProjectsConfig();
 const auth = serviceAuthOrExit('projects', config);
+requireSettingsOrExit('projects', config, ['MP_DATABASE_URL', 'MP_NATS_URL']);
 const logger = createLogger('projects');
+const life = await startLifecycle('projects', config, logger);
 const db = await openServiceDatabase(config, SCHEMA, migrations);
 const transport = await openTransport(config, logger);
 const service = await startProjectsService({
@@ -24,8 +26,4 @@ const service = await startProjectsService({
 });
 logger.info({ port: service.port }, 'projects service listening');
 
-stopOnSignals(
-  () => service.stop(),
-  () => transport.close(),
-  () => db.close(),
-);
+life.serving([() => service.stop(), () => transport.close(), () => db.close()]);

@@ -1,5 +1,5 @@
 import { serviceAuthOrExit } from '@mp/grpc';
-import { createLogger, stopOnSignals } from '@mp/kit';
+import { createLogger, requireSettingsOrExit, startLifecycle } from '@mp/kit';
 import { loadSecretsKey, openServiceDatabase, openTransport } from '@mp/runtime';
 import { parseWebhooksConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
@@ -8,7 +8,9 @@ import { readExtraCa, startWebhooksService } from './service.js';
 // Standalone process entry (one pod of the webhooks service).
 const config = parseWebhooksConfig();
 const auth = serviceAuthOrExit('webhooks', config);
+requireSettingsOrExit('webhooks', config, ['MP_DATABASE_URL', 'MP_NATS_URL', 'MP_SECRETS_KEY']);
 const logger = createLogger('webhooks');
+const life = await startLifecycle('webhooks', config, logger);
 const db = await openServiceDatabase(config, SCHEMA, migrations, { poolSize: 20 });
 const transport = await openTransport(config, logger);
 const service = await startWebhooksService({
@@ -25,13 +27,8 @@ const service = await startWebhooksService({
   perWebhookConcurrency: config.MP_WEBHOOK_CONCURRENCY_PER_WEBHOOK,
   statsIntervalMs: config.MP_WEBHOOK_STATS_INTERVAL_MS,
   deliveryRetentionDays: config.MP_WEBHOOK_DELIVERY_RETENTION_DAYS,
-  ...(config.MP_WEBHOOKS_METRICS_PORT !== 'off' ? { metricsPort: config.MP_WEBHOOKS_METRICS_PORT } : {}),
   extraCa: readExtraCa(config.NODE_EXTRA_CA_CERTS),
 });
-logger.info({ port: service.port, metrics_port: service.metricsPort }, 'webhooks service listening');
+logger.info({ port: service.port }, 'webhooks service listening');
 
-stopOnSignals(
-  () => service.stop(),
-  () => transport.close(),
-  () => db.close(),
-);
+life.serving([() => service.stop(), () => transport.close(), () => db.close()], service.metrics);

@@ -80,14 +80,11 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
   });
   const purger = new DeliveryHistoryPurger(opts.db, opts.logger, { retentionMs: (opts.deliveryRetentionDays ?? 30) * 86_400_000 });
   const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [webhooksBinding(deps)], auth: opts.auth, logger: opts.logger });
+  const exposition = async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() });
   let metricsServer: OpsServer | null = null;
   if (opts.metricsPort !== undefined) {
     metrics.collectProcessMetrics();
-    metricsServer = await startOpsServer(
-      { metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }) },
-      opts.host ?? '127.0.0.1',
-      opts.metricsPort,
-    );
+    metricsServer = await startOpsServer({ metrics: exposition }, opts.host ?? '127.0.0.1', opts.metricsPort);
   }
   const ingester = new EventIngester(deps);
   // Two pullers on one durable consumer (JetStream hands each message to one of them, and one
@@ -117,6 +114,11 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
   return {
     port: server.port,
     metricsPort: metricsServer?.port ?? null,
+    /** The Prometheus exposition, for the process's ops server (standalone) when metricsPort is not set. */
+    metrics() {
+      metrics.collectProcessMetrics();
+      return exposition();
+    },
     deps,
     monitor,
     purger,

@@ -61,6 +61,7 @@ export async function startFaultPlatform(opts: { postgres?: PrivatePostgres; nat
     MP_SECRETS_KEY: newMasterKey(),
     MP_DATA_DIR: dir,
     MP_LOG_LEVEL: 'info',
+    MP_OPS_PORT: '0',
   };
   const ctx: CallerContext = {
     requestId: newId('request'),
@@ -91,7 +92,6 @@ export async function startFaultPlatform(opts: { postgres?: PrivatePostgres; nat
           ...base,
           ...identityOf('webhooks'),
           MP_WEBHOOKS_GRPC_PORT: '0',
-          MP_WEBHOOKS_METRICS_PORT: 'off',
           MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
           NODE_EXTRA_CA_CERTS: caFile,
           ...env,
