@@ -26,7 +26,25 @@ export interface NatsTransportOptions {
   ackWaitMs?: number;
   /** Wait before an event whose handler threw is offered again. */
   retryDelayMs?: number;
+  /** The stream's limits, applied when it is made and whenever they differ from a running stream's (ADR 0046). */
+  retention?: StreamRetention;
 }
+
+/**
+ * How much of the event history the stream keeps, and on how many servers. A message past either
+ * limit is removed, oldest first, whether or not a consumer has taken it yet, so the limits must
+ * exceed the longest outage of a consumer the platform rides out (docs/operations.md).
+ */
+export interface StreamRetention {
+  /** Age limit in milliseconds; 0 keeps messages regardless of age. */
+  maxAgeMs: number;
+  /** Size limit in bytes; -1 for none. */
+  maxBytes: number;
+  /** Copies of each message in a JetStream cluster (1, 3 or 5; at most the number of servers). */
+  replicas: number;
+}
+
+const NO_RETENTION_LIMITS: StreamRetention = { maxAgeMs: 0, maxBytes: -1, replicas: 1 };
 
 /** Byte offset of the data in the body (envelope.ts), so consumers can leave it unparsed. */
 const DATA_OFFSET = 'Mp-Data-Offset';
@@ -78,7 +96,12 @@ export class NatsTransport implements EventTransport {
       noAsyncTraces: true,
     });
     const transport = new NatsTransport(nc, opts);
-    await transport.ensureStream();
+    try {
+      await transport.ensureStream();
+    } catch (err) {
+      await nc.close();
+      throw err;
+    }
     return transport;
   }
 
@@ -94,21 +117,37 @@ export class NatsTransport implements EventTransport {
 
   private async ensureStream(): Promise<void> {
     const jsm = await this.manager();
-    const subjects = [`${this.opts.subjectPrefix}.>`];
-    const info = await jsm.streams.info(this.opts.stream).catch(() => null);
-    if (info) {
-      // Consumers with data on demand read bodies by direct get, which a stream made by an
-      // earlier build has not enabled yet.
-      if (!info.config.allow_direct) await jsm.streams.update(this.opts.stream, { ...info.config, allow_direct: true });
-    } else {
+    const name = this.opts.stream;
+    const r = this.opts.retention ?? NO_RETENTION_LIMITS;
+    // Consumers with data on demand read bodies by direct get (allow_direct), which a stream made
+    // by an earlier build has not enabled yet; the limits are the operator's current settings.
+    const wanted = { allow_direct: true, max_age: r.maxAgeMs * 1_000_000, max_bytes: r.maxBytes, num_replicas: r.replicas };
+    const refused = (what: string, reason: string) =>
+      new Error(
+        `JetStream stream ${name}: cannot ${what} with max age ${r.maxAgeMs} ms, max bytes ${r.maxBytes}, ${r.replicas} replica(s) (MP_NATS_MAX_AGE_HOURS, MP_NATS_MAX_BYTES, MP_NATS_REPLICAS): ${reason}`,
+      );
+    // A server outside a cluster refuses more than one copy when a stream is made, but takes it
+    // silently as an update (and still keeps one): so it is checked here, before either.
+    if (r.replicas > 1 && !this.nc.info?.cluster)
+      throw refused('keep it', 'the NATS server is not part of a cluster, so it keeps one copy; set MP_NATS_REPLICAS=1');
+    let config = (await jsm.streams.info(name).catch(() => null))?.config;
+    if (!config) {
       try {
-        await jsm.streams.add({ name: this.opts.stream, subjects, duplicate_window: 2 * 60 * 1_000_000_000, allow_direct: true });
+        config = (await jsm.streams.add({ name, subjects: [`${this.opts.subjectPrefix}.>`], duplicate_window: 2 * 60 * 1_000_000_000, ...wanted })).config;
       } catch (err) {
-        // Another replica may have created it between our info and add.
-        await jsm.streams.info(this.opts.stream).catch(() => {
-          throw err;
-        });
+        // Another replica may have made it between our info and add.
+        config = (await jsm.streams.info(name).catch(() => null))?.config;
+        if (!config) throw refused('make it', (err as Error).message);
       }
+    }
+    const found = config;
+    if ((Object.keys(wanted) as (keyof typeof wanted)[]).some((k) => found[k] !== wanted[k])) {
+      try {
+        config = (await jsm.streams.update(name, { ...found, ...wanted })).config;
+      } catch (err) {
+        throw refused('update it', (err as Error).message);
+      }
+      this.opts.logger.info({ stream: name, max_age_ms: r.maxAgeMs, max_bytes: r.maxBytes, replicas: r.replicas }, 'event stream limits applied');
     }
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { StreamRetention } from '@mp/events';
 import { lifecycleSettings, parseConfig, serviceAuthSettings } from '@mp/kit';
 
 /**
@@ -17,6 +18,22 @@ export const infraSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_.-]+$/)
     .default('mp.events'),
+  /**
+   * The event stream's limits (ADR 0046), applied when the stream is made and on every start
+   * whose settings differ: hours a message is kept (0: no age limit), bytes kept (-1: no size
+   * limit), and copies on a JetStream cluster (at most its number of servers).
+   */
+  MP_NATS_MAX_AGE_HOURS: z.coerce
+    .number()
+    .min(0)
+    .max(24 * 3650)
+    .default(24 * 7),
+  MP_NATS_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .refine((n) => n === -1 || n >= 1024 * 1024, '-1 (no limit) or at least 1048576 (1 MiB)')
+    .default(-1),
+  MP_NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   MP_REDIS_URL: z.string().optional(),
   MP_DATA_DIR: z.string().default('./.data'),
   MP_SECRETS_KEY: z.string().optional(),
@@ -28,6 +45,13 @@ export const infraSchema = z.object({
     .default(24),
   ...serviceAuthSettings,
   ...lifecycleSettings,
+});
+
+/** The MP_NATS_* limits as the event transport takes them. */
+export const streamRetention = (config: Pick<InfraConfig, 'MP_NATS_MAX_AGE_HOURS' | 'MP_NATS_MAX_BYTES' | 'MP_NATS_REPLICAS'>): StreamRetention => ({
+  maxAgeMs: Math.round(config.MP_NATS_MAX_AGE_HOURS * 3600_000),
+  maxBytes: config.MP_NATS_MAX_BYTES,
+  replicas: config.MP_NATS_REPLICAS,
 });
 
 /** MP_OUTBOX_RETENTION_HOURS as the relay takes it. */

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { createPgDatabase, createPgliteDatabase, migrate, type Database, type Migration } from '@mp/db';
 import { MemoryTransport, NatsTransport, type EventTransport } from '@mp/events';
 import { newMasterKey, type Logger } from '@mp/kit';
-import type { InfraConfig } from './infra-config.js';
+import { streamRetention, type InfraConfig } from './infra-config.js';
 
 /** Opens the service's database (its own schema) and applies its migrations. */
 export async function openServiceDatabase(config: InfraConfig, schema: string, migrations: Migration[], opts: { poolSize?: number } = {}): Promise<Database> {
@@ -19,7 +19,13 @@ let sharedMemoryTransport: MemoryTransport | null = null;
 /** NATS JetStream when MP_NATS_URL is set; otherwise the one in-process transport of this process. */
 export async function openTransport(config: InfraConfig, logger: Logger): Promise<EventTransport> {
   if (config.MP_NATS_URL) {
-    return NatsTransport.connect({ url: config.MP_NATS_URL, stream: config.MP_NATS_STREAM, subjectPrefix: config.MP_NATS_SUBJECT_PREFIX, logger });
+    return NatsTransport.connect({
+      url: config.MP_NATS_URL,
+      stream: config.MP_NATS_STREAM,
+      subjectPrefix: config.MP_NATS_SUBJECT_PREFIX,
+      logger,
+      retention: streamRetention(config),
+    });
   }
   sharedMemoryTransport ??= new MemoryTransport();
   return sharedMemoryTransport;
