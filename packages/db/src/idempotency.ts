@@ -23,7 +23,7 @@ export const idempotencyMigration: Migration = {
       key text NOT NULL,
       request_hash text NOT NULL,
       -- json, not jsonb: written once, read back whole, never searched (a data write's response
-      -- holds up to 1,000 ids). Responses holding a secret are stored sealed: {"sealed": "v1...."}.
+      -- holds up to 1,000 ids). Responses holding a secret are stored sealed: {"sealed": "v2...."}.
       response json,
       created_at timestamptz NOT NULL,
       PRIMARY KEY (tenant_id, environment, key)

@@ -40,7 +40,7 @@ describe('identity: first start', () => {
 
   it('keeps the private signing key sealed and publishes only the public half', async () => {
     const [row] = await t!.sql<{ kid: string; public_jwk: Record<string, string>; private_jwk_sealed: string }>('SELECT * FROM identity.signing_keys');
-    expect(row!.private_jwk_sealed).toMatch(/^v1\./);
+    expect(row!.private_jwk_sealed).toMatch(/^v2\.[A-Za-z0-9_-]{8}\./);
     expect(row!.private_jwk_sealed).not.toContain('"d"');
     expect(row!.public_jwk).not.toHaveProperty('d');
     const set = JSON.parse((await t!.client.getJwks({}, anon())).jwksJson) as JSONWebKeySet;

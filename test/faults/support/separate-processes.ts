@@ -31,8 +31,10 @@ export interface SeparatePlatform {
   ops(replica: Replica, path: string): Promise<{ status: number; text: string }>;
   /** Calls the live API through one gateway replica. */
   api(gateway: Replica, method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse>;
-  /** Starts a stopped replica again, on its former gRPC port (a pod restarted by its Deployment). */
-  restart(replica: Replica): Promise<Replica>;
+  /** Starts a stopped replica again, on its former gRPC port (a pod restarted by its Deployment), with `env` changed. */
+  restart(replica: Replica, env?: Record<string, string>): Promise<Replica>;
+  /** The environment every process gets (the chart's shared settings). */
+  env: Record<string, string | undefined>;
   stop(): Promise<void>;
 }
 
@@ -118,8 +120,8 @@ export async function startSeparatePlatform(replicas: Partial<Record<Service, nu
   };
 
   const all: Replica[] = [];
-  const start = async (service: Service, index: number): Promise<Replica> => {
-    const env = { ...base, ...keyFileSettings(join(dir, 'keys'), service as Party), ...own[service] };
+  const start = async (service: Service, index: number, changed: Record<string, string> = {}): Promise<Replica> => {
+    const env = { ...base, ...keyFileSettings(join(dir, 'keys'), service as Party), ...own[service], ...changed };
     if (service !== 'gateway') env[GRPC_PORT[service]] = String(ports[service][index]);
     const proc = startProcess(process.execPath, [`services/${service}/dist/main.js`], { env });
     const replica: Replica = { service, name: `${service}-${index}`, index, proc, opsPort: 0 };
@@ -146,7 +148,8 @@ export async function startSeparatePlatform(replicas: Partial<Record<Service, nu
         ...(opts.headers ? { headers: opts.headers } : {}),
         ...(opts.body !== undefined ? { body: opts.body } : {}),
       }),
-    restart: (replica) => start(replica.service, replica.index),
+    restart: (replica, env) => start(replica.service, replica.index, env),
+    env: base,
     async stop() {
       await Promise.all(all.map((r) => r.proc.stop('SIGKILL')));
       await db.drop();
