@@ -33,7 +33,7 @@ export interface NatsTransportOptions {
 /**
  * How much of the event history the stream keeps, and on how many servers. A message past either
  * limit is removed, oldest first, whether or not a consumer has taken it yet, so the limits must
- * exceed the longest outage of a consumer the platform rides out (docs/operations.md).
+ * exceed the longest outage of a consumer the platform rides out (README, ADR 0046).
  */
 export interface StreamRetention {
   /** Age limit in milliseconds; 0 keeps messages regardless of age. */
