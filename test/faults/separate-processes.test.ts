@@ -1,5 +1,5 @@
 import https from 'node:https';
-import { queryTestDatabase, testCertificate, startHttpsReceiver, waitUntil, type ApiResponse, type HttpsReceiver } from '@mp/testing';
+import { holdDatabaseLock, queryTestDatabase, testCertificate, startHttpsReceiver, waitUntil, type ApiResponse, type HttpsReceiver } from '@mp/testing';
 import { startSeparatePlatform, type Replica, type SeparatePlatform } from './support/separate-processes.js';
 
 // Issue 18 part 3: the platform as the chart runs it, every service its own process (two gateways,
@@ -191,6 +191,45 @@ describe('the platform as separate processes, one of each kind killed mid-stream
       `[separate processes] ${WRITES} writes and ${projectsMade.length} projects answered with ${retries} client retries; ${receiver.requests.length} webhook requests`,
     );
   }, 150_000);
+
+  it('drains a service on SIGTERM: the gRPC call in flight finishes before it exits', async () => {
+    const [gw] = liveGateways();
+    const md = p.of('monitoring-data').find((r) => r.proc.child.exitCode === null && r.proc.child.signalCode === null)!;
+    // The only monitoring-data replica running holds the next write in its transaction: the test
+    // locks the outbox table, so the write waits inside the call, visibly, in pg_stat_activity.
+    const lock = await holdDatabaseLock(p.db.url, 'LOCK TABLE monitoring_data.outbox IN ACCESS EXCLUSIVE MODE');
+    try {
+      const write = p.api(gw!, 'POST', `/projects/${projectId}/data`, {
+        headers: h(),
+        body: { records: [{ point_id: pointId, measured_at: '2026-05-01T00:00:00Z', values: { dz: 2 } }] },
+      });
+      await waitUntil(
+        async () =>
+          (
+            await sql<{ n: number }>(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%outbox%' AND datname = current_database()",
+            )
+          )[0]!.n > 0,
+        { message: 'the write never reached the locked outbox' },
+      );
+      const exited = md.proc.stop('SIGTERM', 30_000);
+      await waitUntil(async () => (await p.ops(md, '/readyz').catch(() => null))?.status === 503, { message: 'readyz never answered 503' });
+      expect(md.proc.child.exitCode).toBeNull();
+      await lock.release();
+      const res = await write;
+      expect(res.status).toBe(200);
+      const dataId = res.body.data.records[0].data_id;
+      expect(await sql('SELECT id FROM monitoring_data.data_records WHERE id = $1', [dataId])).toEqual([{ id: dataId }]);
+      expect(await exited).toBe(0);
+    } finally {
+      await lock.release();
+    }
+    await p.restart(md);
+    // Its gateway's channel reconnects (backing off meanwhile, as gRPC clients do).
+    await waitUntil(async () => (await p.api(gw!, 'GET', `/projects/${projectId}/data?limit=1`, { headers: h() })).status === 200, {
+      message: 'the gateway did not reach the restarted replica',
+    });
+  });
 
   it('drains a gateway on SIGTERM: not ready first, the request in flight answered, then exit 0', async () => {
     const gw = p.of('gateway').find((g) => g.proc.child.exitCode === null)!;

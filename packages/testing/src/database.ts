@@ -47,3 +47,27 @@ export async function queryTestDatabase<R = Record<string, unknown>>(url: string
     await c.end();
   }
 }
+
+/**
+ * Runs `lockSql` (e.g. `LOCK TABLE … IN ACCESS EXCLUSIVE MODE`) in a transaction that stays open
+ * until `release()` rolls it back: a test holds a service's write inside its call, deterministically.
+ */
+export async function holdDatabaseLock(url: string, lockSql: string): Promise<{ release(): Promise<void> }> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('BEGIN');
+    await c.query(lockSql);
+  } catch (err) {
+    await c.end();
+    throw err;
+  }
+  let released = false;
+  return {
+    async release() {
+      if (released) return;
+      released = true;
+      await c.query('ROLLBACK').finally(() => c.end());
+    },
+  };
+}
