@@ -80,7 +80,11 @@ function adapt<S>(binding: ServiceBinding<S>, auth: ServiceAuth, logger: Logger)
 export interface GrpcServerHandle {
   port: number;
   health: HealthImplementation;
-  stop(): Promise<void>;
+  /**
+   * Stops taking calls and lets those in flight finish (clients are told by GOAWAY); past
+   * `graceMs` (default 5 s) the rest are cancelled.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -108,10 +112,10 @@ export async function startGrpcServer(opts: {
   return {
     port,
     health,
-    stop: () =>
+    stop: (graceMs = 5000) =>
       new Promise<void>((resolve) => {
         for (const s of opts.services) health.setStatus(s.name, 'NOT_SERVING');
-        const timer = setTimeout(() => server.forceShutdown(), 5000);
+        const timer = setTimeout(() => server.forceShutdown(), graceMs);
         server.tryShutdown(() => {
           clearTimeout(timer);
           resolve();

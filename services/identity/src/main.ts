@@ -35,4 +35,4 @@ if (service.admin.password) {
   );
 }
 
-life.serving([() => service.stop(), () => transport.close(), () => db.close()]);
+life.serving([() => service.stop(config.MP_SHUTDOWN_TIMEOUT_MS), () => transport.close(), () => db.close()]);

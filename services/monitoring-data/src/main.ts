@@ -29,4 +29,4 @@ const service = await startMonitoringDataService({
 });
 logger.info({ port: service.port }, 'monitoring-data service listening');
 
-life.serving([() => service.stop(), () => transport.close(), () => db.close()]);
+life.serving([() => service.stop(config.MP_SHUTDOWN_TIMEOUT_MS), () => transport.close(), () => db.close()]);

@@ -40,7 +40,8 @@ export interface RunningService {
   port: number;
   /** This replica's scheduled stale-data check (tests run it on a controlled clock). */
   staleSweep: StaleSweep;
-  stop(): Promise<void>;
+  /** Stops the service; gRPC calls in flight get `graceMs` to finish (a drain gives them its whole bound). */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -90,8 +91,8 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
   return {
     port: server.port,
     staleSweep,
-    async stop() {
-      await server.stop();
+    async stop(graceMs?: number) {
+      await server.stop(graceMs);
       await staleSweep.stop();
       await worker!.stop();
       await folder.stop();

@@ -26,4 +26,4 @@ const service = await startProjectsService({
 });
 logger.info({ port: service.port }, 'projects service listening');
 
-life.serving([() => service.stop(), () => transport.close(), () => db.close()]);
+life.serving([() => service.stop(config.MP_SHUTDOWN_TIMEOUT_MS), () => transport.close(), () => db.close()]);

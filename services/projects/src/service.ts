@@ -33,7 +33,8 @@ export interface RunningService {
   runOverdueSweep(): Promise<number>;
   /** Names monitoring-data once it listens (in-process platforms start projects first). */
   connectIngestVersions(target: string | IngestVersionSink): void;
-  stop(): Promise<void>;
+  /** Stops the service; gRPC calls in flight get `graceMs` to finish (a drain gives them its whole bound). */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** Starts the projects gRPC service, its outbox relay and its overdue sweep on an already migrated database. */
@@ -50,9 +51,9 @@ export async function startProjectsService(opts: ProjectsServiceOptions): Promis
     port: server.port,
     runOverdueSweep: () => sweep.runOnce(),
     connectIngestVersions: (target) => ingestVersions.connect(target),
-    async stop() {
+    async stop(graceMs?: number) {
       await sweep.stop();
-      await server.stop();
+      await server.stop(graceMs);
       await relay.stop();
       ingestVersions.close();
     },

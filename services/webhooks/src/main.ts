@@ -31,4 +31,4 @@ const service = await startWebhooksService({
 });
 logger.info({ port: service.port }, 'webhooks service listening');
 
-life.serving([() => service.stop(), () => transport.close(), () => db.close()], service.metrics);
+life.serving([() => service.stop(config.MP_SHUTDOWN_TIMEOUT_MS), () => transport.close(), () => db.close()], service.metrics);

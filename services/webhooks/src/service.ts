@@ -122,9 +122,10 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
     deps,
     monitor,
     purger,
-    async stop() {
+    /** Stops the service; gRPC calls in flight get `graceMs` to finish (a drain gives them its whole bound). */
+    async stop(graceMs?: number) {
       await Promise.all(subscriptions.map((s) => s.stop()));
-      await server.stop();
+      await server.stop(graceMs);
       await monitor.stop();
       await purger.stop();
       await worker!.stop();
