@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { StreamRetention } from '@mp/events';
-import { lifecycleSettings, parseConfig, serviceAuthSettings } from '@mp/kit';
+import { lifecycleSettings, parseConfig, SecretBox, serviceAuthSettings } from '@mp/kit';
 
 /**
  * Where a service finds its infrastructure. Each variable left unset selects the embedded
@@ -36,7 +36,11 @@ export const infraSchema = z.object({
   MP_NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   MP_REDIS_URL: z.string().optional(),
   MP_DATA_DIR: z.string().default('./.data'),
-  MP_SECRETS_KEY: z.string().optional(),
+  /** The master-key ring, newest first (ADR 0047); checked here so a bad key fails at boot, naming the setting. */
+  MP_SECRETS_KEY: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().refine(isKeyRing, 'comma-separated keys of 32 bytes each, base64 (openssl rand -base64 32), newest first, none twice').optional(),
+  ),
   /** Hours a published event stays in its service's outbox before the relay deletes it. */
   MP_OUTBOX_RETENTION_HOURS: z.coerce
     .number()
@@ -56,6 +60,15 @@ export const streamRetention = (config: Pick<InfraConfig, 'MP_NATS_MAX_AGE_HOURS
 
 /** MP_OUTBOX_RETENTION_HOURS as the relay takes it. */
 export const outboxRetentionMs = (config: Pick<InfraConfig, 'MP_OUTBOX_RETENTION_HOURS'>): number => config.MP_OUTBOX_RETENTION_HOURS * 3600_000;
+
+function isKeyRing(value: string): boolean {
+  try {
+    new SecretBox(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export type InfraConfig = z.infer<typeof infraSchema>;
 

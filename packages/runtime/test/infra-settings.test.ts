@@ -75,3 +75,15 @@ describe('JetStream retention settings', () => {
     expect(() => parseInfraConfig(env({ MP_NATS_REPLICAS: '7' }))).toThrow(/MP_NATS_REPLICAS/);
   });
 });
+
+describe('MP_SECRETS_KEY when the settings are read', () => {
+  it('takes one key or a ring, and refuses a malformed or repeated key naming the setting', () => {
+    const [a, b] = [Buffer.alloc(32, 1).toString('base64'), Buffer.alloc(32, 2).toString('base64')];
+    expect(parseInfraConfig({ MP_SECRETS_KEY: `${a},${b}` }).MP_SECRETS_KEY).toBe(`${a},${b}`);
+    // Empty is unset, as shells and Helm values often pass it (a standalone process then refuses to start).
+    expect(parseInfraConfig({ MP_SECRETS_KEY: '' }).MP_SECRETS_KEY).toBeUndefined();
+    for (const bad of ['c2hvcnQ=', `${a},${a}`, `${a},`]) {
+      expect(() => parseInfraConfig({ MP_SECRETS_KEY: bad })).toThrow(/MP_SECRETS_KEY: comma-separated keys of 32 bytes each/);
+    }
+  });
+});
