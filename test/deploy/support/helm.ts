@@ -48,6 +48,8 @@ export function helmRenderBinary(): string {
 }
 
 export interface RenderOptions {
+  /** Chart folder; the platform's chart by default. */
+  chart?: string;
   release?: string;
   namespace?: string;
   /** Values files (paths), applied in order over the chart's values.yaml, as `helm -f`. */
@@ -58,7 +60,7 @@ export interface RenderOptions {
 
 /** The chart's output, or throws with helm-render's message when helm would refuse it. */
 export function render(opts: RenderOptions = {}): Rendered {
-  const args = ['-chart', CHART, '-name', opts.release ?? 'mp', '-namespace', opts.namespace ?? 'platform'];
+  const args = ['-chart', opts.chart ?? CHART, '-name', opts.release ?? 'mp', '-namespace', opts.namespace ?? 'platform'];
   for (const f of opts.files ?? []) args.push('-f', f);
   for (const a of opts.apiVersions ?? []) args.push('-api-versions', a);
   const res = spawnSync(helmRenderBinary(), args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
