@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validateK8s } from './support/k8s-schemas.js';
-import { CHART, objects, render, type K8sObject, type Rendered } from './support/helm.js';
+import { CHART, helmRenderBinary, objects, render, type K8sObject, type Rendered } from './support/helm.js';
 import { allowed, podOf, type Endpoint, type Pod } from './support/network-policy.js';
 
 // Issue 18 part 2: the Helm chart, rendered as `helm template` renders it (support/helm.ts) and
@@ -28,8 +28,9 @@ const deployments = (r: Rendered) => objects(r, 'Deployment');
 const componentOf = (o: K8sObject) => o.metadata.labels!['app.kubernetes.io/component']!;
 
 beforeAll(() => {
+  helmRenderBinary();
   work = mkdtempSync(join(tmpdir(), 'mp-chart-'));
-});
+}, 300_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the Helm chart renders valid Kubernetes objects', () => {

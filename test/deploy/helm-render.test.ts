@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { render } from './support/helm.js';
+import { helmRenderBinary, render } from './support/helm.js';
 
 // The renderer the chart tests stand on (helm-render/main.go) gives what `helm template` gives for
 // the built-ins the chart uses; a fixture chart (fixtures/builtins) exercises each of them.
@@ -16,8 +16,9 @@ describe('helm-render, the stand-in for `helm template`', () => {
     return file;
   };
   beforeAll(() => {
+    helmRenderBinary();
     work = mkdtempSync(join(tmpdir(), 'mp-helm-render-'));
-  });
+  }, 300_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('renders .Release, .Chart, .Capabilities, .Template, include, tpl, toYaml/toJson/fromYaml and sprig as helm does', () => {
