@@ -211,11 +211,18 @@ describe('pods', () => {
     expect(byName(moved, 'ConfigMap', 'mp-monitoring-platform-config').data!.MP_OPS_PORT).toBe('9100');
   });
 
-  it('drain on the way out: a preStop wait within the grace period', () => {
+  it('drain on the way out: a preStop wait, then a drain bounded to end before the grace period does', () => {
     for (const d of deployments(render())) {
       expect(container(d).lifecycle.preStop).toEqual({ exec: { command: ['sleep', '5'] } });
       expect(podSpec(d).terminationGracePeriodSeconds).toBe(40);
     }
+    // 40 s grace − 5 s preStop − 5 s margin.
+    expect(byName(render(), 'ConfigMap', 'mp-monitoring-platform-config').data!.MP_SHUTDOWN_TIMEOUT_MS).toBe('30000');
+    const longer = render({ files: [valuesFile('drain', 'drain: { preStopSeconds: 10, terminationGracePeriodSeconds: 120 }\n')] });
+    expect(byName(longer, 'ConfigMap', 'mp-monitoring-platform-config').data!.MP_SHUTDOWN_TIMEOUT_MS).toBe('105000');
+    expect(() => render({ files: [valuesFile('drain', 'drain: { preStopSeconds: 10, terminationGracePeriodSeconds: 15 }\n')] })).toThrow(
+      /drain.terminationGracePeriodSeconds must exceed drain.preStopSeconds by at least 10 seconds/,
+    );
   });
 
   it('roll when their settings change: the config checksum follows the ConfigMap', () => {
@@ -228,7 +235,13 @@ describe('pods', () => {
     expect([...checksum(after)][0]).not.toBe([...checksum(before)][0]);
     expect([...checksum(render())][0]).toBe([...checksum(before)][0]);
     expect([...checksum(before)][0]).toMatch(/^[0-9a-f]{64}$/);
-    expect(cm.data).toEqual({ MP_GRPC_HOST: '0.0.0.0', MP_NATS_STREAM: 'MP_EVENTS', MP_NATS_SUBJECT_PREFIX: 'mp.events', MP_OPS_PORT: '9464' });
+    expect(cm.data).toEqual({
+      MP_GRPC_HOST: '0.0.0.0',
+      MP_NATS_STREAM: 'MP_EVENTS',
+      MP_NATS_SUBJECT_PREFIX: 'mp.events',
+      MP_OPS_PORT: '9464',
+      MP_SHUTDOWN_TIMEOUT_MS: '30000',
+    });
   });
 
   it('use the image by tag (the appVersion by default) or by digest', () => {

@@ -92,6 +92,13 @@ MP_OPS_PORT: {{ .Values.ops.port | quote }}
 MP_NATS_STREAM: {{ .Values.events.stream | quote }}
 MP_NATS_SUBJECT_PREFIX: {{ .Values.events.subjectPrefix | quote }}
 MP_GRPC_HOST: "0.0.0.0"
+{{- /* The drain's bound: what is left of the grace period after the preStop wait, less 5 s so the
+process exits on its own before the kubelet's SIGKILL. */}}
+{{- $drain := sub (sub .Values.drain.terminationGracePeriodSeconds .Values.drain.preStopSeconds) 5 }}
+{{- if lt $drain 5 }}
+{{- fail "drain.terminationGracePeriodSeconds must exceed drain.preStopSeconds by at least 10 seconds" }}
+{{- end }}
+MP_SHUTDOWN_TIMEOUT_MS: {{ mul $drain 1000 | quote }}
 {{- range $k, $v := .Values.env }}
 {{ $k }}: {{ $v | toString | quote }}
 {{- end }}
