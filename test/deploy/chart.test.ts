@@ -197,6 +197,16 @@ describe('pods', () => {
     }
   });
 
+  it('spread each component’s replicas over the nodes', () => {
+    for (const d of deployments(render())) {
+      expect(podSpec(d).topologySpreadConstraints).toEqual([
+        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: d.spec.selector.matchLabels } },
+      ]);
+    }
+    const off = render({ files: [valuesFile('nospread', 'spreadAcrossNodes: false\n')] });
+    for (const d of deployments(off)) expect(podSpec(d).topologySpreadConstraints).toBeUndefined();
+  });
+
   it('are probed on the internal ops port: started by /livez, in rotation by /readyz, restarted by /livez', () => {
     for (const d of deployments(render())) {
       const c = container(d);

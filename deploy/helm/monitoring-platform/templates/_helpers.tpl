@@ -187,6 +187,16 @@ terminationGracePeriodSeconds: {{ .root.Values.drain.terminationGracePeriodSecon
 imagePullSecrets:
   {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- if .root.Values.spreadAcrossNodes }}
+# Replicas of a component on different nodes where the scheduler can: one node lost takes one.
+topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: kubernetes.io/hostname
+    whenUnsatisfiable: ScheduleAnyway
+    labelSelector:
+      matchLabels:
+        {{- include "mp.selectorLabels" . | nindent 8 }}
+{{- end }}
 {{- with .values.nodeSelector }}
 nodeSelector:
   {{- toYaml . | nindent 2 }}
