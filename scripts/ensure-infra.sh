@@ -50,9 +50,23 @@ if [ ! -x /usr/bin/chromium ]; then
   install_pkgs --no-install-recommends chromium || exit 1
 fi
 
+# Go with Debian's sprig, YAML and JSON-schema packages: test/deploy renders the Helm chart with
+# them (helm's own template engine; no helm binary here), built offline from /usr/share/gocode.
+go_pkgs=""
+command -v go >/dev/null || go_pkgs="golang-go"
+for pkg in Masterminds/sprig ghodss/yaml xeipuuv/gojsonschema; do
+  if [ ! -d "/usr/share/gocode/src/github.com/$pkg" ]; then
+    go_pkgs="$go_pkgs golang-github-$(echo "$pkg" | tr '[:upper:]/' '[:lower:]-')-dev"
+  fi
+done
+if [ -n "$go_pkgs" ]; then
+  # shellcheck disable=SC2086 # one word per package
+  install_pkgs --no-install-recommends $go_pkgs || exit 1
+fi
+
 # PostgreSQL with trust auth must accept the test role over TCP.
 if command -v psql >/dev/null && ! psql -h 127.0.0.1 -U postgres -d postgres -Atc 'select 1' >/dev/null 2>&1; then
   echo "ensure-infra: PostgreSQL is up but user postgres cannot connect over 127.0.0.1 (trust auth expected)" >&2
   exit 1
 fi
-echo "ensure-infra: PostgreSQL, Redis and NATS JetStream are up; Chromium is installed"
+echo "ensure-infra: PostgreSQL, Redis and NATS JetStream are up; Chromium and Go (for the chart tests) are installed"

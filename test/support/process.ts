@@ -14,10 +14,21 @@ export interface StartedProcess {
 }
 
 /** Starts a process of the platform; the test must stop it (also when it fails). */
-export function startProcess(command: string, args: string[], opts: { env: Record<string, string | undefined>; cwd?: string }): StartedProcess {
+export function startProcess(
+  command: string,
+  args: string[],
+  opts: { env: Record<string, string | undefined>; cwd?: string; uid?: number; gid?: number },
+): StartedProcess {
   // Its own process group, so a signal reaches every process of it, as Ctrl-C in a terminal does
   // (npm does not pass SIGINT on to the script it runs).
-  const child = spawn(command, args, { cwd: opts.cwd ?? REPO_ROOT, env: opts.env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(command, args, {
+    cwd: opts.cwd ?? REPO_ROOT,
+    env: opts.env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+    uid: opts.uid,
+    gid: opts.gid,
+  });
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: Buffer) => {
