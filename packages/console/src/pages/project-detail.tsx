@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, type Json } from '../api';
+import { api, type Json, type Page } from '../api';
 import { href } from '../router';
 import { DEVICE_TYPES, MEMBER_ROLES, PROJECT_MOVES, SENSOR_TYPES, TASK_MOVES, label } from '../transitions';
 import { Badge, ErrorNotice, Field, PageTitle, useAction, useLoad, when } from '../ui';
@@ -10,6 +10,8 @@ const value = (e: Event) => (e.target as HTMLInputElement).value;
 /** One project: status moves, points (with thresholds), devices, tasks (overdue marked) and members. */
 export function ProjectDetail({ projectId }: { projectId: string }) {
   const project = useLoad(() => api.getProject(projectId), [projectId]);
+  // One list for the device table and the point form's choice, so a new device is offered at once.
+  const devices = useLoad(() => api.listDevices(), []);
   const move = useAction();
   const p = project.data;
   return (
@@ -24,7 +26,7 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
           <h2>Status</h2>
           <p>
             Now <Badge tone={PROJECT_TONE[p.status] ?? 'idle'}>{label(p.status)}</Badge>
-            {p.start_date && <span class="muted"> · starts {when(p.start_date).slice(0, 10)}</span>}
+            {p.start_date && <span class="muted"> · starts {p.start_date}</span>}
           </p>
           <ErrorNotice error={move.error} />
           <div class="actions">
@@ -37,17 +39,16 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
           </div>
         </div>
       )}
-      <Points projectId={projectId} />
-      <Devices />
+      <Points projectId={projectId} devices={devices.data?.items ?? []} />
+      <Devices devices={devices} />
       <Tasks projectId={projectId} />
       <Members projectId={projectId} />
     </section>
   );
 }
 
-function Points({ projectId }: { projectId: string }) {
+function Points({ projectId, devices }: { projectId: string; devices: Json[] }) {
   const points = useLoad(() => api.listPoints(projectId), [projectId]);
-  const devices = useLoad(() => api.listDevices(), []);
   const empty = { number: '', name: '', sensor_type: 'total_station', x: '0', y: '0', z: '0', warning: '10', alarm: '20', device_id: '' };
   const [f, setF] = useState(empty);
   const create = useAction();
@@ -93,7 +94,7 @@ function Points({ projectId }: { projectId: string }) {
           <Field label="Device (optional)" id="pt-device">
             <select id="pt-device" value={f.device_id} onChange={set('device_id')}>
               <option value="">none</option>
-              {devices.data?.items.map((d) => (
+              {devices.map((d) => (
                 <option key={d.id} value={d.id}>
                   {d.name ?? d.serial_number} ({d.model})
                 </option>
@@ -145,7 +146,7 @@ function Points({ projectId }: { projectId: string }) {
               <td>
                 {pt.thresholds.warning} / {pt.thresholds.alarm}
               </td>
-              <td class="small">{pt.device_id ?? '—'}</td>
+              <td class="small">{pt.device_id ? (devices.find((d) => d.id === pt.device_id)?.name ?? pt.device_id) : '—'}</td>
             </tr>
           ))}
         </tbody>
@@ -154,8 +155,7 @@ function Points({ projectId }: { projectId: string }) {
   );
 }
 
-function Devices() {
-  const devices = useLoad(() => api.listDevices(), []);
+function Devices({ devices }: { devices: ReturnType<typeof useLoad<Page<Json>>> }) {
   const empty = { serial_number: '', model: '', type: 'total_station', name: '' };
   const [f, setF] = useState(empty);
   const create = useAction();
@@ -300,6 +300,7 @@ function Tasks({ projectId }: { projectId: string }) {
 function Members({ projectId }: { projectId: string }) {
   const members = useLoad(() => api.listMembers(projectId), [projectId]);
   const users = useLoad(() => api.listUsers().catch(() => ({ items: [], next_cursor: null, has_more: false })), []);
+  const names = new Map((users.data?.items ?? []).map((u) => [u.id, u.name as string]));
   const [userId, setUserId] = useState('');
   const [role, setRole] = useState('viewer');
   const change = useAction();
@@ -355,11 +356,11 @@ function Members({ projectId }: { projectId: string }) {
         <tbody>
           {members.data?.items.map((m) => (
             <tr key={m.user_id}>
-              <th scope="row">{m.name ?? m.user_id}</th>
+              <th scope="row">{m.name ?? names.get(m.user_id) ?? m.user_id}</th>
               <td>{m.role}</td>
               <td class="small">{when(m.created_at)}</td>
               <td>
-                <button type="button" class="danger" aria-label={`Remove ${m.name ?? m.user_id}`} disabled={change.busy} onClick={() => change.run(async () => (await api.removeMember(projectId, m.user_id), members.reload()))}>
+                <button type="button" class="danger" aria-label={`Remove ${m.name ?? names.get(m.user_id) ?? m.user_id}`} disabled={change.busy} onClick={() => change.run(async () => (await api.removeMember(projectId, m.user_id), members.reload()))}>
                   Remove
                 </button>
               </td>

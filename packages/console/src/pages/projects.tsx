@@ -25,7 +25,7 @@ export function Projects() {
               name: form.name,
               number: form.number,
               ...(form.description ? { description: form.description } : {}),
-              ...(form.start_date ? { start_date: new Date(`${form.start_date}T00:00:00Z`).toISOString() } : {}),
+              ...(form.start_date ? { start_date: form.start_date } : {}),
             });
             setForm({ name: '', number: '', description: '', start_date: '' });
             list.reload();
@@ -87,7 +87,7 @@ export function Projects() {
               <td>
                 <Badge tone={PROJECT_TONE[p.status] ?? 'idle'}>{p.status.replace('_', ' ')}</Badge>
               </td>
-              <td class="small">{p.start_date ? when(p.start_date).slice(0, 10) : '—'}</td>
+              <td class="small">{p.start_date ?? '—'}</td>
               <td class="small">{when(p.created_at)}</td>
             </tr>
           ))}
