@@ -2,6 +2,13 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import type { Json } from './api';
 
+/** uPlot's columns: bucket starts (s) and the average dx, dy, dz of each bucket that has readings. */
+function toData(series: Json): uPlot.AlignedData {
+  const buckets: Json[] = series.buckets.filter((b: Json) => b.count > 0);
+  const col = (k: 'dx' | 'dy' | 'dz') => buckets.map((b) => (b[k] ? b[k].avg : null));
+  return [buckets.map((b) => Date.parse(b.start) / 1000), col('dx'), col('dy'), col('dz')];
+}
+
 const COLORS = { dx: '#0969da', dy: '#8250df', dz: '#bf3989' };
 
 /**
@@ -14,12 +21,13 @@ export function SeriesChart({ series, thresholds, onZoom }: { series: Json; thre
   const box = useRef<HTMLDivElement>(null);
   const zoom = useRef(onZoom);
   zoom.current = onZoom;
+  // The plot is made once per threshold pair and given new data in place: a refresh every few
+  // seconds must not tear down the chart under a drag in progress.
+  const plotRef = useRef<uPlot | null>(null);
+  const seriesRef = useRef(series);
+  seriesRef.current = series;
   useEffect(() => {
     const el = box.current!;
-    const buckets: Json[] = series.buckets.filter((b: Json) => b.count > 0);
-    const xs = buckets.map((b) => Date.parse(b.start) / 1000);
-    const col = (k: 'dx' | 'dy' | 'dz') => buckets.map((b) => (b[k] ? b[k].avg : null));
-    const data: uPlot.AlignedData = [xs, col('dx'), col('dy'), col('dz')];
     const bands = (u: uPlot) => {
       const { ctx } = u;
       const { left, width, top, height } = u.bbox;
@@ -48,7 +56,7 @@ export function SeriesChart({ series, thresholds, onZoom }: { series: Json; thre
         width,
         height: 320,
         title: 'Displacement (mm), bucket averages',
-        scales: { x: { time: true, range: () => [Date.parse(series.from) / 1000, Date.parse(series.to) / 1000] }, y: { range: (_u, min, max) => [Math.min(min ?? 0, -thresholds.alarm * 1.2), Math.max(max ?? 0, thresholds.alarm * 1.2)] } },
+        scales: { x: { time: true, range: () => [Date.parse(seriesRef.current.from) / 1000, Date.parse(seriesRef.current.to) / 1000] }, y: { range: (_u, min, max) => [Math.min((min ?? 0) * 1.1, -thresholds.alarm * 1.2), Math.max((max ?? 0) * 1.1, thresholds.alarm * 1.2)] } },
         axes: [{}, { label: 'mm' }],
         series: [
           { label: 'Time (UTC)', value: (_u, v) => (v == null ? '—' : new Date(v * 1000).toISOString().slice(0, 16).replace('T', ' ')) },
@@ -70,15 +78,18 @@ export function SeriesChart({ series, thresholds, onZoom }: { series: Json; thre
           ],
         },
       },
-      data,
+      toData(seriesRef.current),
       el,
     );
+    plotRef.current = plot;
     const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(320, el.clientWidth), height: 320 }));
     resize.observe(el);
     return () => {
       resize.disconnect();
       plot.destroy();
+      plotRef.current = null;
     };
-  }, [series, thresholds.warning, thresholds.alarm]);
+  }, [thresholds.warning, thresholds.alarm]);
+  useEffect(() => plotRef.current?.setData(toData(series)), [series]);
   return <div ref={box} class="chart" role="img" aria-label={`Chart of dx, dy and dz from ${series.from} to ${series.to}; warning band at ±${thresholds.warning} mm, alarm beyond ±${thresholds.alarm} mm`} />;
 }
