@@ -1,10 +1,11 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Json } from '../api';
 import { go, href } from '../router';
 import { Badge, ErrorNotice, Field, PageTitle, SecretOnce, useAction, useLoad, when } from '../ui';
-import { EVENT_GROUPS, rate } from './webhooks';
+import { EVENT_GROUPS, rate } from '../events';
 
 const ALL_EVENTS = EVENT_GROUPS.flatMap(([, e]) => e);
+const PENDING_REFRESH_MS = 2000;
 
 /** One webhook: delivery statistics, a test event, secret rotation, and the deliveries with every attempt. */
 export function WebhookDetail({ webhookId }: { webhookId: string }) {
@@ -18,6 +19,13 @@ export function WebhookDetail({ webhookId }: { webhookId: string }) {
   const act = useAction();
   const w = hook.data;
   const refresh = () => (hook.reload(), deliveries.reload());
+  // While a delivery is still under way the list reads itself again, so its outcome appears.
+  const pending = deliveries.data?.items.some((d) => d.status === 'pending') ?? false;
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setTimeout(refresh, PENDING_REFRESH_MS);
+    return () => clearTimeout(timer);
+  }, [pending, deliveries.data]);
   const show = (deliveryId: string) => act.run(async () => setOpen(await api.getDelivery(webhookId, deliveryId)));
 
   return (
@@ -81,7 +89,7 @@ export function WebhookDetail({ webhookId }: { webhookId: string }) {
             </button>
           </div>
           <form
-            class="row"
+            class="row controls"
             onSubmit={(e) => {
               e.preventDefault();
               act.run(async () => {

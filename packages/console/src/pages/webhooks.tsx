@@ -1,17 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { href } from '../router';
+import { EVENT_GROUPS, rate } from '../events';
 import { Badge, ErrorNotice, Field, PageTitle, SecretOnce, useAction, useLoad, when } from '../ui';
-
-/** Spec §6.2, by group. */
-export const EVENT_GROUPS: [string, string[]][] = [
-  ['Data', ['data.created', 'data.updated', 'data.abnormal', 'data.batch_completed']],
-  ['Tasks', ['task.created', 'task.assigned', 'task.status_changed', 'task.completed', 'task.overdue']],
-  ['Projects', ['project.created', 'project.status_changed', 'project.completed']],
-  ['Reports', ['report.generated', 'report.approved', 'report.rejected']],
-];
-
-export const rate = (r: number | null | undefined) => (r === null || r === undefined ? 'no finished deliveries in 24 h' : `${(r * 100).toFixed(1)} %`);
 
 export function Webhooks() {
   const list = useLoad(() => api.listWebhooks(), []);
