@@ -17,6 +17,8 @@ const RANGES: [string, number][] = [
 /** While the range ends now, the page reads the point again every few seconds: new data appears on its own. */
 const LIVE_REFRESH_MS = 5000;
 
+const readings = (n: number) => `${n} reading${n === 1 ? '' : 's'}`;
+
 type Range = { span: number; to: Date | null; from?: Date };
 
 export function PointDetail({ pointId }: { pointId: string }) {
@@ -81,7 +83,7 @@ export function PointDetail({ pointId }: { pointId: string }) {
           <>
             <SeriesChart series={series.data} thresholds={p.thresholds} onZoom={(from, to) => setRange({ span: (to.getTime() - from.getTime()) / 1000, from, to })} />
             <p class="small muted" id="series-summary" aria-live="polite">
-              {series.data.buckets.reduce((n: number, b: Json) => n + b.count, 0)} readings from {when(series.data.from)} to {when(series.data.to)}, in buckets of {series.data.interval_seconds} s.
+              {readings(series.data.buckets.reduce((n: number, b: Json) => n + b.count, 0))} from {when(series.data.from)} to {when(series.data.to)}, in buckets of {series.data.interval_seconds} s.
             </p>
           </>
         )}

@@ -149,7 +149,7 @@ export function Reports() {
               </td>
               <td>
                 <Badge tone={TONE[r.status] ?? 'idle'}>{label(r.status)}</Badge>
-                {r.status === 'failed' && r.error && <div class="small">{typeof r.error === 'string' ? r.error : r.error.detail}</div>}
+                {r.status === 'failed' && r.failure && <div class="small">{r.failure.detail} ({r.failure.code})</div>}
               </td>
               <td class="actions">
                 {(r.files ?? []).map((file: Json) => (
