@@ -16,7 +16,10 @@ describe('console: point detail', () => {
   const now = Date.now();
   const hoursAgo = (h: number) => new Date(now - h * 3_600_000).toISOString();
   const write = async (measuredAt: string, dz: number) => {
-    const res = await t.api('POST', `/projects/${projectId}/data`, { headers: admin, body: { records: [{ point_id: pointId, measured_at: measuredAt, values: { dx: 0.5, dy: -0.5, dz } }] } });
+    const res = await t.api('POST', `/projects/${projectId}/data`, {
+      headers: admin,
+      body: { records: [{ point_id: pointId, measured_at: measuredAt, values: { dx: 0.5, dy: -0.5, dz } }] },
+    });
     expect(res.status).toBe(200);
   };
   const seriesSpan = (r: Request) => {
@@ -32,10 +35,22 @@ describe('console: point detail', () => {
     pointId = (
       await t.api('POST', `/projects/${projectId}/points`, {
         headers: admin,
-        body: { number: 'CR-01', name: 'Crest 1', sensor_type: 'total_station', reference: { x: 3512345.1, y: 512345.6, z: 45.3 }, thresholds: { warning: 5, alarm: 10 } },
+        body: {
+          number: 'CR-01',
+          name: 'Crest 1',
+          sensor_type: 'total_station',
+          reference: { x: 3512345.1, y: 512345.6, z: 45.3 },
+          thresholds: { warning: 5, alarm: 10 },
+        },
       })
     ).body.data.id;
-    for (const [h, dz] of [[30, 1], [20, 2.5], [10, 4], [5, 12]] as const) await write(hoursAgo(h), dz);
+    for (const [h, dz] of [
+      [30, 1],
+      [20, 2.5],
+      [10, 4],
+      [5, 12],
+    ] as const)
+      await write(hoursAgo(h), dz);
     browser = await launchChromium({ viewport: LAPTOP });
     page = await browser.context.newPage();
     await signIn(page, t);
@@ -50,7 +65,10 @@ describe('console: point detail', () => {
     await page.goto(`${consoleUrl(t)}#/points/${pointId}`);
     await page.getByRole('heading', { level: 1, name: 'Point CR-01 · Crest 1' }).waitFor();
     expect(seriesSpan(await series)).toBe(30 * 86400);
-    await page.getByRole('img', { name: /Chart of dx, dy and dz .* warning band at ±5 mm, alarm beyond ±10 mm/ }).locator('canvas').waitFor();
+    await page
+      .getByRole('img', { name: /Chart of dx, dy and dz .* warning band at ±5 mm, alarm beyond ±10 mm/ })
+      .locator('canvas')
+      .waitFor();
     expect(await page.locator('#series-summary').textContent()).toMatch(/^4 readings from /);
     // uPlot's legend names the three series.
     expect(await page.locator('.u-legend .u-label').allTextContents()).toEqual(['Time (UTC)', 'dx', 'dy', 'dz']);
@@ -59,7 +77,12 @@ describe('console: point detail', () => {
     expect(await latest.getByRole('row').nth(1).getByRole('cell').allTextContents()).toEqual(['0.5', '-0.5', '12', 'alarm']);
     const alarms = page.getByRole('table', { name: 'Alarms of this point not yet cleared' });
     await alarms.getByRole('row').nth(1).waitFor();
-    expect(await alarms.getByRole('row').nth(1).getByRole('cell').allTextContents()).toEqual(['alarm', expect.stringContaining('dz'), 'open', 'AcknowledgeClear']);
+    expect(await alarms.getByRole('row').nth(1).getByRole('cell').allTextContents()).toEqual([
+      'alarm',
+      expect.stringContaining('dz'),
+      'open',
+      'AcknowledgeClear',
+    ]);
     await screenshot(page, '05-point-detail');
   });
 
@@ -67,7 +90,10 @@ describe('console: point detail', () => {
     await write(hoursAgo(0.5), 3);
     const latest = page.getByRole('table', { name: 'The newest readings of this point' });
     await latest.getByRole('row').nth(1).getByRole('cell').nth(2).getByText('3', { exact: true }).waitFor();
-    await page.locator('#series-summary').getByText(/^5 readings from /).waitFor();
+    await page
+      .locator('#series-summary')
+      .getByText(/^5 readings from /)
+      .waitFor();
   });
 
   it('asks the series endpoint again for a chosen range and for a range dragged on the chart', async () => {

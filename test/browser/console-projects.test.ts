@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
-import { PROJECT_TRANSITIONS, TASK_TRANSITIONS } from '@mp/projects';
-import { PROJECT_MOVES, TASK_MOVES } from '../../packages/console/src/transitions.js';
+import { DEVICE_TYPES as SERVICE_DEVICE_TYPES, PROJECT_TRANSITIONS, ROLES, SENSOR_TYPES as SERVICE_SENSOR_TYPES, TASK_TRANSITIONS } from '@mp/projects';
+import { DEVICE_TYPES, MEMBER_ROLES, PROJECT_MOVES, SENSOR_TYPES, TASK_MOVES } from '../../packages/console/src/transitions.js';
 import { launchChromium } from '../support/browser.js';
 import { LAPTOP, screenshot, signIn } from '../support/console.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
@@ -27,9 +27,12 @@ describe('console: projects', () => {
     await t?.stop();
   });
 
-  it('offers exactly the status moves the projects service allows', () => {
+  it('offers exactly the status moves, sensor and device types and roles the projects service knows', () => {
     expect(PROJECT_MOVES).toEqual(PROJECT_TRANSITIONS);
     expect(TASK_MOVES).toEqual(TASK_TRANSITIONS);
+    expect(SENSOR_TYPES).toEqual(SERVICE_SENSOR_TYPES);
+    expect(DEVICE_TYPES).toEqual(SERVICE_DEVICE_TYPES);
+    expect(MEMBER_ROLES).toEqual(ROLES);
   });
 
   it('creates a project and lists it', async () => {
@@ -91,7 +94,14 @@ describe('console: projects', () => {
     expect(await row.getByRole('cell').allTextContents()).toEqual(['P-01', 'total station', '5 / 10', 'Station A']);
     const points = (await t.api('GET', `/projects/${projectId}/points`, { headers: admin })).body.data.items;
     expect(points).toEqual([
-      expect.objectContaining({ number: 'P-01', name: 'Crest 1', sensor_type: 'total_station', device_id: device.id, thresholds: { warning: 5, alarm: 10 }, reference: { x: 3512345.1, y: 512345.6, z: 45.3 } }),
+      expect.objectContaining({
+        number: 'P-01',
+        name: 'Crest 1',
+        sensor_type: 'total_station',
+        device_id: device.id,
+        thresholds: { warning: 5, alarm: 10 },
+        reference: { x: 3512345.1, y: 512345.6, z: 45.3 },
+      }),
     ]);
   });
 
@@ -122,7 +132,12 @@ describe('console: projects', () => {
   });
 
   it('adds a member with a role and removes them', async () => {
-    const user = (await t.api('POST', '/users', { headers: admin, body: { username: 'surveyor', name: 'Site Surveyor', password: 'a long passphrase', permissions: ['project:read'] } })).body.data;
+    const user = (
+      await t.api('POST', '/users', {
+        headers: admin,
+        body: { username: 'surveyor', name: 'Site Surveyor', password: 'a long passphrase', permissions: ['project:read'] },
+      })
+    ).body.data;
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'North Embankment (NE-2026)' }).waitFor();
     await page.getByLabel('User').selectOption(user.id);
@@ -134,8 +149,19 @@ describe('console: projects', () => {
     const members = (await t.api('GET', `/projects/${projectId}/members`, { headers: admin })).body.data.items;
     // The project's creator is its owner from the start.
     const me = (await t.api('GET', '/me', { headers: admin })).body.data;
-    expect(members.map((m: { user_id: string; role: string }) => [m.user_id, m.role]).sort()).toEqual([[user.id, 'editor'], [me.id, 'owner']].sort());
-    expect(await page.getByRole('row', { name: /Administrator/ }).getByRole('cell').nth(0).textContent()).toBe('owner');
+    expect(members.map((m: { user_id: string; role: string }) => [m.user_id, m.role]).sort()).toEqual(
+      [
+        [user.id, 'editor'],
+        [me.id, 'owner'],
+      ].sort(),
+    );
+    expect(
+      await page
+        .getByRole('row', { name: /Administrator/ })
+        .getByRole('cell')
+        .nth(0)
+        .textContent(),
+    ).toBe('owner');
     await screenshot(page, '04-project-detail');
 
     await page.getByRole('button', { name: 'Remove Site Surveyor' }).click();

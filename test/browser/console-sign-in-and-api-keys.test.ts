@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { httpsRequest } from '@mp/testing';
 import { launchChromium } from '../support/browser.js';
-import { consoleUrl, LAPTOP, screenshot, signIn } from '../support/console.js';
+import { consoleUrl, LAPTOP, screenshot } from '../support/console.js';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // The console's sign-in (spec §5 rule 7: access token in memory, refresh token in an HttpOnly
@@ -93,7 +93,9 @@ describe('console: sign-in and API keys', () => {
     const row = page.getByRole('row', { name: /Site logger/ });
     await row.waitFor();
     const stored = (await t.api('GET', '/api-keys', { headers: { authorization: `Bearer ${await t.login()}` } })).body.data.items;
-    expect(stored).toEqual([expect.objectContaining({ name: 'Site logger', permissions: ['project:read', 'data:write'], expires_at: '2099-12-31T23:59:59.000Z' })]);
+    expect(stored).toEqual([
+      expect.objectContaining({ name: 'Site logger', permissions: ['project:read', 'data:write'], expires_at: '2099-12-31T23:59:59.000Z' }),
+    ]);
     expect(key.startsWith(stored[0].prefix)).toBe(true);
     expect(await row.getByRole('cell').allTextContents()).toEqual([
       `${stored[0].prefix}…`,
@@ -179,7 +181,11 @@ describe('console session endpoints refuse cross-site requests', () => {
   });
 
   it('needs the Origin of the console itself', async () => {
-    for (const headers of [{ 'x-mp-console': '1' }, { 'x-mp-console': '1', origin: 'https://attacker.example' }, { 'x-mp-console': '1', origin: origin.replace('https', 'http') }]) {
+    for (const headers of [
+      { 'x-mp-console': '1' },
+      { 'x-mp-console': '1', origin: 'https://attacker.example' },
+      { 'x-mp-console': '1', origin: origin.replace('https', 'http') },
+    ]) {
       const res = await httpsRequest(`${origin}/console/session`, { method: 'POST', headers, body: signInBody() });
       expectError(res, 400001, 'Origin');
       expect(res.headers['set-cookie']).toBeUndefined();
@@ -203,7 +209,10 @@ describe('console session endpoints refuse cross-site requests', () => {
 
     // The live cookie means nothing to the sandbox (another environment, another cookie name).
     const sandboxOrigin = new URL(t.sandboxBase).origin;
-    const other = await httpsRequest(`${sandboxOrigin}/console/session/refresh`, { method: 'POST', headers: { 'x-mp-console': '1', origin: sandboxOrigin, cookie: rotated } });
+    const other = await httpsRequest(`${sandboxOrigin}/console/session/refresh`, {
+      method: 'POST',
+      headers: { 'x-mp-console': '1', origin: sandboxOrigin, cookie: rotated },
+    });
     expectError(other, 401003, 'refresh_token');
   });
 });

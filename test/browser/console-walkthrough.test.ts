@@ -72,7 +72,10 @@ describe('console walkthrough: from a key to data on the chart and a webhook rec
       body: { records: [{ point_id: pointId, measured_at: measuredAt, values: { dx: 1.2, dy: -0.4, dz: 2.1 } }] },
     });
     expect(write.status).toBe(200);
-    await page.locator('#series-summary').getByText(/^1 reading from /).waitFor();
+    await page
+      .locator('#series-summary')
+      .getByText(/^1 reading from /)
+      .waitFor();
     const latest = page.getByRole('table', { name: 'The newest readings of this point' });
     expect(await latest.getByRole('row').nth(1).getByRole('cell').allTextContents()).toEqual(['1.2', '-0.4', '2.1', 'normal']);
     await screenshot(page, '09-walkthrough-data-on-the-chart');

@@ -60,9 +60,21 @@ describe('console: webhooks', () => {
 
     const row = page.getByRole('row', { name: /Site office/ });
     await row.waitFor();
-    expect(await row.getByRole('cell').allTextContents()).toEqual([`${receiver.url}/hooks`, 'data.created project.created', 'active', 'no finished deliveries in 24 h', expect.stringMatching(/ UTC$/)]);
+    expect(await row.getByRole('cell').allTextContents()).toEqual([
+      `${receiver.url}/hooks`,
+      'data.created project.created',
+      'active',
+      'no finished deliveries in 24 h',
+      expect.stringMatching(/ UTC$/),
+    ]);
     const [stored] = (await t.api('GET', '/webhooks', { headers: admin })).body.data.items;
-    expect(stored).toMatchObject({ name: 'Site office', url: `${receiver.url}/hooks`, events: ['data.created', 'project.created'], retry_policy: { max_retries: 2, retry_interval: 1 }, active: true });
+    expect(stored).toMatchObject({
+      name: 'Site office',
+      url: `${receiver.url}/hooks`,
+      events: ['data.created', 'project.created'],
+      retry_policy: { max_retries: 2, retry_interval: 1 },
+      active: true,
+    });
     webhookId = stored.id;
     await screenshot(page, '06-webhooks');
     await row.getByRole('link', { name: 'Site office' }).click();
@@ -71,7 +83,10 @@ describe('console: webhooks', () => {
 
   it('sends a test event, shows the failed delivery with its attempt, and resends it', async () => {
     await page.getByRole('button', { name: 'Send test event' }).click();
-    await page.getByRole('status').getByText(/^Test event sent: delivery del_/).waitFor();
+    await page
+      .getByRole('status')
+      .getByText(/^Test event sent: delivery del_/)
+      .waitFor();
     const [first] = await receiver.waitFor(1);
     expect(first!.json).toMatchObject({ event_type: 'webhook.test', webhook_id: webhookId });
     expect(signedBy(secret, first!)).toBe(true);

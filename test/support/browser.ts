@@ -8,7 +8,9 @@ import { chromium, type BrowserContext } from 'playwright-core';
  * playwright-core, headless, with a new empty profile of its own: nothing is downloaded and no
  * state survives between test files. The gateway serves the test's self-signed certificate.
  */
-export async function launchChromium(opts: { viewport?: { width: number; height: number } } = {}): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+export async function launchChromium(
+  opts: { viewport?: { width: number; height: number } } = {},
+): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), 'mp-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     ignoreHTTPSErrors: true,

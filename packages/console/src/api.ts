@@ -121,7 +121,10 @@ async function request(method: string, path: string, opts: { body?: Json; query?
   let res = await send();
   // Spec §5 rule 3: an expired access token (401002) is renewed and the request repeated once.
   if (res.status === 401) {
-    const peek = await res.clone().json().catch(() => null);
+    const peek = await res
+      .clone()
+      .json()
+      .catch(() => null);
     if (peek?.code === 401002) {
       if (await session.resume()) res = await send();
       else onSignedOut();
@@ -139,7 +142,8 @@ export const api = {
   // API keys (system:admin)
   listApiKeys: (q: Query = {}): Promise<Page<Json>> => call('GET', '/api-keys', { query: { limit: 100, ...q } }),
   createApiKey: (body: { name: string; permissions: string[]; expires_at?: string }) => call('POST', '/api-keys', { body }),
-  rollApiKey: (keyId: string, gracePeriodSeconds: number) => call('POST', `/api-keys/${id(keyId)}/roll`, { body: { grace_period_seconds: gracePeriodSeconds } }),
+  rollApiKey: (keyId: string, gracePeriodSeconds: number) =>
+    call('POST', `/api-keys/${id(keyId)}/roll`, { body: { grace_period_seconds: gracePeriodSeconds } }),
   revokeApiKey: (keyId: string) => call('DELETE', `/api-keys/${id(keyId)}`),
 
   // Projects, members, tasks, points, devices
@@ -162,7 +166,8 @@ export const api = {
 
   // Monitoring data and alarms
   getSeries: (pointId: string, q: { from?: string; to?: string; buckets?: number }) => call('GET', `/points/${id(pointId)}/series`, { query: q }),
-  listPointData: (pointId: string, q: Query = {}): Promise<Page<Json>> => call('GET', `/points/${id(pointId)}/data`, { query: { limit: 10, order: 'desc', ...q } }),
+  listPointData: (pointId: string, q: Query = {}): Promise<Page<Json>> =>
+    call('GET', `/points/${id(pointId)}/data`, { query: { limit: 10, order: 'desc', ...q } }),
   listAlarms: (projectId: string, q: Query = {}): Promise<Page<Json>> => call('GET', `/projects/${id(projectId)}/alarms`, { query: { limit: 100, ...q } }),
   acknowledgeAlarm: (alarmId: string, comment?: string) => call('POST', `/alarms/${id(alarmId)}/acknowledge`, { body: comment ? { comment } : {} }),
   clearAlarm: (alarmId: string, comment?: string) => call('POST', `/alarms/${id(alarmId)}/clear`, { body: comment ? { comment } : {} }),
@@ -174,7 +179,8 @@ export const api = {
   updateWebhook: (webhookId: string, body: Json) => call('PUT', `/webhooks/${id(webhookId)}`, { body }),
   deleteWebhook: (webhookId: string) => call('DELETE', `/webhooks/${id(webhookId)}`),
   testWebhook: (webhookId: string) => call('POST', `/webhooks/${id(webhookId)}/test`),
-  listDeliveries: (webhookId: string, q: Query = {}): Promise<Page<Json>> => call('GET', `/webhooks/${id(webhookId)}/deliveries`, { query: { limit: 50, ...q } }),
+  listDeliveries: (webhookId: string, q: Query = {}): Promise<Page<Json>> =>
+    call('GET', `/webhooks/${id(webhookId)}/deliveries`, { query: { limit: 50, ...q } }),
   getDelivery: (webhookId: string, deliveryId: string) => call('GET', `/webhooks/${id(webhookId)}/deliveries/${id(deliveryId)}`),
   resendDelivery: (webhookId: string, deliveryId: string) => call('POST', `/webhooks/${id(webhookId)}/deliveries/${id(deliveryId)}/resend`),
   rotateWebhookSecret: (webhookId: string, gracePeriodSeconds: number) =>

@@ -17,7 +17,15 @@ const COLORS = { dx: '#0969da', dy: '#8250df', dz: '#bf3989' };
  * time range: `onZoom` receives it and the page asks the series endpoint for that range, so the
  * buckets get finer as the range narrows (years down to minutes).
  */
-export function SeriesChart({ series, thresholds, onZoom }: { series: Json; thresholds: { warning: number; alarm: number }; onZoom: (from: Date, to: Date) => void }) {
+export function SeriesChart({
+  series,
+  thresholds,
+  onZoom,
+}: {
+  series: Json;
+  thresholds: { warning: number; alarm: number };
+  onZoom: (from: Date, to: Date) => void;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const zoom = useRef(onZoom);
   zoom.current = onZoom;
@@ -56,7 +64,10 @@ export function SeriesChart({ series, thresholds, onZoom }: { series: Json; thre
         width,
         height: 320,
         title: 'Displacement (mm), bucket averages',
-        scales: { x: { time: true, range: () => [Date.parse(seriesRef.current.from) / 1000, Date.parse(seriesRef.current.to) / 1000] }, y: { range: (_u, min, max) => [Math.min((min ?? 0) * 1.1, -thresholds.alarm * 1.2), Math.max((max ?? 0) * 1.1, thresholds.alarm * 1.2)] } },
+        scales: {
+          x: { time: true, range: () => [Date.parse(seriesRef.current.from) / 1000, Date.parse(seriesRef.current.to) / 1000] },
+          y: { range: (_u, min, max) => [Math.min((min ?? 0) * 1.1, -thresholds.alarm * 1.2), Math.max((max ?? 0) * 1.1, thresholds.alarm * 1.2)] },
+        },
         axes: [{}, { label: 'mm' }],
         series: [
           { label: 'Time (UTC)', value: (_u, v) => (v == null ? '—' : new Date(v * 1000).toISOString().slice(0, 16).replace('T', ' ')) },
@@ -91,5 +102,12 @@ export function SeriesChart({ series, thresholds, onZoom }: { series: Json; thre
     };
   }, [thresholds.warning, thresholds.alarm]);
   useEffect(() => plotRef.current?.setData(toData(series)), [series]);
-  return <div ref={box} class="chart" role="img" aria-label={`Chart of dx, dy and dz from ${series.from} to ${series.to}; warning band at ±${thresholds.warning} mm, alarm beyond ±${thresholds.alarm} mm`} />;
+  return (
+    <div
+      ref={box}
+      class="chart"
+      role="img"
+      aria-label={`Chart of dx, dy and dz from ${series.from} to ${series.to}; warning band at ±${thresholds.warning} mm, alarm beyond ±${thresholds.alarm} mm`}
+    />
+  );
 }

@@ -1,7 +1,8 @@
 /**
  * The status moves the console offers, as services/projects/src/transitions.ts publishes them
  * (README "Projects, tasks…"). The API stays the judge: a move it refuses is shown with its 409
- * error. test/browser/console-projects.test.ts checks that these tables equal the service's.
+ * error. test/browser/console-projects.test.ts checks that these tables, the sensor and device
+ * types and the roles equal the service's.
  */
 export const PROJECT_MOVES: Record<string, string[]> = {
   not_started: ['in_progress', 'archived'],
@@ -19,7 +20,19 @@ export const TASK_MOVES: Record<string, string[]> = {
   cancelled: [],
 };
 
-export const SENSOR_TYPES = ['total_station', 'gnss', 'level', 'inclinometer', 'tiltmeter', 'settlement_gauge', 'extensometer', 'crack_meter', 'piezometer', 'strain_gauge', 'water_level_gauge'];
+export const SENSOR_TYPES = [
+  'total_station',
+  'gnss',
+  'level',
+  'inclinometer',
+  'tiltmeter',
+  'settlement_gauge',
+  'extensometer',
+  'crack_meter',
+  'piezometer',
+  'strain_gauge',
+  'water_level_gauge',
+];
 export const DEVICE_TYPES = [...SENSOR_TYPES, 'data_logger', 'other'];
 export const MEMBER_ROLES = ['owner', 'editor', 'viewer'];
 

@@ -126,7 +126,17 @@ export const PERMISSIONS = [
 ] as const;
 
 /** Checkboxes for permission identifiers (spec §2.2) in a labelled group. */
-export function PermissionPicker({ legend, value, onChange, idPrefix }: { legend: string; value: string[]; onChange: (v: string[]) => void; idPrefix: string }) {
+export function PermissionPicker({
+  legend,
+  value,
+  onChange,
+  idPrefix,
+}: {
+  legend: string;
+  value: string[];
+  onChange: (v: string[]) => void;
+  idPrefix: string;
+}) {
   return (
     <fieldset class="permissions">
       <legend>{legend}</legend>

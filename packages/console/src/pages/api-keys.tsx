@@ -53,7 +53,13 @@ export function ApiKeys() {
             <input id="key-name" required maxLength={100} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
           </Field>
           <Field label="Expires on (optional)" id="key-expires" hint="The key stops working at the end of that day (UTC).">
-            <input id="key-expires" type="date" value={expires} aria-describedby="key-expires-hint" onInput={(e) => setExpires((e.target as HTMLInputElement).value)} />
+            <input
+              id="key-expires"
+              type="date"
+              value={expires}
+              aria-describedby="key-expires-hint"
+              onInput={(e) => setExpires((e.target as HTMLInputElement).value)}
+            />
           </Field>
         </div>
         <PermissionPicker legend="Permissions" value={permissions} onChange={setPermissions} idPrefix="key-perm" />

@@ -32,8 +32,14 @@ export function PointDetail({ pointId }: { pointId: string }) {
   }, [pointId, range, tick]);
   const latest = useLoad(() => api.listPointData(pointId, { limit: 5, order: 'desc' }), [pointId, tick]);
   const p = point.data;
-  const alarms = useLoad(() => (p ? api.listAlarms(p.project_id, { point_id: pointId, status: 'open' }) : Promise.resolve(undefined)), [p?.project_id, pointId, tick]);
-  const acknowledged = useLoad(() => (p ? api.listAlarms(p.project_id, { point_id: pointId, status: 'acknowledged' }) : Promise.resolve(undefined)), [p?.project_id, pointId, tick]);
+  const alarms = useLoad(
+    () => (p ? api.listAlarms(p.project_id, { point_id: pointId, status: 'open' }) : Promise.resolve(undefined)),
+    [p?.project_id, pointId, tick],
+  );
+  const acknowledged = useLoad(
+    () => (p ? api.listAlarms(p.project_id, { point_id: pointId, status: 'acknowledged' }) : Promise.resolve(undefined)),
+    [p?.project_id, pointId, tick],
+  );
   const change = useAction();
   const [comment, setComment] = useState('');
 
@@ -60,7 +66,8 @@ export function PointDetail({ pointId }: { pointId: string }) {
       <ErrorNotice error={point.error} />
       {p && (
         <p class="muted">
-          {label(p.sensor_type)} · warning at ±{p.thresholds.warning} mm · alarm at ±{p.thresholds.alarm} mm · reference ({p.reference.x}, {p.reference.y}, {p.reference.z}) m
+          {label(p.sensor_type)} · warning at ±{p.thresholds.warning} mm · alarm at ±{p.thresholds.alarm} mm · reference ({p.reference.x}, {p.reference.y},{' '}
+          {p.reference.z}) m
         </p>
       )}
       <div class="card">
@@ -81,9 +88,14 @@ export function PointDetail({ pointId }: { pointId: string }) {
         <ErrorNotice error={series.error} />
         {series.data && p && (
           <>
-            <SeriesChart series={series.data} thresholds={p.thresholds} onZoom={(from, to) => setRange({ span: (to.getTime() - from.getTime()) / 1000, from, to })} />
+            <SeriesChart
+              series={series.data}
+              thresholds={p.thresholds}
+              onZoom={(from, to) => setRange({ span: (to.getTime() - from.getTime()) / 1000, from, to })}
+            />
             <p class="small muted" id="series-summary" aria-live="polite">
-              {readings(series.data.buckets.reduce((n: number, b: Json) => n + b.count, 0))} from {when(series.data.from)} to {when(series.data.to)}, in buckets of {series.data.interval_seconds} s.
+              {readings(series.data.buckets.reduce((n: number, b: Json) => n + b.count, 0))} from {when(series.data.from)} to {when(series.data.to)}, in buckets
+              of {series.data.interval_seconds} s.
             </p>
           </>
         )}
@@ -148,7 +160,12 @@ export function PointDetail({ pointId }: { pointId: string }) {
                 <td>{a.status}</td>
                 <td class="actions">
                   {a.status === 'open' && (
-                    <button type="button" disabled={change.busy} aria-label={`Acknowledge alarm opened ${when(a.opened_at)}`} onClick={() => act(a, 'acknowledge')}>
+                    <button
+                      type="button"
+                      disabled={change.busy}
+                      aria-label={`Acknowledge alarm opened ${when(a.opened_at)}`}
+                      onClick={() => act(a, 'acknowledge')}
+                    >
                       Acknowledge
                     </button>
                   )}

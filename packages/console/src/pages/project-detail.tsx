@@ -31,7 +31,12 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
           <ErrorNotice error={move.error} />
           <div class="actions">
             {(PROJECT_MOVES[p.status] ?? []).map((s) => (
-              <button key={s} type="button" disabled={move.busy} onClick={() => move.run(async () => (await api.changeProjectStatus(p.id, s), project.reload()))}>
+              <button
+                key={s}
+                type="button"
+                disabled={move.busy}
+                onClick={() => move.run(async () => (await api.changeProjectStatus(p.id, s), project.reload()))}
+              >
                 Move to {label(s)}
               </button>
             ))}
@@ -284,7 +289,13 @@ function Tasks({ projectId }: { projectId: string }) {
               <td>{t.assignee?.name ?? '—'}</td>
               <td class="actions">
                 {(TASK_MOVES[t.status] ?? []).map((s) => (
-                  <button key={s} type="button" aria-label={`Move ${t.name} to ${label(s)}`} disabled={move.busy} onClick={() => move.run(async () => (await api.changeTaskStatus(t.id, s), tasks.reload()))}>
+                  <button
+                    key={s}
+                    type="button"
+                    aria-label={`Move ${t.name} to ${label(s)}`}
+                    disabled={move.busy}
+                    onClick={() => move.run(async () => (await api.changeTaskStatus(t.id, s), tasks.reload()))}
+                  >
                     {label(s)}
                   </button>
                 ))}
@@ -360,7 +371,13 @@ function Members({ projectId }: { projectId: string }) {
               <td>{m.role}</td>
               <td class="small">{when(m.created_at)}</td>
               <td>
-                <button type="button" class="danger" aria-label={`Remove ${m.name ?? names.get(m.user_id) ?? m.user_id}`} disabled={change.busy} onClick={() => change.run(async () => (await api.removeMember(projectId, m.user_id), members.reload()))}>
+                <button
+                  type="button"
+                  class="danger"
+                  aria-label={`Remove ${m.name ?? names.get(m.user_id) ?? m.user_id}`}
+                  disabled={change.busy}
+                  onClick={() => change.run(async () => (await api.removeMember(projectId, m.user_id), members.reload()))}
+                >
                   Remove
                 </button>
               </td>

@@ -44,7 +44,12 @@ export function Reports() {
           onSubmit={(e) => {
             e.preventDefault();
             gen.run(async () => {
-              await api.generateReport(f.project_id, { template_id: f.template_id, from: dayStart(f.from), to: dayStart(f.to), ...(f.title ? { title: f.title } : {}) });
+              await api.generateReport(f.project_id, {
+                template_id: f.template_id,
+                from: dayStart(f.from),
+                to: dayStart(f.to),
+                ...(f.title ? { title: f.title } : {}),
+              });
               reports.reload();
             });
           }}
@@ -149,7 +154,11 @@ export function Reports() {
               </td>
               <td>
                 <Badge tone={TONE[r.status] ?? 'idle'}>{label(r.status)}</Badge>
-                {r.status === 'failed' && r.failure && <div class="small">{r.failure.detail} ({r.failure.code})</div>}
+                {r.status === 'failed' && r.failure && (
+                  <div class="small">
+                    {r.failure.detail} ({r.failure.code})
+                  </div>
+                )}
               </td>
               <td class="actions">
                 {(r.files ?? []).map((file: Json) => (
@@ -165,7 +174,12 @@ export function Reports() {
               <td class="actions">
                 {r.status === 'generated' && (
                   <>
-                    <button type="button" disabled={act.busy} aria-label={`Approve ${r.title ?? r.id}`} onClick={() => act.run(async () => (await api.approveReport(r.id, comment || undefined), setComment(''), reports.reload()))}>
+                    <button
+                      type="button"
+                      disabled={act.busy}
+                      aria-label={`Approve ${r.title ?? r.id}`}
+                      onClick={() => act.run(async () => (await api.approveReport(r.id, comment || undefined), setComment(''), reports.reload()))}
+                    >
                       Approve
                     </button>
                     <button

@@ -21,10 +21,24 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
       >
         <ErrorNotice error={action.error} id="signin-error" />
         <Field label="Username" id="username">
-          <input id="username" autocomplete="username" required value={username} onInput={(e) => setUsername((e.target as HTMLInputElement).value)} aria-describedby={action.error ? 'signin-error' : undefined} />
+          <input
+            id="username"
+            autocomplete="username"
+            required
+            value={username}
+            onInput={(e) => setUsername((e.target as HTMLInputElement).value)}
+            aria-describedby={action.error ? 'signin-error' : undefined}
+          />
         </Field>
         <Field label="Password" id="password">
-          <input id="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} />
+          <input
+            id="password"
+            type="password"
+            autocomplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+          />
         </Field>
         <button type="submit" class="primary" disabled={action.busy}>
           Sign in

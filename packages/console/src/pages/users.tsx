@@ -37,7 +37,15 @@ export function Users() {
             <input id="user-name" required value={f.name} onInput={text('name')} />
           </Field>
           <Field label="Initial password" id="user-password" hint="At least 8 characters; a long passphrase is best.">
-            <input id="user-password" type="password" autocomplete="new-password" required value={f.password} aria-describedby="user-password-hint" onInput={text('password')} />
+            <input
+              id="user-password"
+              type="password"
+              autocomplete="new-password"
+              required
+              value={f.password}
+              aria-describedby="user-password-hint"
+              onInput={text('password')}
+            />
           </Field>
         </div>
         <PermissionPicker legend="Permissions" value={f.permissions} onChange={(permissions) => setF({ ...f, permissions })} idPrefix="user-perm" />
@@ -60,7 +68,12 @@ export function Users() {
           }}
         >
           <h2 id="edit-user">Permissions of {editing.name}</h2>
-          <PermissionPicker legend={`Permissions of ${editing.username}`} value={editing.permissions} onChange={(permissions) => setEditing({ ...editing, permissions })} idPrefix="edit-perm" />
+          <PermissionPicker
+            legend={`Permissions of ${editing.username}`}
+            value={editing.permissions}
+            onChange={(permissions) => setEditing({ ...editing, permissions })}
+            idPrefix="edit-perm"
+          />
           <div class="actions">
             <button type="submit" class="primary" disabled={change.busy}>
               Save permissions

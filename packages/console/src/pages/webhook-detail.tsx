@@ -74,17 +74,33 @@ export function WebhookDetail({ webhookId }: { webhookId: string }) {
             )}
           </dl>
           <div class="actions">
-            <button type="button" class="primary" disabled={act.busy} onClick={() => act.run(async () => {
-              const d = await api.testWebhook(webhookId);
-              setNotice(`Test event sent: delivery ${d.delivery_id} (${d.status}).`);
-              refresh();
-            })}>
+            <button
+              type="button"
+              class="primary"
+              disabled={act.busy}
+              onClick={() =>
+                act.run(async () => {
+                  const d = await api.testWebhook(webhookId);
+                  setNotice(`Test event sent: delivery ${d.delivery_id} (${d.status}).`);
+                  refresh();
+                })
+              }
+            >
               Send test event
             </button>
-            <button type="button" disabled={act.busy} onClick={() => act.run(async () => (await api.updateWebhook(webhookId, { active: !w.active }), refresh()))}>
+            <button
+              type="button"
+              disabled={act.busy}
+              onClick={() => act.run(async () => (await api.updateWebhook(webhookId, { active: !w.active }), refresh()))}
+            >
               {w.active ? 'Pause deliveries' : 'Resume deliveries'}
             </button>
-            <button type="button" class="danger" disabled={act.busy} onClick={() => confirm(`Delete webhook “${w.name}”?`) && act.run(async () => (await api.deleteWebhook(webhookId), go('webhooks')))}>
+            <button
+              type="button"
+              class="danger"
+              disabled={act.busy}
+              onClick={() => confirm(`Delete webhook “${w.name}”?`) && act.run(async () => (await api.deleteWebhook(webhookId), go('webhooks')))}
+            >
               Delete
             </button>
           </div>
@@ -171,11 +187,18 @@ export function WebhookDetail({ webhookId }: { webhookId: string }) {
                     Attempts
                   </button>
                   {d.status !== 'pending' && (
-                    <button type="button" aria-label={`Resend ${d.delivery_id}`} disabled={act.busy} onClick={() => act.run(async () => {
-                      const r = await api.resendDelivery(webhookId, d.delivery_id);
-                      setNotice(`Delivery ${r.delivery_id} queued again.`);
-                      refresh();
-                    })}>
+                    <button
+                      type="button"
+                      aria-label={`Resend ${d.delivery_id}`}
+                      disabled={act.busy}
+                      onClick={() =>
+                        act.run(async () => {
+                          const r = await api.resendDelivery(webhookId, d.delivery_id);
+                          setNotice(`Delivery ${r.delivery_id} queued again.`);
+                          refresh();
+                        })
+                      }
+                    >
                       Resend
                     </button>
                   )}

@@ -41,7 +41,14 @@ export function Webhooks() {
             <input id="wh-name" required value={f.name} onInput={(e) => setF({ ...f, name: (e.target as HTMLInputElement).value })} />
           </Field>
           <Field label="Receiving URL (HTTPS)" id="wh-url">
-            <input id="wh-url" type="url" required pattern="https://.*" value={f.url} onInput={(e) => setF({ ...f, url: (e.target as HTMLInputElement).value })} />
+            <input
+              id="wh-url"
+              type="url"
+              required
+              pattern="https://.*"
+              value={f.url}
+              onInput={(e) => setF({ ...f, url: (e.target as HTMLInputElement).value })}
+            />
           </Field>
         </div>
         <fieldset class="events">
@@ -64,10 +71,28 @@ export function Webhooks() {
         </fieldset>
         <div class="row">
           <Field label="Maximum retries" id="wh-retries" hint="After a 5xx or a time-out; 4xx is not retried.">
-            <input id="wh-retries" type="number" min="0" max="10" required value={f.max_retries} aria-describedby="wh-retries-hint" onInput={(e) => setF({ ...f, max_retries: (e.target as HTMLInputElement).value })} />
+            <input
+              id="wh-retries"
+              type="number"
+              min="0"
+              max="10"
+              required
+              value={f.max_retries}
+              aria-describedby="wh-retries-hint"
+              onInput={(e) => setF({ ...f, max_retries: (e.target as HTMLInputElement).value })}
+            />
           </Field>
           <Field label="First retry after (seconds)" id="wh-interval" hint="Each further wait is 5 times longer.">
-            <input id="wh-interval" type="number" min="1" max="3600" required value={f.retry_interval} aria-describedby="wh-interval-hint" onInput={(e) => setF({ ...f, retry_interval: (e.target as HTMLInputElement).value })} />
+            <input
+              id="wh-interval"
+              type="number"
+              min="1"
+              max="3600"
+              required
+              value={f.retry_interval}
+              aria-describedby="wh-interval-hint"
+              onInput={(e) => setF({ ...f, retry_interval: (e.target as HTMLInputElement).value })}
+            />
           </Field>
           <label class="check inline">
             <input type="checkbox" checked={f.active} onChange={(e) => setF({ ...f, active: (e.target as HTMLInputElement).checked })} />

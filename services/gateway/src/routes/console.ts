@@ -101,10 +101,7 @@ export function consoleRoutes(deps: AppDeps): ReturnType<Router['routes']> {
       });
     }
     try {
-      const token = await deps.clients.identity.refresh(
-        { refreshToken, environment: state.environment },
-        anonymousContext(state.requestId, state.environment),
-      );
+      const token = await deps.clients.identity.refresh({ refreshToken, environment: state.environment }, anonymousContext(state.requestId, state.environment));
       setRefreshCookie(ctx, state.environment, token.refreshToken);
       ok(ctx, sessionData(token));
     } catch (err) {
@@ -120,10 +117,7 @@ export function consoleRoutes(deps: AppDeps): ReturnType<Router['routes']> {
     const refreshToken = ctx.cookies.get(refreshCookieName(state.environment));
     clearRefreshCookie(ctx, state.environment);
     if (!refreshToken) return ok(ctx, { session_id: null, revoked_at: null });
-    const res = await deps.clients.identity.logout(
-      { environment: state.environment, refreshToken },
-      anonymousContext(state.requestId, state.environment),
-    );
+    const res = await deps.clients.identity.logout({ environment: state.environment, refreshToken }, anonymousContext(state.requestId, state.environment));
     ok(ctx, { session_id: res.sessionId, revoked_at: res.revokedAt });
   });
 
