@@ -5,7 +5,7 @@ import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '@m
 import { EVENT_GROUPS, rate } from '../../packages/console/src/events.js';
 import { launchChromium } from '../support/browser.js';
 import { LAPTOP, screenshot, signIn } from '../support/console.js';
-import { startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 /** Spec §6.4: HMAC-SHA256 of "<timestamp>.<raw body>" with the webhook's secret. */
 const signedBy = (secret: string, r: ReceivedRequest) =>
@@ -24,7 +24,7 @@ describe('console: webhooks', () => {
   let webhookId: string;
 
   beforeAll(async () => {
-    t = await startTestPlatform();
+    t = await startTestPlatform({ MP_WEBHOOK_SOURCE_ADDRESSES: '203.0.113.7,2001:db8::/48' });
     admin = { authorization: `Bearer ${await t.login()}` };
     // The first request is refused (a 4xx is not retried: the delivery fails); the rest succeed.
     receiver = await startHttpsReceiver({ replies: [{ status: 400, body: 'not yet' }], fallback: { status: 200 } });
@@ -42,9 +42,18 @@ describe('console: webhooks', () => {
     expect(EVENT_GROUPS.flatMap(([, events]) => events).sort()).toEqual([...EVENT_TYPES].sort());
   });
 
-  it('creates a webhook with events and retry policy and shows its signing secret once', async () => {
+  it('lists the addresses deliveries come from, as the operator set them (GET /system/config)', async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    const list = page.getByRole('list', { name: 'Source addresses' });
+    await list.waitFor();
+    expect(await list.getByRole('listitem').allTextContents()).toEqual(['203.0.113.7', '2001:db8::/48']);
+    const config = await t.api('GET', '/system/config', { headers: admin });
+    expect(config.body.data).toEqual({ environment: 'live', webhook_source_addresses: ['203.0.113.7', '2001:db8::/48'] });
+    expectError(await t.api('GET', '/system/config', { headers: { 'x-api-key': await t.apiKey(['project:read']) } }), 401004);
+  });
+
+  it('creates a webhook with events and retry policy and shows its signing secret once', async () => {
     await page.getByLabel('Webhook name').fill('Site office');
     await page.getByLabel('Receiving URL (HTTPS)').fill(`${receiver.url}/hooks`);
     const events = page.getByRole('group', { name: 'Events' });

@@ -138,6 +138,7 @@ const id = encodeURIComponent;
 
 export const api = {
   me: () => call('GET', '/me'),
+  getSystemConfig: () => call('GET', '/system/config'),
 
   // API keys (system:admin)
   listApiKeys: (q: Query = {}): Promise<Page<Json>> => call('GET', '/api-keys', { query: { limit: 100, ...q } }),

@@ -23,6 +23,7 @@ import { dataRoutes } from './routes/data.js';
 import { errorRoutes } from './routes/errors.js';
 import { identityRoutes } from './routes/identity.js';
 import { projectRoutes } from './routes/projects.js';
+import { systemRoutes } from './routes/system.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppDeps {
@@ -37,6 +38,8 @@ export interface AppDeps {
   bodyLimits: BodyLimits;
   authBodyLimits: BodyLimits;
   limits: RateLimits;
+  /** MP_WEBHOOK_SOURCE_ADDRESSES: where webhook deliveries come from, for receivers to permit. */
+  webhookSourceAddresses?: readonly string[];
 }
 
 /** One Koa application per environment (live, sandbox); the environment is fixed by the port. */
@@ -81,6 +84,7 @@ export function createApp(deps: AppDeps): Koa {
   alarmRoutes(v3, deps.clients, can);
   webhookRoutes(v3, deps.clients, adminNoAppTokens);
   errorRoutes(v3, authed, requirePermission('system:read'));
+  systemRoutes(v3, deps, compose([authed, requirePermission('system:read')]));
 
   app.use(securityHeaders);
   app.use(closeWhenBodyUnread);

@@ -15,6 +15,7 @@ export function Webhooks() {
       <PageTitle>Webhooks</PageTitle>
       <p class="muted">The platform POSTs each subscribed event to your HTTPS address, signed with the webhook's secret (X-Service-Signature).</p>
       {secret && <SecretOnce label="Signing secret of the new webhook:" value={secret} />}
+      <SourceAddresses />
       <form
         class="card"
         aria-labelledby="new-webhook"
@@ -135,6 +136,38 @@ export function Webhooks() {
         </tbody>
       </table>
       {list.data && list.data.items.length === 0 && <p class="muted">No webhooks yet.</p>}
+    </section>
+  );
+}
+
+/**
+ * Spec §2.3's optional list of permitted source addresses: where deliveries come from, so that a
+ * receiver may accept only those (GET /system/config, set by the operator; ADR 0057).
+ */
+function SourceAddresses() {
+  const config = useLoad(() => api.getSystemConfig(), []);
+  const list: string[] = config.data?.webhook_source_addresses ?? [];
+  if (!config.data) return null;
+  return (
+    <section class="card" aria-labelledby="source-addresses">
+      <h2 id="source-addresses">Source addresses</h2>
+      {list.length ? (
+        <>
+          <p class="muted small">
+            Deliveries of this platform come from these addresses. Optionally, let your receiver accept requests from them only (the signature check is still
+            needed).
+          </p>
+          <ul class="addresses" aria-labelledby="source-addresses">
+            {list.map((a) => (
+              <li key={a}>
+                <code>{a}</code>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <p class="muted small">The operator has not published the addresses deliveries come from; verify each delivery by its signature.</p>
+      )}
     </section>
   );
 }
