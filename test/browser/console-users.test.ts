@@ -65,4 +65,22 @@ describe('console: users', () => {
     await row.getByText('enabled', { exact: true }).waitFor();
     expect((await login()).status).toBe(200);
   });
+
+  it('sends a user whose account was disabled meanwhile back to the sign-in page', async () => {
+    // A second tab shares the browser's session cookie (signed in as the administrator): sign out
+    // there, then in as the engineer.
+    const other = await browser.context.newPage();
+    await other.goto(page.url().replace(/#.*$/, ''));
+    await other.getByRole('button', { name: 'Sign out' }).click();
+    await other.getByLabel('Username').fill('engineer');
+    await other.getByLabel('Password').fill('a long passphrase');
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await other.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+
+    const [user] = (await t.api('GET', '/users?q=engineer', { headers: admin })).body.data.items;
+    expect((await t.api('PATCH', `/users/${user.id}`, { headers: admin, body: { disabled: true, version: user.version } })).status).toBe(200);
+    await other.getByRole('link', { name: 'Projects' }).click();
+    await other.getByRole('heading', { level: 1, name: 'Sign in to the console' }).waitFor();
+    await other.close();
+  });
 });

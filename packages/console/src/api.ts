@@ -128,6 +128,10 @@ async function request(method: string, path: string, opts: { body?: Json; query?
     if (peek?.code === 401002) {
       if (await session.resume()) res = await send();
       else onSignedOut();
+    } else if (peek?.code === 401003 || peek?.code === 401006) {
+      // The session was ended elsewhere (signed out, revoked) or the user disabled: back to sign-in.
+      accessToken = null;
+      onSignedOut();
     }
   }
   return res;
