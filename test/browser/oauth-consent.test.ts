@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { launchChromium } from '../support/browser.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // The OAuth login and consent page driven once in a real browser: Debian's chromium
@@ -12,31 +10,16 @@ const REDIRECT = 'https://partner.example.com/oauth/callback';
 describe('OAuth consent page in headless Chromium', () => {
   let t: TestPlatform;
   let context: BrowserContext | undefined;
-  const profile = mkdtempSync(join(tmpdir(), 'mp-chromium-'));
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
 
   beforeAll(async () => {
     t = await startTestPlatform();
-    // A new, empty profile (--user-data-dir) of its own; the gateway serves the test's
-    // self-signed certificate.
-    context = await chromium.launchPersistentContext(profile, {
-      ignoreHTTPSErrors: true,
-      executablePath: process.env.MP_CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
+    context = browser.context;
   });
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await t?.stop();
-    rmSync(profile, { recursive: true, force: true });
   });
 
   it('signs in (after a wrong password), lists the permissions, allows, and lands on the callback with code and state', async () => {

@@ -134,6 +134,8 @@ describe('OAuth 2.0 authorization code', () => {
       const h = { authorization: `Bearer ${tokens.access_token}` };
       expect((await t.api('GET', '/projects', { headers: h })).status).toBe(200);
       expectError(await t.api('POST', '/projects', { headers: h, body: { name: 'Not granted', number: 'NG-1' } }), 401004);
+      // An application's token never reaches the webhook endpoints, whatever its scope (ADR 0055).
+      expectError(await t.api('GET', '/webhooks', { headers: h }), 401001, 'X-API-Key');
       expect((await t.api('GET', '/me', { headers: h })).body.data).toMatchObject({
         principal_type: 'user',
         client_id: confidential.client.client_id,

@@ -118,9 +118,12 @@ describe('permissions', () => {
     expect(await queryTestDatabase(t.db.url, 'SELECT id FROM projects.projects')).toEqual([]);
   });
 
-  it('takes only API keys on the webhook endpoints (spec §4): a bearer token is 401001', async () => {
-    const token = await t.login();
-    expectError(await t.api('GET', '/webhooks', { headers: { authorization: `Bearer ${token}` } }), 401001, 'X-API-Key');
+  it('takes API keys and user sessions on the webhook endpoints (ADR 0055): a user without system:admin is 401004', async () => {
+    const admin = { authorization: `Bearer ${await t.login()}` };
+    const user = { username: 'no-admin', name: 'No Admin', password: 'a long passphrase', permissions: ['project:read'] };
+    expect((await t.api('POST', '/users', { headers: admin, body: user })).status).toBe(200);
+    const login = await t.api('POST', '/auth/login', { body: { username: user.username, password: user.password, grant_type: 'password' } });
+    expectError(await t.api('GET', '/webhooks', { headers: { authorization: `Bearer ${login.body.data.access_token}` } }), 401004);
   });
 
   describe('403 family', () => {

@@ -4,6 +4,9 @@ import type { RawResponse } from './raw-https.js';
 /** Endpoints that answer a browser with HTML pages (spec §4 OAuth sign-in and consent), not JSON. */
 const BROWSER_PAGES = new Set(['GET /v3/oauth/authorize', 'POST /v3/oauth/authorize']);
 
+/** The console's static files (docs/console.md): a 200 is the file itself; their errors are envelopes. */
+const STATIC_FILES = new Set(['GET /console', 'GET /console/', 'GET /console/assets/:file']);
+
 /** How an answer is counted: its status and, for JSON, its code. */
 export interface Verdict {
   /** Why the answer breaks the contract; null when it keeps it. */
@@ -26,6 +29,10 @@ export function checkAnswer(route: GatewayRoute, res: RawResponse): Verdict {
     };
   }
   if (BROWSER_PAGES.has(key) && res.status === 302) return { problem: res.headers.location ? null : '302 without Location', code: null };
+  if (STATIC_FILES.has(key) && res.status === 200) {
+    const type = res.headers['content-type'] ?? '';
+    return { problem: /^text\/(html|javascript|css); charset=utf-8$/.test(type) ? null : `console file served as ${JSON.stringify(type)}`, code: null };
+  }
   let body: any;
   try {
     body = JSON.parse(res.body.toString('utf8'));

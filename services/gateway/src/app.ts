@@ -17,10 +17,12 @@ import { limitAuthentication, limitTenant } from './middleware/rate-limit.js';
 import { alarmRoutes } from './routes/alarms.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
+import { consoleRoutes } from './routes/console.js';
 import { dataRoutes } from './routes/data.js';
 import { errorRoutes } from './routes/errors.js';
 import { identityRoutes } from './routes/identity.js';
 import { projectRoutes } from './routes/projects.js';
+import { systemRoutes } from './routes/system.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppDeps {
@@ -36,6 +38,8 @@ export interface AppDeps {
   bodyLimits: BodyLimits;
   authBodyLimits: BodyLimits;
   limits: RateLimits;
+  /** MP_WEBHOOK_SOURCE_ADDRESSES: where webhook deliveries come from, for receivers to permit. */
+  webhookSourceAddresses?: readonly string[];
 }
 
 /** One Koa application per environment (live, sandbox); the environment is fixed by the port. */
@@ -50,9 +54,10 @@ export function createApp(deps: AppDeps): Koa {
   // without its body being read (ADR 0017).
   const body = jsonBody(deps.bodyLimits);
   const authed = compose([authenticate(deps), limitTenant(deps.limits)]);
-  const apiKeyOnly = compose([authenticate(deps, 'api_key'), limitTenant(deps.limits)]);
+  // Webhooks: an API key or a user's session (the console), never an OAuth application's token (ADR 0055).
+  const noAppTokens = compose([authenticate(deps, 'api_key_or_session'), limitTenant(deps.limits)]);
   const can = (permission: string) => compose([authed, requirePermission(permission), body]);
-  const adminByApiKey = compose([apiKeyOnly, requirePermission('system:admin'), body]);
+  const adminNoAppTokens = compose([noAppTokens, requirePermission('system:admin'), body]);
   // The anonymous endpoints count against the per-address limit (429005) before their small body is read.
   const authLimitThenBody = compose([limitAuthentication(deps.limits), jsonBody(deps.authBodyLimits)]);
 
@@ -72,14 +77,16 @@ export function createApp(deps: AppDeps): Koa {
   projectRoutes(v3, deps.clients, can);
   dataRoutes(v3, deps.clients, can, deps.limits);
   alarmRoutes(v3, deps.clients, can);
-  webhookRoutes(v3, deps.clients, adminByApiKey);
+  webhookRoutes(v3, deps.clients, adminNoAppTokens);
   errorRoutes(v3, authed, requirePermission('system:read'));
+  systemRoutes(v3, deps, compose([authed, requirePermission('system:read')]));
 
   app.use(securityHeaders);
   app.use(closeWhenBodyUnread);
   app.use(requestContext({ environment: deps.environment, docsUrl: deps.docsUrl, logger: deps.logger }));
   app.use(requestInput());
   app.use(identityRoutes(deps));
+  app.use(consoleRoutes(deps));
   app.use(health.routes());
   app.use(v3.routes());
   app.use(v3.allowedMethods({ throw: true, notImplemented: () => notFound(), methodNotAllowed: () => notFound() }));

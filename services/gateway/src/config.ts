@@ -1,5 +1,14 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { envPort, lifecycleSettings, parseConfig, serviceAuthSettings } from '@mp/kit';
+
+/** An address or CIDR block: `203.0.113.7`, `203.0.113.0/24`, `2001:db8::/48`. */
+const isAddressOrBlock = (s: string) => {
+  const [ip, bits, extra] = s.split('/');
+  const family = isIP(ip ?? '');
+  if (!family || extra !== undefined) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+};
 
 export const gatewayConfigSchema = z.object({
   MP_HTTPS_PORT: envPort(8443),
@@ -12,6 +21,20 @@ export const gatewayConfigSchema = z.object({
   /** Public base URLs (…/v3); default https://localhost:<port>/v3. */
   MP_PUBLIC_BASE_URL: z.string().url().optional(),
   MP_PUBLIC_SANDBOX_BASE_URL: z.string().url().optional(),
+  /**
+   * The addresses webhook deliveries leave from (the operator's egress: NAT gateway, proxy), comma
+   * separated, as receivers should permit them; shown in the console and by GET /system/config.
+   */
+  MP_WEBHOOK_SOURCE_ADDRESSES: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
+    )
+    .refine((list) => list.every(isAddressOrBlock), 'a comma-separated list of IP addresses or CIDR blocks, e.g. 203.0.113.7,2001:db8::/48'),
   /** Where error documentation lives: `{docs_url}/errors/<code>`; defaults to the live base URL. */
   MP_DOCS_URL: z.string().url().optional(),
   MP_IDENTITY_ADDR: z.string().default('127.0.0.1:50051'),

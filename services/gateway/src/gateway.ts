@@ -133,7 +133,18 @@ export async function startGateway(
   const urls: Record<'live' | 'sandbox', string> = { live: '', sandbox: '' };
   for (const environment of ['live', 'sandbox'] as const) {
     const wanted = environment === 'live' ? config.MP_HTTPS_PORT : config.MP_SANDBOX_HTTPS_PORT;
-    const app = createApp({ environment, clients, jwt, ready, logger, docsUrl, bodyLimits, authBodyLimits, limits });
+    const app = createApp({
+      environment,
+      clients,
+      jwt,
+      ready,
+      logger,
+      docsUrl,
+      bodyLimits,
+      authBodyLimits,
+      limits,
+      webhookSourceAddresses: config.MP_WEBHOOK_SOURCE_ADDRESSES,
+    });
     const server = createHttpsOnlyServer(tls, app.callback(), docsUrl, frontDoor);
     const port = await listen(server, wanted, config.MP_BIND_HOST);
     ports[environment] = port;

@@ -6,7 +6,11 @@ import type { ServiceClients } from '../clients.js';
 import type { JwtVerifier } from '../jwt-verifier.js';
 import type { GatewayState } from '../state.js';
 
-export type AuthMethods = 'api_key' | 'api_key_or_bearer';
+/**
+ * `api_key_or_session`: an API key, or the bearer token of a user's own session (password sign-in,
+ * the console); a token an OAuth application obtained is refused (the webhook endpoints, ADR 0055).
+ */
+export type AuthMethods = 'api_key' | 'api_key_or_bearer' | 'api_key_or_session';
 
 /** What authentication leaves on ctx.state besides the caller: the tenant's plan and the session. */
 export interface AuthState extends GatewayState {
@@ -24,8 +28,8 @@ export interface AuthState extends GatewayState {
  *   otherwise), then identity confirms the session is open, the user enabled (401006) and gives
  *   the permissions in force — the token's scope narrowed to what the user still holds.
  * Either way identity returns the tenant's plan; a sandbox request of a tenant whose plan lacks
- * the sandbox is 403004. `methods` follows the Auth column of spec §4: the webhook endpoints take
- * an API key only.
+ * the sandbox is 403004. `methods` follows the Auth column of spec §4 for the webhook endpoints
+ * (an API key), widened to the console's user sessions (ADR 0055).
  */
 export function authenticate(deps: { clients: ServiceClients; jwt: JwtVerifier }, methods: AuthMethods = 'api_key_or_bearer'): Middleware {
   return async (ctx, next) => {
@@ -57,6 +61,13 @@ export function authenticate(deps: { clients: ServiceClients; jwt: JwtVerifier }
         },
         anonymous,
       );
+      if (methods === 'api_key_or_session' && principal.clientId) {
+        throw new DomainError('401001', {
+          field: 'X-API-Key',
+          detail: 'This endpoint takes an API key or a user session; tokens of OAuth applications are not accepted here.',
+          suggestion: 'Send an API key with system:admin permission in the X-API-Key header.',
+        });
+      }
       state.authMethod = 'bearer';
     } else {
       throw new DomainError('401001', {

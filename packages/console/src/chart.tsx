@@ -1,0 +1,113 @@
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+import type { Json } from './api';
+
+/** uPlot's columns: bucket starts (s) and the average dx, dy, dz of each bucket that has readings. */
+function toData(series: Json): uPlot.AlignedData {
+  const buckets: Json[] = series.buckets.filter((b: Json) => b.count > 0);
+  const col = (k: 'dx' | 'dy' | 'dz') => buckets.map((b) => (b[k] ? b[k].avg : null));
+  return [buckets.map((b) => Date.parse(b.start) / 1000), col('dx'), col('dy'), col('dz')];
+}
+
+const COLORS = { dx: '#0969da', dy: '#8250df', dz: '#bf3989' };
+
+/**
+ * The time history of dx, dy, dz (bucket averages, mm) with the point's warning and alarm bands
+ * drawn behind the lines (±warning amber, beyond ±alarm red). Dragging across the chart selects a
+ * time range: `onZoom` receives it and the page asks the series endpoint for that range, so the
+ * buckets get finer as the range narrows (years down to minutes).
+ */
+export function SeriesChart({
+  series,
+  thresholds,
+  onZoom,
+}: {
+  series: Json;
+  thresholds: { warning: number; alarm: number };
+  onZoom: (from: Date, to: Date) => void;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  const zoom = useRef(onZoom);
+  zoom.current = onZoom;
+  // The plot is made once per threshold pair and given new data in place: a refresh every few
+  // seconds must not tear down the chart under a drag in progress.
+  const plotRef = useRef<uPlot | null>(null);
+  const seriesRef = useRef(series);
+  seriesRef.current = series;
+  useEffect(() => {
+    const el = box.current!;
+    const bands = (u: uPlot) => {
+      const { ctx } = u;
+      const { left, width, top, height } = u.bbox;
+      const y = (v: number) => u.valToPos(v, 'y', true);
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(left, top, width, height);
+      ctx.clip();
+      const band = (from: number, to: number, color: string) => {
+        const a = y(from);
+        const b = y(to);
+        ctx.fillStyle = color;
+        ctx.fillRect(left, Math.min(a, b), width, Math.abs(b - a));
+      };
+      const { warning, alarm } = thresholds;
+      const far = Math.max(Math.abs(u.scales.y.max ?? 0), Math.abs(u.scales.y.min ?? 0), alarm) * 4;
+      band(warning, alarm, 'rgba(212, 167, 44, 0.18)');
+      band(-warning, -alarm, 'rgba(212, 167, 44, 0.18)');
+      band(alarm, far, 'rgba(207, 34, 46, 0.14)');
+      band(-alarm, -far, 'rgba(207, 34, 46, 0.14)');
+      ctx.restore();
+    };
+    const width = Math.max(320, el.clientWidth);
+    const plot = new uPlot(
+      {
+        width,
+        height: 320,
+        title: 'Displacement (mm), bucket averages',
+        scales: {
+          x: { time: true, range: () => [Date.parse(seriesRef.current.from) / 1000, Date.parse(seriesRef.current.to) / 1000] },
+          y: { range: (_u, min, max) => [Math.min((min ?? 0) * 1.1, -thresholds.alarm * 1.2), Math.max((max ?? 0) * 1.1, thresholds.alarm * 1.2)] },
+        },
+        axes: [{}, { label: 'mm' }],
+        series: [
+          { label: 'Time (UTC)', value: (_u, v) => (v == null ? '—' : new Date(v * 1000).toISOString().slice(0, 16).replace('T', ' ')) },
+          { label: 'dx', stroke: COLORS.dx, width: 2, spanGaps: true },
+          { label: 'dy', stroke: COLORS.dy, width: 2, spanGaps: true },
+          { label: 'dz', stroke: COLORS.dz, width: 2, spanGaps: true },
+        ],
+        cursor: { drag: { x: true, y: false } },
+        hooks: {
+          drawClear: [bands],
+          setSelect: [
+            (u) => {
+              if (u.select.width < 4) return;
+              const from = u.posToVal(u.select.left, 'x');
+              const to = u.posToVal(u.select.left + u.select.width, 'x');
+              u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+              zoom.current(new Date(from * 1000), new Date(to * 1000));
+            },
+          ],
+        },
+      },
+      toData(seriesRef.current),
+      el,
+    );
+    plotRef.current = plot;
+    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(320, el.clientWidth), height: 320 }));
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+      plotRef.current = null;
+    };
+  }, [thresholds.warning, thresholds.alarm]);
+  useEffect(() => plotRef.current?.setData(toData(series)), [series]);
+  return (
+    <div
+      ref={box}
+      class="chart"
+      role="img"
+      aria-label={`Chart of dx, dy and dz from ${series.from} to ${series.to}; warning band at ±${thresholds.warning} mm, alarm beyond ±${thresholds.alarm} mm`}
+    />
+  );
+}

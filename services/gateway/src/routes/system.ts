@@ -1,0 +1,18 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { AppDeps } from '../app.js';
+import { ok } from '../envelope.js';
+import type { GatewayState } from '../state.js';
+
+/**
+ * GET /system/config (system:read, api-surface "system"): what an integrator needs to know of this
+ * installation. `webhook_source_addresses` is spec §2.3's "optional list of permitted source
+ * addresses" the console offers: the addresses (or CIDR blocks) webhook deliveries leave from, for
+ * a receiver's firewall; empty when the operator has not set MP_WEBHOOK_SOURCE_ADDRESSES (ADR 0057).
+ */
+export function systemRoutes(router: Router, deps: Pick<AppDeps, 'webhookSourceAddresses'>, guard: Middleware): void {
+  router.get('/system/config', guard, (ctx) => {
+    const state = ctx.state as GatewayState;
+    ok(ctx, { environment: state.environment, webhook_source_addresses: [...(deps.webhookSourceAddresses ?? [])] });
+  });
+}
