@@ -88,7 +88,13 @@ export async function startGateway(
   }
 
   const clients = createServiceClients(
-    { identity: config.MP_IDENTITY_ADDR, projects: config.MP_PROJECTS_ADDR, webhooks: config.MP_WEBHOOKS_ADDR, monitoringData: config.MP_MONITORING_DATA_ADDR },
+    {
+      identity: config.MP_IDENTITY_ADDR,
+      projects: config.MP_PROJECTS_ADDR,
+      webhooks: config.MP_WEBHOOKS_ADDR,
+      monitoringData: config.MP_MONITORING_DATA_ADDR,
+      reports: config.MP_REPORTS_ADDR,
+    },
     opts.auth,
   );
   const readiness = new Readiness(
@@ -97,6 +103,7 @@ export async function startGateway(
       projects: config.MP_PROJECTS_ADDR,
       webhooks: config.MP_WEBHOOKS_ADDR,
       'monitoring-data': config.MP_MONITORING_DATA_ADDR,
+      reports: config.MP_REPORTS_ADDR,
     },
     opts.auth.tls,
   );
