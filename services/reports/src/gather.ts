@@ -155,12 +155,16 @@ export async function gatherReport(sources: ReportSources, ctx: CallerContext, r
           .map((rec) => ({ pointId: rec.pointId, level: rec.status })),
       )
     : new Map();
+  // An alarm belongs to the period when it was opened in it, or its readings reach into it (a
+  // project's alarms are few: one per point and rule at a time, ADR 0024).
+  const from = Date.parse(r.period_from),
+    to = Date.parse(r.period_to);
+  const inPeriod = (iso: string | undefined) => iso !== undefined && Date.parse(iso) >= from && Date.parse(iso) < to;
   const alarms = wantsAlarms
     ? await counts(async () =>
-        (await allPages((cursor) => sources.data.listAlarms({ projectId: r.project_id, ...range, page: { limit: 100, cursor: cursor ?? '' } }, ctx))).map((a) => ({
-          pointId: a.pointId,
-          level: a.level,
-        })),
+        (await allPages((cursor) => sources.data.listAlarms({ projectId: r.project_id, page: { limit: 100, cursor: cursor ?? '' } }, ctx)))
+          .filter((a) => inPeriod(a.openedAt) || inPeriod(a.lastMeasuredAt))
+          .map((a) => ({ pointId: a.pointId, level: a.level })),
       )
     : new Map();
 
