@@ -27,10 +27,11 @@ export function localTime(iso: string, timeZone: string): string {
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${offset}`;
 }
 
-/** `2026-03-01` in the time zone (axis labels). */
-export function localDate(ms: number, timeZone: string): string {
+/** A time-axis label in the time zone: `2026-03-01`, with the time of day when the plot spans under ten days. */
+export function axisTime(ms: number, spanMs: number, timeZone: string): string {
   const parts = Object.fromEntries(formatterFor(timeZone).formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
-  return `${parts.year}-${parts.month}-${parts.day}`;
+  const day = `${parts.year}-${parts.month}-${parts.day}`;
+  return spanMs < 10 * 86_400_000 ? `${day} ${parts.hour}:${parts.minute}` : day;
 }
 
 /** A statistic in mm: three decimals (micrometres), no negative zero. */

@@ -2,7 +2,7 @@ import type PDFDocument from 'pdfkit';
 
 type Doc = InstanceType<typeof PDFDocument>;
 import type { Axis, PointData } from '../gather.js';
-import { localDate, mm } from './format.js';
+import { axisTime, mm } from './format.js';
 
 export const AXIS_COLOURS: Record<Axis, string> = { dx: '#1f5fbf', dy: '#1a8a3a', dz: '#b3261e' };
 const WARNING_FILL = '#fff1c2';
@@ -75,29 +75,43 @@ export function drawPlot(doc: Doc, box: PlotBox, p: PointData, from: number, to:
   for (let i = 0; i <= 4; i++) {
     const t = from + ((to - from) * i) / 4;
     doc.moveTo(sx(t), top).lineTo(sx(t), bottom).stroke();
-    doc.text(localDate(t, timeZone), sx(t) - 30, bottom + 4, { width: 60, align: 'center', lineBreak: false });
+    doc.text(axisTime(t, to - from, timeZone), sx(t) - 35, bottom + 4, { width: 70, align: 'center', lineBreak: false });
   }
   doc.lineWidth(0.6).strokeColor('#555555').rect(left, top, right - left, bottom - top).stroke();
   doc.fontSize(7).text('mm', x, y, { width: 44, align: 'right', lineBreak: false });
 
-  // One polyline per axis through the bucket means.
+  // One polyline per axis through the bucket means. Buckets are finer than the readings when the
+  // period is short (hourly readings, 7-minute buckets), so a gap is a step well beyond the usual
+  // one between filled buckets, not merely an empty bucket.
+  const starts = p.buckets.map((b) => Date.parse(b.start));
+  const steps = starts
+    .slice(1)
+    .map((t, i) => t - starts[i]!)
+    .sort((m, n) => m - n);
+  const usual = steps.length ? steps[Math.floor(steps.length / 2)]! : intervalMs;
+  const gap = Math.max(intervalMs * 1.5, usual * 3);
   for (const a of ['dx', 'dy', 'dz'] as const) {
-    doc.lineWidth(0.9).strokeColor(AXIS_COLOURS[a]);
+    doc.lineWidth(0.9).strokeColor(AXIS_COLOURS[a]).fillColor(AXIS_COLOURS[a]);
     let prev: number | null = null;
-    let open = false;
+    let run: [number, number][] = [];
+    const flush = () => {
+      if (run.length === 1) doc.circle(run[0]![0], run[0]![1], 1.2).fill();
+      else if (run.length > 1) {
+        doc.moveTo(run[0]![0], run[0]![1]);
+        for (const [px, py] of run.slice(1)) doc.lineTo(px, py);
+        doc.stroke();
+      }
+      run = [];
+    };
     for (const b of p.buckets) {
       const s = b[a];
       const t = Date.parse(b.start);
       if (!s) continue;
-      const px = sx(Math.max(t, from) + Math.min(intervalMs, to - Math.max(t, from)) / 2);
-      if (prev === null || t - prev > intervalMs * 1.5) {
-        if (open) doc.stroke();
-        doc.moveTo(px, sy(s.avg));
-      } else doc.lineTo(px, sy(s.avg));
-      open = true;
+      if (prev !== null && t - prev > gap) flush();
+      run.push([sx(Math.max(t, from) + Math.min(intervalMs, to - Math.max(t, from)) / 2), sy(s.avg)]);
       prev = t;
     }
-    if (open) doc.stroke();
+    flush();
   }
 
   // Legend.
