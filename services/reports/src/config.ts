@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envPort, parseConfig } from '@mp/kit';
+import { envBoolean, envPort, parseConfig } from '@mp/kit';
 import { infraSchema } from '@mp/runtime';
 
 export const reportsConfigSchema = infraSchema.extend({
@@ -9,6 +9,11 @@ export const reportsConfigSchema = infraSchema.extend({
   MP_PROJECTS_ADDR: z.string().default('127.0.0.1:50052'),
   /** Where it reads the records, series, latest values and alarms of a report's period. */
   MP_MONITORING_DATA_ADDR: z.string().default('127.0.0.1:50053'),
+  /**
+   * `false`: this process serves the API only and leaves generation to the other replicas (e.g.
+   * API pods and worker pods scaled apart).
+   */
+  MP_REPORTS_GENERATE: envBoolean(true),
   /** Reports this process renders at once (each holds one project's data in memory). */
   MP_REPORTS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /**

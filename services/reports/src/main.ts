@@ -22,6 +22,7 @@ const service = await startReportsService({
   concurrency: config.MP_REPORTS_CONCURRENCY,
   leaseMs: config.MP_REPORTS_LEASE_MS,
   pollMs: config.MP_REPORTS_POLL_MS,
+  generate: config.MP_REPORTS_GENERATE,
   outboxRetentionMs: outboxRetentionMs(config),
 });
 logger.info({ port: service.port }, 'reports service listening');

@@ -26,7 +26,7 @@ export interface ReportsServiceOptions {
   pollMs?: number;
   /** How long a published event stays in the outbox (MP_OUTBOX_RETENTION_HOURS); 24 h by default. */
   outboxRetentionMs?: number;
-  /** false: serve the API only, generate nothing (tests of the API alone). */
+  /** false: serve the API only and leave generation to other replicas (MP_REPORTS_GENERATE). */
   generate?: boolean;
 }
 
