@@ -5,6 +5,8 @@ import type { ReportSources } from './sources.js';
 
 /** Buckets of a point's plot: enough to draw a year at ~1 px per day on an A4 page. */
 export const PLOT_BUCKETS = 400;
+/** Records per call when reading a whole period (monitoring-data grants the reports party up to 2,000). */
+const RECORDS_PAGE = 2000;
 /** Reads in flight at once for one report (points fetched in parallel). */
 const PARALLEL = 8;
 
@@ -206,13 +208,14 @@ export async function gatherReport(sources: ReportSources, ctx: CallerContext, r
 }
 
 /**
- * Every record of the period for the CSV and XLSX rows, oldest first, in pages as the API pages
- * GET /projects/{id}/data (the same service call, the same [from, to)), kept to the report's points.
+ * Every record of the period for the CSV and XLSX rows, oldest first, read with the service call
+ * behind GET /projects/{id}/data (the same [from, to), the same rows) in large pages, kept to the
+ * report's points.
  */
 export async function* periodRecords(sources: ReportSources, ctx: CallerContext, r: ReportRow, pointIds: Set<string> | null): AsyncGenerator<monitoringData.DataRecord[]> {
   let cursor = '';
   do {
-    const res = await sources.data.listRecords({ projectId: r.project_id, from: r.period_from, to: r.period_to, order: 'asc', page: { limit: 100, cursor } }, ctx);
+    const res = await sources.data.listRecords({ projectId: r.project_id, from: r.period_from, to: r.period_to, order: 'asc', page: { limit: RECORDS_PAGE, cursor } }, ctx);
     yield pointIds ? res.items.filter((x) => pointIds.has(x.pointId)) : res.items;
     cursor = res.page?.hasMore && res.page.nextCursor ? res.page.nextCursor : '';
   } while (cursor);
