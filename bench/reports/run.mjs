@@ -210,7 +210,12 @@ try {
   const records = await template(['csv', 'xlsx']);
   const timeReport = async (projectId, templateId) => {
     const s = performance.now();
-    const res = await call('POST', `/projects/${projectId}/reports`, { template_id: templateId, from: new Date(FROM).toISOString(), to: new Date(TO).toISOString() }, key);
+    const res = await call(
+      'POST',
+      `/projects/${projectId}/reports`,
+      { template_id: templateId, from: new Date(FROM).toISOString(), to: new Date(TO).toISOString() },
+      key,
+    );
     if (res.status !== 200) throw new Error(JSON.stringify(res.body));
     for (;;) {
       const r = (await call('GET', `/reports/${res.body.data.id}`, undefined, key)).body.data;
@@ -255,7 +260,9 @@ try {
   console.log('');
   console.log('| report | median s | runs s | PDF |');
   console.log('|---|---|---|---|');
-  console.log(`| baseline: 1 point × 100 records | ${(median(times.small) / 1000).toFixed(2)} | ${times.small.map((x) => (x / 1000).toFixed(2)).join(', ')} | |`);
+  console.log(
+    `| baseline: 1 point × 100 records | ${(median(times.small) / 1000).toFixed(2)} | ${times.small.map((x) => (x / 1000).toFixed(2)).join(', ')} | |`,
+  );
   console.log(
     `| ${POINTS} points × ${fmt(HOURS)} hours | ${(median(times.big) / 1000).toFixed(2)} | ${times.big.map((x) => (x / 1000).toFixed(2)).join(', ')} | ${fmt(pdf.size_bytes / 1024)} KB, ${POINTS + 4} pages |`,
   );

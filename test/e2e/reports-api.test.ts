@@ -37,7 +37,8 @@ describe('reports through the gateway', () => {
     expect(res.status).toBe(200);
     return res;
   };
-  const download = (id: string, format: string, headers: Record<string, string> = {}) => t.api('GET', `/reports/${id}/file?format=${format}`, { headers: h(headers) });
+  const download = (id: string, format: string, headers: Record<string, string> = {}) =>
+    t.api('GET', `/reports/${id}/file?format=${format}`, { headers: h(headers) });
   /** Every record of the period as GET /projects/{id}/data pages it. */
   const apiRecords = async () => {
     const all: any[] = [];
@@ -57,11 +58,19 @@ describe('reports through the gateway', () => {
     receiver = await startHttpsReceiver();
     const hook = await t.api('POST', '/webhooks', {
       headers: h(),
-      body: { name: 'reports', url: receiver.url, events: ['report.generated', 'report.approved', 'report.rejected'], retry_policy: { max_retries: 3, retry_interval: 1 } },
+      body: {
+        name: 'reports',
+        url: receiver.url,
+        events: ['report.generated', 'report.approved', 'report.rejected'],
+        retry_policy: { max_retries: 3, retry_interval: 1 },
+      },
     });
     expect(hook.status).toBe(200);
     hookSecret = hook.body.data.secret;
-    const project = await t.api('POST', '/projects', { headers: h(), body: { name: 'Metro Line 4, tunnel "north"', number: 'ML4-2026', start_date: '2026-01-01' } });
+    const project = await t.api('POST', '/projects', {
+      headers: h(),
+      body: { name: 'Metro Line 4, tunnel "north"', number: 'ML4-2026', start_date: '2026-01-01' },
+    });
     projectId = project.body.data.id;
     expect((await t.api('PUT', `/projects/${projectId}/status`, { headers: h(), body: { status: 'in_progress' } })).status).toBe(200);
     for (const [number, name] of [
@@ -125,9 +134,21 @@ describe('reports through the gateway', () => {
   });
 
   it('generates a report in the background whose PDF, CSV and XLSX hold what the API reports', async () => {
-    const tpl = (await t.api('POST', '/templates', { headers: h(), body: { name: 'Full', sections: ['summary', 'alarms', 'latest', 'points'], formats: ['pdf', 'csv', 'xlsx'] } })).body.data;
+    const tpl = (
+      await t.api('POST', '/templates', {
+        headers: h(),
+        body: { name: 'Full', sections: ['summary', 'alarms', 'latest', 'points'], formats: ['pdf', 'csv', 'xlsx'] },
+      })
+    ).body.data;
     const started = await generate({ template_id: tpl.id, from: FROM, to: TO, title: 'March report', time_zone: 'Asia/Shanghai' });
-    expect(started.body.data).toMatchObject({ project_id: projectId, template_id: tpl.id, title: 'March report', status: 'generating', files: [], from: '2026-03-01T00:00:00.000Z' });
+    expect(started.body.data).toMatchObject({
+      project_id: projectId,
+      template_id: tpl.id,
+      title: 'March report',
+      status: 'generating',
+      files: [],
+      from: '2026-03-01T00:00:00.000Z',
+    });
     expect(started.body.data.id).toMatch(/^rpt_[0-9a-z]{20}$/);
     const done = (await waitGenerated(started.body.data.id)).body.data;
     expect(done.status).toBe('generated');
@@ -186,7 +207,9 @@ describe('reports through the gateway', () => {
       // One line of the latest-values table: number, name (wrapped when long), dx, dy, dz, status, measured_at.
       const firstWord = escape(p.name.split(' ')[0]!);
       expect(text).toMatch(
-        new RegExp(`${p.number} +${firstWord}[^\\n]* ${escape(String(v.dx))} +${escape(String(v.dy))} +${escape(String(v.dz))} +${newest.status} +${escape(newest.measured_at)}\\n`),
+        new RegExp(
+          `${p.number} +${firstWord}[^\\n]* ${escape(String(v.dx))} +${escape(String(v.dy))} +${escape(String(v.dz))} +${newest.status} +${escape(newest.measured_at)}\\n`,
+        ),
       );
       expect(text).toContain(`${p.number} ${p.name}\n`);
     }
@@ -249,7 +272,9 @@ describe('reports through the gateway', () => {
   }, 120_000);
 
   it('approves and rejects generated reports only, raising report.approved and report.rejected', async () => {
-    const tpl = (await t.api('POST', '/templates', { headers: h(), body: { name: 'Latest only', sections: ['latest'], point_ids: [points[0]!.id], formats: ['csv'] } })).body.data;
+    const tpl = (
+      await t.api('POST', '/templates', { headers: h(), body: { name: 'Latest only', sections: ['latest'], point_ids: [points[0]!.id], formats: ['csv'] } })
+    ).body.data;
     const a = (await waitGenerated((await generate({ template_id: tpl.id, from: FROM, to: TO })).body.data.id)).body.data;
     const b = (await waitGenerated((await generate({ template_id: tpl.id, from: FROM, to: TO })).body.data.id)).body.data;
     expect(a.title).toBe('Latest only: Metro Line 4, tunnel "north"');
@@ -291,7 +316,13 @@ describe('reports through the gateway', () => {
       comment: 'checked against the site log',
     });
     const rj = eventsOf('report.rejected')[0]!.json.data;
-    expect(rj).toMatchObject({ report_id: b.id, status: 'rejected', rejected_by: rejected.body.data.rejected_by, rejected_at: rejected.body.data.rejected_at, reason: 'JC-01 needs a re-survey' });
+    expect(rj).toMatchObject({
+      report_id: b.id,
+      status: 'rejected',
+      rejected_by: rejected.body.data.rejected_by,
+      rejected_at: rejected.body.data.rejected_at,
+      reason: 'JC-01 needs a re-survey',
+    });
 
     // Lists: by project and status, newest first.
     const list = await t.api('GET', `/reports?project_id=${projectId}&status=approved`, { headers: h() });
@@ -322,4 +353,3 @@ describe('reports through the gateway', () => {
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-

@@ -61,7 +61,13 @@ describe('reports generation across replicas and a kill -9', () => {
     for (let i = 0; i < POINTS; i++) {
       const p = await t.api('POST', `/projects/${projectId}/points`, {
         headers: h(),
-        body: { number: `P-${i}`, name: `Point ${i}`, sensor_type: 'total_station', reference: { x: 3512345.1, y: 512345.6, z: 45.3 }, thresholds: { warning: 50, alarm: 80 } },
+        body: {
+          number: `P-${i}`,
+          name: `Point ${i}`,
+          sensor_type: 'total_station',
+          reference: { x: 3512345.1, y: 512345.6, z: 45.3 },
+          thresholds: { warning: 50, alarm: 80 },
+        },
       });
       points.push(p.body.data.id);
     }
@@ -69,12 +75,14 @@ describe('reports generation across replicas and a kill -9', () => {
       const records = [];
       for (let hour = start; hour < start + 50; hour++) {
         const at = new Date(Date.parse('2026-01-01T00:00:00Z') + hour * 3600_000).toISOString();
-        for (const [i, pointId] of points.entries()) records.push({ point_id: pointId, measured_at: at, values: { dx: (hour % 97) / 10, dy: i / 10, dz: -hour / 1000 } });
+        for (const [i, pointId] of points.entries())
+          records.push({ point_id: pointId, measured_at: at, values: { dx: (hour % 97) / 10, dy: i / 10, dz: -hour / 1000 } });
       }
       const w = await t.api('POST', `/projects/${projectId}/data`, { headers: h(), body: { records } });
       expect(w.status).toBe(200);
     }
-    templateId = (await t.api('POST', '/templates', { headers: h(), body: { name: 'All', sections: ['latest', 'points'], formats: ['pdf', 'csv', 'xlsx'] } })).body.data.id;
+    templateId = (await t.api('POST', '/templates', { headers: h(), body: { name: 'All', sections: ['latest', 'points'], formats: ['pdf', 'csv', 'xlsx'] } }))
+      .body.data.id;
   }, 300_000);
 
   afterAll(async () => {
@@ -84,7 +92,10 @@ describe('reports generation across replicas and a kill -9', () => {
   });
 
   const ask = async () => {
-    const res = await t.api('POST', `/projects/${projectId}/reports`, { headers: h(), body: { template_id: templateId, from: '2026-01-01T00:00:00Z', to: '2026-04-01T00:00:00Z' } });
+    const res = await t.api('POST', `/projects/${projectId}/reports`, {
+      headers: h(),
+      body: { template_id: templateId, from: '2026-01-01T00:00:00Z', to: '2026-04-01T00:00:00Z' },
+    });
     expect(res.body.data.status).toBe('generating');
     return res.body.data.id as string;
   };
@@ -101,7 +112,10 @@ describe('reports generation across replicas and a kill -9', () => {
     const id = await ask();
     const first = await startReplica('first');
     // The first replica claims the report (attempt 1) and is killed while it renders.
-    await waitUntil(async () => (await sql<{ attempt: number }>('SELECT attempt FROM reports.reports WHERE id = $1', [id]))[0]!.attempt === 1, { timeoutMs: 30_000, intervalMs: 10 });
+    await waitUntil(async () => (await sql<{ attempt: number }>('SELECT attempt FROM reports.reports WHERE id = $1', [id]))[0]!.attempt === 1, {
+      timeoutMs: 30_000,
+      intervalMs: 10,
+    });
     await first.proc.stop('SIGKILL');
     const [mid] = await sql<{ status: string }>('SELECT status FROM reports.reports WHERE id = $1', [id]);
     expect(mid!.status).toBe('generating');
@@ -128,7 +142,9 @@ describe('reports generation across replicas and a kill -9', () => {
     expect(done.map((r) => r.status)).toEqual(['generated', 'generated', 'generated', 'generated']);
     // Each claimed once (no second attempt), each finished once, each by one replica.
     expect(await sql('SELECT DISTINCT attempt FROM reports.reports WHERE id = ANY($1)', [ids])).toEqual([{ attempt: 1 }]);
-    expect(await sql("SELECT count(*)::int AS n FROM reports.outbox WHERE event_type = 'report.generated' AND data::jsonb->>'report_id' = ANY($1)", [ids])).toEqual([{ n: 4 }]);
+    expect(
+      await sql("SELECT count(*)::int AS n FROM reports.outbox WHERE event_type = 'report.generated' AND data::jsonb->>'report_id' = ANY($1)", [ids]),
+    ).toEqual([{ n: 4 }]);
     const live = replicas.filter((r) => r.child.exitCode === null && r.child.signalCode === null);
     const byReplica = live.map((r) => generated(r).filter((id) => ids.includes(id)));
     expect(byReplica.flat().sort()).toEqual([...ids].sort());

@@ -46,7 +46,8 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
   const env = { ...(opts.env ?? process.env) };
   // In one process the services find each other through the ports they got, so unless told
   // otherwise they take free loopback ports instead of the fixed ones separate pods use.
-  for (const name of ['MP_IDENTITY_GRPC_PORT', 'MP_PROJECTS_GRPC_PORT', 'MP_WEBHOOKS_GRPC_PORT', 'MP_MONITORING_DATA_GRPC_PORT', 'MP_REPORTS_GRPC_PORT']) env[name] ??= '0';
+  for (const name of ['MP_IDENTITY_GRPC_PORT', 'MP_PROJECTS_GRPC_PORT', 'MP_WEBHOOKS_GRPC_PORT', 'MP_MONITORING_DATA_GRPC_PORT', 'MP_REPORTS_GRPC_PORT'])
+    env[name] ??= '0';
   const logger = opts.logger ?? createLogger('platform');
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {

@@ -16,7 +16,9 @@ export function reportEventData(r: ReportRow, files: FileRow[]): Record<string, 
     template_id: r.template_id,
     period: { from: r.period_from, to: r.period_to },
     status: r.status,
-    files: [...files].sort((a, b) => order.indexOf(a.format) - order.indexOf(b.format)).map((f) => ({ format: f.format, size_bytes: Number(f.size_bytes), sha256: f.sha256 })),
+    files: [...files]
+      .sort((a, b) => order.indexOf(a.format) - order.indexOf(b.format))
+      .map((f) => ({ format: f.format, size_bytes: Number(f.size_bytes), sha256: f.sha256 })),
     generated_at: r.generated_at,
     data_as_of: r.data_as_of,
   };

@@ -88,16 +88,17 @@ export async function readReportFile(db: Database, req: reports.ReadFileRequest,
       suggestion: `Ask for format=${formats[0]}.`,
     });
   }
-  const { rows } = await db.query<FileRow>('SELECT report_id, format, attempt, size_bytes, sha256, part_size FROM report_files WHERE report_id = $1 AND format = $2', [
-    report.id,
-    req.format,
-  ]);
+  const { rows } = await db.query<FileRow>(
+    'SELECT report_id, format, attempt, size_bytes, sha256, part_size FROM report_files WHERE report_id = $1 AND format = $2',
+    [report.id, req.format],
+  );
   const file = rows[0];
   if (!file) {
     throw new DomainError('409011', {
       field: 'status',
       detail: `Report ${report.id} is ${report.status}; it has no documents${report.status === 'generating' ? ' yet' : ''}.`,
-      suggestion: report.status === 'generating' ? 'Wait for report.generated (or poll GET /reports/{report_id}), then download.' : 'Generate the report again.',
+      suggestion:
+        report.status === 'generating' ? 'Wait for report.generated (or poll GET /reports/{report_id}), then download.' : 'Generate the report again.',
     });
   }
   const size = Number(file.size_bytes);
@@ -105,12 +106,15 @@ export async function readReportFile(db: Database, req: reports.ReadFileRequest,
   const length = Math.max(0, Math.min(req.length || MAX_CHUNK, MAX_CHUNK, size - offset));
   const first = Math.floor(offset / file.part_size);
   const last = length ? Math.floor((offset + length - 1) / file.part_size) : first - 1;
-  const parts = last >= first
-    ? (await db.query<{ part: number; bytes: Uint8Array }>(
-        'SELECT part, bytes FROM report_file_parts WHERE report_id = $1 AND attempt = $2 AND format = $3 AND part BETWEEN $4 AND $5 ORDER BY part',
-        [report.id, file.attempt, file.format, first, last],
-      )).rows
-    : [];
+  const parts =
+    last >= first
+      ? (
+          await db.query<{ part: number; bytes: Uint8Array }>(
+            'SELECT part, bytes FROM report_file_parts WHERE report_id = $1 AND attempt = $2 AND format = $3 AND part BETWEEN $4 AND $5 ORDER BY part',
+            [report.id, file.attempt, file.format, first, last],
+          )
+        ).rows
+      : [];
   const joined = Buffer.concat(parts.map((p) => bufferOf(p.bytes)));
   const start = offset - first * file.part_size;
   return {

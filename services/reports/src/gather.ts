@@ -93,14 +93,23 @@ export async function reportPoints(sources: ReportSources, ctx: CallerContext, p
   const all = await allPages<projects.Point>((cursor) => sources.projects.listPoints({ projectId, page: { limit: 100, cursor: cursor ?? '' } }, ctx));
   all.sort((a, b) => a.number.localeCompare(b.number, 'en') || a.id.localeCompare(b.id));
   const wanted = pointIds.length ? new Set(pointIds) : null;
-  const points = (wanted ? all.filter((p) => wanted.has(p.id)) : all).map(
-    (p): PointInfo => ({ id: p.id, number: p.number, name: p.name, warning: p.warningThreshold, alarm: p.alarmThreshold }),
-  );
+  const points = (wanted ? all.filter((p) => wanted.has(p.id)) : all).map((p): PointInfo => ({
+    id: p.id,
+    number: p.number,
+    name: p.name,
+    warning: p.warningThreshold,
+    alarm: p.alarmThreshold,
+  }));
   const known = new Set(all.map((p) => p.id));
   return { points, missing: pointIds.filter((id) => !known.has(id)) };
 }
 
-function statsOf(buckets: monitoringData.Bucket[], axis: Axis, first: monitoringData.DataRecord | null, last: monitoringData.DataRecord | null): AxisStats | null {
+function statsOf(
+  buckets: monitoringData.Bucket[],
+  axis: Axis,
+  first: monitoringData.DataRecord | null,
+  last: monitoringData.DataRecord | null,
+): AxisStats | null {
   let min = Infinity,
     max = -Infinity,
     sum = 0,
@@ -132,8 +141,8 @@ export async function gatherReport(sources: ReportSources, ctx: CallerContext, r
   const { points, missing } = await reportPoints(sources, ctx, r.project_id, r.template.point_ids);
   const range = { from: r.period_from, to: r.period_to };
   const oneRecord = async (pointId: string, order: 'asc' | 'desc', validOnly = true) =>
-    (await sources.data.listRecords({ pointId, ...range, order, ...(validOnly ? { qualityFlag: 'valid' } : {}), page: { limit: 1, cursor: '' } }, ctx)).items[0] ??
-    null;
+    (await sources.data.listRecords({ pointId, ...range, order, ...(validOnly ? { qualityFlag: 'valid' } : {}), page: { limit: 1, cursor: '' } }, ctx))
+      .items[0] ?? null;
   const counts = async (list: () => Promise<{ pointId: string; level: string }[]>) => {
     const byPoint = new Map<string, { warning: number; alarm: number }>();
     for (const item of await list()) {
@@ -212,10 +221,18 @@ export async function gatherReport(sources: ReportSources, ctx: CallerContext, r
  * behind GET /projects/{id}/data (the same [from, to), the same rows) in large pages, kept to the
  * report's points.
  */
-export async function* periodRecords(sources: ReportSources, ctx: CallerContext, r: ReportRow, pointIds: Set<string> | null): AsyncGenerator<monitoringData.DataRecord[]> {
+export async function* periodRecords(
+  sources: ReportSources,
+  ctx: CallerContext,
+  r: ReportRow,
+  pointIds: Set<string> | null,
+): AsyncGenerator<monitoringData.DataRecord[]> {
   let cursor = '';
   do {
-    const res = await sources.data.listRecords({ projectId: r.project_id, from: r.period_from, to: r.period_to, order: 'asc', page: { limit: RECORDS_PAGE, cursor } }, ctx);
+    const res = await sources.data.listRecords(
+      { projectId: r.project_id, from: r.period_from, to: r.period_to, order: 'asc', page: { limit: RECORDS_PAGE, cursor } },
+      ctx,
+    );
     yield pointIds ? res.items.filter((x) => pointIds.has(x.pointId)) : res.items;
     cursor = res.page?.hasMore && res.page.nextCursor ? res.page.nextCursor : '';
   } while (cursor);

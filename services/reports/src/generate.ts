@@ -73,7 +73,14 @@ export async function generateDocuments(deps: ReportsDeps, row: ReportRow, attem
   await finishReport(deps, row.id, attempt, files, data.dataAsOf, recordCount);
 }
 
-async function finishReport(deps: ReportsDeps, id: string, attempt: number, files: Omit<FileRow, 'report_id'>[], dataAsOf: string | null, recordCount: number): Promise<void> {
+async function finishReport(
+  deps: ReportsDeps,
+  id: string,
+  attempt: number,
+  files: Omit<FileRow, 'report_id'>[],
+  dataAsOf: string | null,
+  recordCount: number,
+): Promise<void> {
   const finished = await deps.db.transaction(async (tx) => {
     const { rows } = await tx.query<ReportRow>(`SELECT ${REPORT_COLUMNS} FROM reports WHERE id = $1 FOR UPDATE`, [id]);
     const row = rows[0];
@@ -129,7 +136,22 @@ function summaryRows(d: ReportData): (string | number | null)[][] {
     ['Data as of', when(d.dataAsOf)],
     ['Template', d.templateName],
     [],
-    ['point_id', 'point_number', 'point_name', 'axis', 'count', 'min_mm', 'max_mm', 'mean_mm', 'last_mm', 'rate_mm_per_day', 'warning_mm', 'alarm_mm', 'latest_measured_at', 'latest_status'],
+    [
+      'point_id',
+      'point_number',
+      'point_name',
+      'axis',
+      'count',
+      'min_mm',
+      'max_mm',
+      'mean_mm',
+      'last_mm',
+      'rate_mm_per_day',
+      'warning_mm',
+      'alarm_mm',
+      'latest_measured_at',
+      'latest_status',
+    ],
   ];
   for (const p of d.points) {
     for (const axis of ['dx', 'dy', 'dz'] as const) {
@@ -154,4 +176,3 @@ function summaryRows(d: ReportData): (string | number | null)[][] {
   }
   return rows;
 }
-

@@ -51,7 +51,9 @@ export const REPORT_COLUMNS = `id, tenant_id, environment, project_id, project_n
 export async function filesOf(q: Queryable, ids: string[]): Promise<Map<string, FileRow[]>> {
   const out = new Map<string, FileRow[]>(ids.map((id) => [id, []]));
   if (!ids.length) return out;
-  const { rows } = await q.query<FileRow>('SELECT report_id, format, attempt, size_bytes, sha256, part_size FROM report_files WHERE report_id = ANY($1)', [ids]);
+  const { rows } = await q.query<FileRow>('SELECT report_id, format, attempt, size_bytes, sha256, part_size FROM report_files WHERE report_id = ANY($1)', [
+    ids,
+  ]);
   for (const r of rows) out.get(r.report_id)!.push(r);
   return out;
 }
@@ -77,7 +79,9 @@ export function toReport(r: ReportRow, files: FileRow[]): reports.Report {
     ...(r.data_as_of ? { dataAsOf: r.data_as_of } : {}),
     ...(r.generated_at ? { generatedAt: r.generated_at } : {}),
     ...(r.failure_code ? { failureCode: r.failure_code, failureDetail: r.failure_detail ?? '' } : {}),
-    ...(reviewed && r.status === 'approved' ? { approvedBy: r.reviewed_by!, approvedAt: r.reviewed_at!, ...(r.review_text !== null ? { comment: r.review_text } : {}) } : {}),
+    ...(reviewed && r.status === 'approved'
+      ? { approvedBy: r.reviewed_by!, approvedAt: r.reviewed_at!, ...(r.review_text !== null ? { comment: r.review_text } : {}) }
+      : {}),
     ...(reviewed && r.status === 'rejected' ? { rejectedBy: r.reviewed_by!, rejectedAt: r.reviewed_at!, reason: r.review_text ?? '' } : {}),
   };
 }
@@ -89,6 +93,11 @@ export async function loadReport(q: Queryable, id: string, ctx: CallerContext, f
     `SELECT ${REPORT_COLUMNS} FROM reports WHERE id = $1 AND tenant_id = $2 AND environment = $3${forUpdate ? ' FOR UPDATE' : ''}`,
     [id, ctx.tenantId, ctx.environment],
   );
-  if (!rows[0]) throw new DomainError('404005', { field: 'report_id', detail: `Report ${id} does not exist.`, suggestion: 'List reports with GET /v3/reports and use an id from that list.' });
+  if (!rows[0])
+    throw new DomainError('404005', {
+      field: 'report_id',
+      detail: `Report ${id} does not exist.`,
+      suggestion: 'List reports with GET /v3/reports and use an id from that list.',
+    });
   return rows[0];
 }

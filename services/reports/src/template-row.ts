@@ -41,7 +41,12 @@ export async function loadTemplate(q: Queryable, id: string, ctx: CallerContext,
     `SELECT ${TEMPLATE_COLUMNS} FROM templates WHERE id = $1 AND tenant_id = $2 AND environment = $3 AND deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
     [id, ctx.tenantId, ctx.environment],
   );
-  if (!rows[0]) throw new DomainError('404006', { field, detail: `Template ${id} does not exist.`, suggestion: 'List templates with GET /v3/templates and use an id from that list.' });
+  if (!rows[0])
+    throw new DomainError('404006', {
+      field,
+      detail: `Template ${id} does not exist.`,
+      suggestion: 'List templates with GET /v3/templates and use an id from that list.',
+    });
   return rows[0];
 }
 

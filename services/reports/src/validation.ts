@@ -13,7 +13,11 @@ export const MAX_PERIOD_MS = 367 * 86_400_000;
 export function checkText(value: string, field: string, min: number, max: number): string {
   const t = value.trim();
   if (t.length < min || t.length > max) {
-    throw new DomainError('400003', { field, detail: `${field} must be ${min} to ${max} characters long.`, suggestion: `Send a ${field} of ${min} to ${max} characters.` });
+    throw new DomainError('400003', {
+      field,
+      detail: `${field} must be ${min} to ${max} characters long.`,
+      suggestion: `Send a ${field} of ${min} to ${max} characters.`,
+    });
   }
   return t;
 }
@@ -21,11 +25,19 @@ export function checkText(value: string, field: string, min: number, max: number
 function checkList<T extends string>(values: string[], allowed: readonly T[], field: string, fallback: T[] | null): T[] {
   if (values.length === 0) {
     if (fallback) return fallback;
-    throw new DomainError('422101', { field, detail: `${field} must list at least one of: ${allowed.join(', ')}.`, suggestion: `Send ${field} as e.g. ["${allowed[0]}"].` });
+    throw new DomainError('422101', {
+      field,
+      detail: `${field} must list at least one of: ${allowed.join(', ')}.`,
+      suggestion: `Send ${field} as e.g. ["${allowed[0]}"].`,
+    });
   }
   values.forEach((v, i) => {
     if (!(allowed as readonly string[]).includes(v)) {
-      throw new DomainError('422103', { field: `${field}[${i}]`, detail: `${excerpt(v)} is not one of ${allowed.join(', ')}.`, suggestion: `Use only ${allowed.join(', ')}.` });
+      throw new DomainError('422103', {
+        field: `${field}[${i}]`,
+        detail: `${excerpt(v)} is not one of ${allowed.join(', ')}.`,
+        suggestion: `Use only ${allowed.join(', ')}.`,
+      });
     }
   });
   return [...new Set(values)] as T[];
@@ -36,10 +48,19 @@ export const checkFormats = (values: string[]) => checkList(values, FORMATS, 'fo
 
 export function checkPointIds(values: string[]): string[] {
   if (values.length > MAX_TEMPLATE_POINTS) {
-    throw new DomainError('400003', { field: 'point_ids', detail: `point_ids lists at most ${MAX_TEMPLATE_POINTS} points.`, suggestion: 'Leave point_ids out to include every point of the project.' });
+    throw new DomainError('400003', {
+      field: 'point_ids',
+      detail: `point_ids lists at most ${MAX_TEMPLATE_POINTS} points.`,
+      suggestion: 'Leave point_ids out to include every point of the project.',
+    });
   }
   values.forEach((v, i) => {
-    if (!isId('point', v)) throw new DomainError('400004', { field: `point_ids[${i}]`, detail: `${excerpt(v)} is not a point id (pt_…).`, suggestion: 'Use ids returned by GET /projects/{project_id}/points.' });
+    if (!isId('point', v))
+      throw new DomainError('400004', {
+        field: `point_ids[${i}]`,
+        detail: `${excerpt(v)} is not a point id (pt_…).`,
+        suggestion: 'Use ids returned by GET /projects/{project_id}/points.',
+      });
   });
   return [...new Set(values)];
 }
@@ -47,7 +68,11 @@ export function checkPointIds(values: string[]): string[] {
 export function requireId(kind: 'report' | 'template' | 'project', value: string, field: string): string {
   if (!isId(kind, value)) {
     const prefix = { report: 'rpt', template: 'tpl', project: 'prj' }[kind];
-    throw new DomainError('400004', { field, detail: `${field} is not a ${kind} id (${prefix}_…).`, suggestion: `Use the id returned when the ${kind} was created.` });
+    throw new DomainError('400004', {
+      field,
+      detail: `${field} is not a ${kind} id (${prefix}_…).`,
+      suggestion: `Use the id returned when the ${kind} was created.`,
+    });
   }
   return value;
 }
@@ -56,7 +81,11 @@ export function requireId(kind: 'report' | 'template' | 'project', value: string
 export function checkInstant(value: string, field: string): number {
   const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(value) ? Date.parse(value) : NaN;
   if (Number.isNaN(ms)) {
-    throw new DomainError('400004', { field, detail: `${field} must be an ISO 8601 time with a UTC offset.`, suggestion: `Send e.g. ${field}=2026-01-01T00:00:00Z.` });
+    throw new DomainError('400004', {
+      field,
+      detail: `${field} must be an ISO 8601 time with a UTC offset.`,
+      suggestion: `Send e.g. ${field}=2026-01-01T00:00:00Z.`,
+    });
   }
   return ms;
 }
@@ -64,7 +93,8 @@ export function checkInstant(value: string, field: string): number {
 export function checkPeriod(from: string, to: string): { from: number; to: number } {
   const f = checkInstant(from, 'from');
   const t = checkInstant(to, 'to');
-  if (t <= f) throw new DomainError('422204', { field: 'to', detail: 'to must be after from.', suggestion: 'Send a period [from, to) with to later than from.' });
+  if (t <= f)
+    throw new DomainError('422204', { field: 'to', detail: 'to must be after from.', suggestion: 'Send a period [from, to) with to later than from.' });
   if (t - f > MAX_PERIOD_MS) {
     throw new DomainError('400003', { field: 'to', detail: 'A report covers at most 367 days.', suggestion: 'Split a longer period into several reports.' });
   }
@@ -76,6 +106,10 @@ export function checkTimeZone(value: string | undefined): string {
   try {
     return new Intl.DateTimeFormat('en-GB', { timeZone: value }).resolvedOptions().timeZone;
   } catch {
-    throw new DomainError('422103', { field: 'time_zone', detail: `${excerpt(value)} is not an IANA time zone.`, suggestion: 'Send e.g. "Europe/Berlin" or "UTC".' });
+    throw new DomainError('422103', {
+      field: 'time_zone',
+      detail: `${excerpt(value)} is not an IANA time zone.`,
+      suggestion: 'Send e.g. "Europe/Berlin" or "UTC".',
+    });
   }
 }

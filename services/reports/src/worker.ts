@@ -107,23 +107,31 @@ export class GenerationWorker {
     const attempt = row.attempt;
     const log = this.logger.child({ report_id: row.id, attempt });
     if (attempt > MAX_ATTEMPTS) {
-      await failReport(this.deps, row.id, attempt, new DomainError('500005', { detail: `Generation was interrupted ${MAX_ATTEMPTS} times; it is not tried again.` }));
+      await failReport(
+        this.deps,
+        row.id,
+        attempt,
+        new DomainError('500005', { detail: `Generation was interrupted ${MAX_ATTEMPTS} times; it is not tried again.` }),
+      );
       log.error('report given up after repeated interruptions');
       return;
     }
     let held = true;
-    const beat = setInterval(() => {
-      this.deps.db
-        .query(`UPDATE reports SET lease_until = now() + ($3::int * interval '1 millisecond') WHERE id = $1 AND attempt = $2 AND status = 'generating'`, [
-          row.id,
-          attempt,
-          this.opts.leaseMs,
-        ])
-        .then((r) => {
-          if (r.rowCount === 0) held = false;
-        })
-        .catch((err: unknown) => log.warn({ err }, 'renewing a report lease failed'));
-    }, Math.max(200, Math.floor(this.opts.leaseMs / 3)));
+    const beat = setInterval(
+      () => {
+        this.deps.db
+          .query(`UPDATE reports SET lease_until = now() + ($3::int * interval '1 millisecond') WHERE id = $1 AND attempt = $2 AND status = 'generating'`, [
+            row.id,
+            attempt,
+            this.opts.leaseMs,
+          ])
+          .then((r) => {
+            if (r.rowCount === 0) held = false;
+          })
+          .catch((err: unknown) => log.warn({ err }, 'renewing a report lease failed'));
+      },
+      Math.max(200, Math.floor(this.opts.leaseMs / 3)),
+    );
     beat.unref?.();
     const started = performance.now();
     try {
@@ -142,7 +150,12 @@ export class GenerationWorker {
         // Infrastructure (a service or the database away): leave it for a later claim.
         log.error({ err }, 'report generation interrupted; it will be tried again');
         if (attempt >= MAX_ATTEMPTS) {
-          await failReport(this.deps, row.id, attempt, new DomainError('500005', { detail: 'The report could not be generated; the services it reads did not answer.' }));
+          await failReport(
+            this.deps,
+            row.id,
+            attempt,
+            new DomainError('500005', { detail: 'The report could not be generated; the services it reads did not answer.' }),
+          );
         } else {
           await this.release(row.id, attempt, Math.min(60_000, 2000 * attempt));
         }
@@ -155,7 +168,11 @@ export class GenerationWorker {
   /** Lets another claim take the report after `afterMs` (while this attempt still holds it). */
   private release(id: string, attempt: number, afterMs: number): Promise<unknown> {
     return this.deps.db
-      .query(`UPDATE reports SET lease_until = now() + ($3::int * interval '1 millisecond') WHERE id = $1 AND attempt = $2 AND status = 'generating'`, [id, attempt, afterMs])
+      .query(`UPDATE reports SET lease_until = now() + ($3::int * interval '1 millisecond') WHERE id = $1 AND attempt = $2 AND status = 'generating'`, [
+        id,
+        attempt,
+        afterMs,
+      ])
       .catch((err: unknown) => this.logger.warn({ err, report_id: id }, 'releasing a report lease failed'));
   }
 

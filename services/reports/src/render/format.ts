@@ -22,14 +22,22 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 
 /** `2026-03-01 08:00 UTC+08:00` in the report's time zone (UTC shows as `UTC`). */
 export function localTime(iso: string, timeZone: string): string {
-  const parts = Object.fromEntries(formatterFor(timeZone).formatToParts(new Date(iso)).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatterFor(timeZone)
+      .formatToParts(new Date(iso))
+      .map((p) => [p.type, p.value]),
+  );
   const offset = parts.timeZoneName === 'GMT' ? 'UTC' : String(parts.timeZoneName).replace('GMT', 'UTC');
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${offset}`;
 }
 
 /** A time-axis label in the time zone: `2026-03-01`, with the time of day when the plot spans under ten days. */
 export function axisTime(ms: number, spanMs: number, timeZone: string): string {
-  const parts = Object.fromEntries(formatterFor(timeZone).formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatterFor(timeZone)
+      .formatToParts(new Date(ms))
+      .map((p) => [p.type, p.value]),
+  );
   const day = `${parts.year}-${parts.month}-${parts.day}`;
   return spanMs < 10 * 86_400_000 ? `${day} ${parts.hour}:${parts.minute}` : day;
 }

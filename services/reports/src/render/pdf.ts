@@ -62,7 +62,10 @@ export function renderPdf(data: ReportData, status: string, sink: (chunk: Uint8A
       ensure(16);
       const y = doc.y;
       let x = MARGIN;
-      doc.font(bold ? 'bold' : 'regular').fontSize(8).fillColor('#000000');
+      doc
+        .font(bold ? 'bold' : 'regular')
+        .fontSize(8)
+        .fillColor('#000000');
       let h = 0;
       cells.forEach((c, i) => {
         const col = columns[i]!;
@@ -71,7 +74,12 @@ export function renderPdf(data: ReportData, status: string, sink: (chunk: Uint8A
         x += col.width;
       });
       doc.y = y + h + 3;
-      doc.lineWidth(0.3).strokeColor('#bbbbbb').moveTo(MARGIN, doc.y - 1.5).lineTo(MARGIN + CONTENT_WIDTH, doc.y - 1.5).stroke();
+      doc
+        .lineWidth(0.3)
+        .strokeColor('#bbbbbb')
+        .moveTo(MARGIN, doc.y - 1.5)
+        .lineTo(MARGIN + CONTENT_WIDTH, doc.y - 1.5)
+        .stroke();
     };
     line(
       columns.map((c) => c.title),
@@ -99,7 +107,10 @@ export function renderPdf(data: ReportData, status: string, sink: (chunk: Uint8A
   for (const [k, v] of facts) {
     const y = doc.y;
     doc.font('bold').fontSize(11).text(k, MARGIN, y, { width: 130 });
-    doc.font('regular').fontSize(11).text(v, MARGIN + 135, y, { width: CONTENT_WIDTH - 135 });
+    doc
+      .font('regular')
+      .fontSize(11)
+      .text(v, MARGIN + 135, y, { width: CONTENT_WIDTH - 135 });
     doc.moveDown(0.3);
   }
 
@@ -130,7 +141,10 @@ export function renderPdf(data: ReportData, status: string, sink: (chunk: Uint8A
     } else if (section === 'alarms') {
       doc.addPage();
       heading('Alarm summary');
-      doc.font('regular').fontSize(9).text('Abnormal records measured in the period and alarms opened in it, per point and level.', MARGIN, doc.y, { width: CONTENT_WIDTH });
+      doc
+        .font('regular')
+        .fontSize(9)
+        .text('Abnormal records measured in the period and alarms opened in it, per point and level.', MARGIN, doc.y, { width: CONTENT_WIDTH });
       doc.moveDown(0.5);
       const rows = data.points
         .filter((p) => p.abnormal.warning + p.abnormal.alarm + p.alarms.warning + p.alarms.alarm > 0)
@@ -149,7 +163,10 @@ export function renderPdf(data: ReportData, status: string, sink: (chunk: Uint8A
     } else if (section === 'latest') {
       doc.addPage();
       heading('Latest values');
-      doc.font('regular').fontSize(9).text('The newest valid record of each point in the period; displacements in mm, measured_at as recorded.', MARGIN, doc.y, { width: CONTENT_WIDTH });
+      doc
+        .font('regular')
+        .fontSize(9)
+        .text('The newest valid record of each point in the period; displacements in mm, measured_at as recorded.', MARGIN, doc.y, { width: CONTENT_WIDTH });
       doc.moveDown(0.5);
       table(
         [
@@ -175,9 +192,12 @@ export function renderPdf(data: ReportData, status: string, sink: (chunk: Uint8A
       for (const p of data.points) {
         doc.addPage();
         heading(`${p.point.number} ${p.point.name}`);
-        doc.font('regular').fontSize(9).text(`Time history of the displacements (bucket means) from ${when(data.from)} to ${when(data.to)}.`, MARGIN, doc.y, {
-          width: CONTENT_WIDTH,
-        });
+        doc
+          .font('regular')
+          .fontSize(9)
+          .text(`Time history of the displacements (bucket means) from ${when(data.from)} to ${when(data.to)}.`, MARGIN, doc.y, {
+            width: CONTENT_WIDTH,
+          });
         doc.moveDown(0.5);
         const box = { x: MARGIN, y: doc.y, width: CONTENT_WIDTH, height: 300 };
         drawPlot(doc, box, p, Date.parse(data.from), Date.parse(data.to), tz, p.intervalMs);
@@ -197,12 +217,13 @@ export function renderPdf(data: ReportData, status: string, sink: (chunk: Uint8A
             return [a, String(s ? p.count : 0), mm(s?.min), mm(s?.max), mm(s?.mean), exact(s?.last) || '–', mm(s?.ratePerDay, 4)];
           }),
         );
-        doc.font('regular').fontSize(8).fillColor('#444444').text(
-          'Statistics over the valid and suspect records of the period; last and rate from its first and last valid records.',
-          MARGIN,
-          doc.y,
-          { width: CONTENT_WIDTH },
-        );
+        doc
+          .font('regular')
+          .fontSize(8)
+          .fillColor('#444444')
+          .text('Statistics over the valid and suspect records of the period; last and rate from its first and last valid records.', MARGIN, doc.y, {
+            width: CONTENT_WIDTH,
+          });
       }
     }
   }

@@ -77,7 +77,11 @@ export function drawPlot(doc: Doc, box: PlotBox, p: PointData, from: number, to:
     doc.moveTo(sx(t), top).lineTo(sx(t), bottom).stroke();
     doc.text(axisTime(t, to - from, timeZone), sx(t) - 35, bottom + 4, { width: 70, align: 'center', lineBreak: false });
   }
-  doc.lineWidth(0.6).strokeColor('#555555').rect(left, top, right - left, bottom - top).stroke();
+  doc
+    .lineWidth(0.6)
+    .strokeColor('#555555')
+    .rect(left, top, right - left, bottom - top)
+    .stroke();
   doc.fontSize(7).text('mm', x, y, { width: 44, align: 'right', lineBreak: false });
 
   // One polyline per axis through the bucket means. Buckets are finer than the readings when the
@@ -118,7 +122,12 @@ export function drawPlot(doc: Doc, box: PlotBox, p: PointData, from: number, to:
   let lx = left;
   const ly = bottom + 18;
   for (const a of ['dx', 'dy', 'dz'] as const) {
-    doc.lineWidth(1.5).strokeColor(AXIS_COLOURS[a]).moveTo(lx, ly + 3).lineTo(lx + 14, ly + 3).stroke();
+    doc
+      .lineWidth(1.5)
+      .strokeColor(AXIS_COLOURS[a])
+      .moveTo(lx, ly + 3)
+      .lineTo(lx + 14, ly + 3)
+      .stroke();
     doc.fillColor('#000000').text(a, lx + 17, ly, { lineBreak: false });
     lx += 42;
   }

@@ -56,7 +56,11 @@ export class XlsxWriter {
   addRecords(rows: (string | number | null)[][]): void {
     if (!this.records) {
       this.records = this.entry('xl/worksheets/sheet2.xml');
-      this.records.push(this.enc.encode(`${SHEET_HEAD}<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews><sheetData>${rowXml([...RECORD_HEADER])}`));
+      this.records.push(
+        this.enc.encode(
+          `${SHEET_HEAD}<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews><sheetData>${rowXml([...RECORD_HEADER])}`,
+        ),
+      );
     }
     if (rows.length) this.records.push(this.enc.encode(rows.map(rowXml).join('')));
   }

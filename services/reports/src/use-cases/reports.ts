@@ -30,7 +30,8 @@ export async function listReports(deps: ReportsDeps, req: reports.ListReportsReq
   }
   if (req.page?.cursor) {
     const [createdAt, id] = decodeCursor(req.page.cursor);
-    if (typeof createdAt !== 'string' || typeof id !== 'string') throw new DomainError('400004', { field: 'cursor', detail: 'cursor is not one this API returned' });
+    if (typeof createdAt !== 'string' || typeof id !== 'string')
+      throw new DomainError('400004', { field: 'cursor', detail: 'cursor is not one this API returned' });
     params.push(createdAt, id);
     where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
   }
@@ -55,7 +56,12 @@ export async function listReports(deps: ReportsDeps, req: reports.ListReportsReq
  * the same transaction. The row is locked, so of two reviewers acting at once one succeeds and the
  * other gets 409011.
  */
-export async function reviewReport(deps: ReportsDeps, decision: 'approved' | 'rejected', req: reports.ReviewRequest, ctx: CallerContext): Promise<reports.Report> {
+export async function reviewReport(
+  deps: ReportsDeps,
+  decision: 'approved' | 'rejected',
+  req: reports.ReviewRequest,
+  ctx: CallerContext,
+): Promise<reports.Report> {
   const field = decision === 'approved' ? 'comment' : 'reason';
   let text: string | null = null;
   if (req.text !== undefined) text = checkText(req.text, field, decision === 'approved' ? 0 : 1, 2000) || null;
@@ -68,7 +74,8 @@ export async function reviewReport(deps: ReportsDeps, decision: 'approved' | 're
       throw new DomainError('409011', {
         field: 'status',
         detail: `Report ${row.id} is ${row.status}; only a generated report can be ${decision}.`,
-        suggestion: row.status === 'generating' ? 'Wait for report.generated, then try again.' : 'Read the report to see who reviewed it, or generate a new one.',
+        suggestion:
+          row.status === 'generating' ? 'Wait for report.generated, then try again.' : 'Read the report to see who reviewed it, or generate a new one.',
       });
     }
     const now = deps.clock.now().toISOString();

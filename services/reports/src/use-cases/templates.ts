@@ -50,7 +50,8 @@ export async function listTemplates(deps: ReportsDeps, req: reports.ListTemplate
   let after = '';
   if (req.page?.cursor) {
     const [createdAt, id] = decodeCursor(req.page.cursor);
-    if (typeof createdAt !== 'string' || typeof id !== 'string') throw new DomainError('400004', { field: 'cursor', detail: 'cursor is not one this API returned' });
+    if (typeof createdAt !== 'string' || typeof id !== 'string')
+      throw new DomainError('400004', { field: 'cursor', detail: 'cursor is not one this API returned' });
     params.push(createdAt, id);
     after = ' AND (created_at, id) < ($3::timestamptz, $4)';
   }
@@ -69,7 +70,8 @@ const CLEARABLE = ['description', 'point_ids'];
 /** PATCH /templates/{id}: only the fields sent; 409004 on a stale version. Reports already asked for keep the template they were asked with. */
 export async function updateTemplate(deps: ReportsDeps, req: reports.UpdateTemplateRequest, ctx: CallerContext): Promise<reports.Template> {
   req.clear.forEach((c, i) => {
-    if (!CLEARABLE.includes(c)) throw new DomainError('422103', { field: `clear[${i}]`, detail: `${c} cannot be set to null.`, suggestion: `Only ${CLEARABLE.join(', ')} may be null.` });
+    if (!CLEARABLE.includes(c))
+      throw new DomainError('422103', { field: `clear[${i}]`, detail: `${c} cannot be set to null.`, suggestion: `Only ${CLEARABLE.join(', ')} may be null.` });
   });
   const name = req.name !== undefined ? checkText(req.name, 'name', 1, 100) : undefined;
   const description = req.description !== undefined ? checkText(req.description, 'description', 0, 2000) : undefined;
