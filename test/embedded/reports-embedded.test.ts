@@ -60,10 +60,15 @@ describe('reports on the embedded default', () => {
         thresholds: { warning: 10, alarm: 20 },
       })
     ).body.data.id;
-    const records = Array.from({ length: 24 }, (_, i) => ({ point_id: point, measured_at: `2026-02-01T${String(i).padStart(2, '0')}:00:00Z`, values: { dx: i / 10, dy: 0, dz: -i / 20 } }));
+    const records = Array.from({ length: 24 }, (_, i) => ({
+      point_id: point,
+      measured_at: `2026-02-01T${String(i).padStart(2, '0')}:00:00Z`,
+      values: { dx: i / 10, dy: 0, dz: -i / 20 },
+    }));
     expect((await api('POST', `/projects/${projectId}/data`, { records })).status).toBe(200);
     const templateId = (await api('POST', '/templates', { name: 'Day', sections: ['latest', 'points'], formats: ['pdf', 'csv', 'xlsx'] })).body.data.id;
-    const id = (await api('POST', `/projects/${projectId}/reports`, { template_id: templateId, from: '2026-02-01T00:00:00Z', to: '2026-02-02T00:00:00Z' })).body.data.id;
+    const id = (await api('POST', `/projects/${projectId}/reports`, { template_id: templateId, from: '2026-02-01T00:00:00Z', to: '2026-02-02T00:00:00Z' })).body
+      .data.id;
     const done = await waitUntil(
       async () => {
         const r = (await api('GET', `/reports/${id}`)).body.data;
