@@ -348,6 +348,21 @@ describe('reports through the gateway', () => {
     expectError(await post({ from: FROM, to: TO }), 422101, 'template_id');
     expect(await reportRows()).toBe(before);
   });
+
+  it('reads a project as the person who asks: a non-member with report:write gets 403001', async () => {
+    const user = { username: 'report-writer', password: 'report writer password 1', name: 'Report Writer', permissions: ['report:read', 'report:write'] };
+    expect((await t.api('POST', '/users', { headers: h(), body: user })).status).toBe(200);
+    const login = await t.api('POST', '/auth/login', { body: { username: user.username, password: user.password, grant_type: 'password' } });
+    const bearer = { authorization: `Bearer ${login.body.data.access_token}` };
+    const tpl = (await t.api('POST', '/templates', { headers: bearer, body: { name: 'Mine', sections: ['latest'] } })).body.data;
+    const before = await reportRows();
+    expectError(
+      await t.api('POST', `/projects/${projectId}/reports`, { headers: bearer, body: { template_id: tpl.id, from: FROM, to: TO } }),
+      403001,
+      'project_id',
+    );
+    expect(await reportRows()).toBe(before);
+  });
 });
 
 function escape(s: string): string {

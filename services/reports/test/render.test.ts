@@ -100,6 +100,25 @@ describe('report documents', () => {
     expect(execFileSync('pdfimages', ['-list', path], { encoding: 'utf8' }).trim().split('\n')).toHaveLength(2);
   });
 
+  it('renders a point without records in the period, and a period without data', async () => {
+    const empty: PointData = {
+      ...point(3, 'Dry well'),
+      buckets: [],
+      count: 0,
+      stats: { dx: null, dy: null, dz: null },
+      latest: null,
+      abnormal: { warning: 0, alarm: 0 },
+      alarms: { warning: 0, alarm: 0 },
+    };
+    const path = join(dir, 'empty.pdf');
+    writeFileSync(path, await pdfBytes({ ...data, points: [empty], dataAsOf: null, missingPointIds: ['pt_zzzzzzzzzzzzzzzzzzzz'] }));
+    const text = execFileSync('pdftotext', ['-layout', path, '-'], { encoding: 'utf8' });
+    expect(text).toMatch(/JC-03 +Dry well +– +no valid record/);
+    expect(text).toMatch(/Data as of +–/);
+    expect(text).toMatch(/Not in the project +pt_zzzzzzzzzzzzzzzzzzzz/);
+    expect(text).toMatch(/dz +0 +– +– +– +– +–/);
+  });
+
   it('writes the same XLSX bytes for the same rows, readable by a reader library', async () => {
     const rows = [
       ['dat_1', 'pt_1', 'JC-01', 'A & B <north>', '2026-01-01T00:00:00+08:00', null, null, null, 1.5, -0.25, 0, 'normal', 'valid'],
