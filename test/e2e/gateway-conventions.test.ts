@@ -87,7 +87,10 @@ describe('gateway conventions', () => {
     expect(h.body.data.status).toBe('ok');
     const r = await t.api('GET', '/readyz');
     expect(r.status).toBe(200);
-    expect(r.body.data).toEqual({ status: 'ready', services: { identity: 'SERVING', 'monitoring-data': 'SERVING', projects: 'SERVING', webhooks: 'SERVING' } });
+    expect(r.body.data).toEqual({
+      status: 'ready',
+      services: { identity: 'SERVING', 'monitoring-data': 'SERVING', projects: 'SERVING', reports: 'SERVING', webhooks: 'SERVING' },
+    });
   });
 
   it('serves the error catalogue: one code with GET /errors/{code}', async () => {
