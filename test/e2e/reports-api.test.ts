@@ -128,6 +128,11 @@ describe('reports through the gateway', () => {
     expectError(await t.api('GET', `/templates/${tpl.id}`, { headers: h() }), 404006, 'template_id');
     expectError(await t.api('PATCH', `/templates/${tpl.id}`, { headers: h(), body: { name: 'gone' } }), 404006, 'template_id');
     expectError(await t.api('GET', '/templates/weekly', { headers: h() }), 400004, 'template_id');
+    // The sandbox sees none of the live environment's templates.
+    const sandboxKey = await t.apiKey(['report:read', 'report:write'], { sandbox: true });
+    const live = (await t.api('POST', '/templates', { headers: h(), body: { name: 'Live only', sections: ['summary'] } })).body.data;
+    expectError(await t.api('GET', `/templates/${live.id}`, { headers: { 'x-api-key': sandboxKey }, sandbox: true }), 404006, 'template_id');
+    expect((await t.api('GET', '/templates', { headers: { 'x-api-key': sandboxKey }, sandbox: true })).body.data.items).toEqual([]);
     // Read-only keys read but do not write.
     const reader = await t.apiKey(['report:read']);
     expectError(await t.api('POST', '/templates', { headers: { 'x-api-key': reader }, body: { name: 'x', sections: ['points'] } }), 401004);
