@@ -329,9 +329,26 @@ describe('reports through the gateway', () => {
       reason: 'JC-01 needs a re-survey',
     });
 
+    // Two reviewers at once: one of them decides, the other gets 409011; one event.
+    const c = (await waitGenerated((await generate({ template_id: tpl.id, from: FROM, to: TO })).body.data.id)).body.data;
+    const [x, y] = await Promise.all([
+      t.api('POST', `/reports/${c.id}/approve`, { headers: h(), body: {} }),
+      t.api('POST', `/reports/${c.id}/reject`, { headers: h(), body: { reason: 'at the same time' } }),
+    ]);
+    expect([x.status, y.status].sort()).toEqual([200, 409]);
+    expect([x, y].find((r) => r.status === 409)!.body.code).toBe(409011);
+    const decided = x.status === 200 ? 'report.approved' : 'report.rejected';
+    await waitUntil(() => eventsOf(decided).some((e) => e.json.data.report_id === c.id), { timeoutMs: 20_000 });
+    const [{ n }] = await queryTestDatabase<{ n: number }>(
+      t.db.url,
+      "SELECT count(*)::int AS n FROM reports.outbox WHERE event_type IN ('report.approved', 'report.rejected') AND data::jsonb->>'report_id' = $1",
+      [c.id],
+    );
+    expect(n).toBe(1);
+
     // Lists: by project and status, newest first.
     const list = await t.api('GET', `/reports?project_id=${projectId}&status=approved`, { headers: h() });
-    expect(list.body.data.items.map((r: { id: string }) => r.id)).toEqual([a.id]);
+    expect(list.body.data.items.map((r: { id: string }) => r.id)).toEqual(x.status === 200 ? [c.id, a.id] : [a.id]);
     expectError(await t.api('GET', '/reports?status=archived', { headers: h() }), 400001, 'status');
   }, 120_000);
 

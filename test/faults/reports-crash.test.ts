@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,7 +133,12 @@ describe('reports generation across replicas and a kill -9', () => {
     expect(await sql('SELECT DISTINCT attempt FROM reports.report_file_parts WHERE report_id = $1', [id])).toEqual([{ attempt: 2 }]);
     const csv = await t.api('GET', `/reports/${id}/file?format=csv`, { headers: h() });
     expect(csv.text.trimEnd().split('\r\n')).toHaveLength(POINTS * HOURS + 1);
-    expect(csv.headers.etag).toBe(`"${done.files.find((f: { format: string }) => f.format === 'csv').sha256}"`);
+    // More than one 4 MiB piece: the gateway streams them in order, and the bytes are the stored ones.
+    const csvFile = done.files.find((f: { format: string }) => f.format === 'csv');
+    expect(csvFile.size_bytes).toBeGreaterThan(4 * 1024 * 1024);
+    expect(csv.bytes.length).toBe(csvFile.size_bytes);
+    expect(createHash('sha256').update(csv.bytes).digest('hex')).toBe(csvFile.sha256);
+    expect(csv.headers.etag).toBe(`"${csvFile.sha256}"`);
   }, 300_000);
 
   it('shares waiting reports between replicas, each generated exactly once', async () => {
