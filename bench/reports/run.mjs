@@ -117,6 +117,7 @@ try {
       // error: its relay has no consumer to hand report.generated to (in-memory transport here)
       MP_LOG_LEVEL: 'error',
       MP_REPORTS_GRPC_PORT: '0',
+      MP_OPS_PORT: '0',
       MP_PROJECTS_ADDR: `127.0.0.1:${info.ports.projects}`,
       MP_MONITORING_DATA_ADDR: `127.0.0.1:${info.ports.monitoringData}`,
       MP_REPORTS_CONCURRENCY: '1',

@@ -37,6 +37,7 @@ describe('reports generation across replicas and a kill -9', () => {
         MP_DATA_DIR: dir,
         MP_LOG_LEVEL: 'info',
         MP_REPORTS_GRPC_PORT: '0',
+        MP_OPS_PORT: '0',
         MP_PROJECTS_ADDR: `127.0.0.1:${t.platform.ports.projects}`,
         MP_MONITORING_DATA_ADDR: `127.0.0.1:${t.platform.ports.monitoringData}`,
         MP_REPORTS_CONCURRENCY: '1',
@@ -46,7 +47,9 @@ describe('reports generation across replicas and a kill -9', () => {
       },
     });
     replicas.push(proc);
-    await proc.waitForOutput(/reports service listening/, 60_000);
+    const [, opsPort] = await proc.waitForOutput(/"ops_port":(\d+)[^\n]*reports service listening/, 60_000);
+    // Its internal ops port answers the probes.
+    expect((await fetch(`http://127.0.0.1:${opsPort}/readyz`)).status).toBe(200);
     return { name, proc };
   };
   const generated = (proc: StartedProcess) => [...proc.output().matchAll(/"report_id":"(rpt_[0-9a-z]{20})"[^\n]*"report generated"/g)].map((m) => m[1]!);

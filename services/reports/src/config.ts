@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { envBoolean, envPort, parseConfig } from '@mp/kit';
+import { DEFAULT_OPS_PORT, envBoolean, envPort, parseConfig } from '@mp/kit';
 import { infraSchema } from '@mp/runtime';
 
 export const reportsConfigSchema = infraSchema.extend({
   MP_REPORTS_GRPC_PORT: envPort(50054),
+  /** The process's internal ops port (GET /livez, /readyz); 0 picks a free one. */
+  MP_OPS_PORT: envPort(DEFAULT_OPS_PORT),
   MP_GRPC_HOST: z.string().default('127.0.0.1'),
   /** Where the reports service reads project names and points (ADR 0025). */
   MP_PROJECTS_ADDR: z.string().default('127.0.0.1:50052'),

@@ -1,5 +1,5 @@
 import { serviceAuthOrExit } from '@mp/grpc';
-import { createLogger, stopOnSignals } from '@mp/kit';
+import { createLogger, startOpsServer, stopOnSignals } from '@mp/kit';
 import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
 import { parseReportsConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
@@ -25,10 +25,16 @@ const service = await startReportsService({
   generate: config.MP_REPORTS_GENERATE,
   outboxRetentionMs: outboxRetentionMs(config),
 });
-logger.info({ port: service.port }, 'reports service listening');
+let draining = false;
+const ops = await startOpsServer({ ready: () => !draining }, config.MP_GRPC_HOST, config.MP_OPS_PORT);
+logger.info({ port: service.port, ops_port: ops.port }, 'reports service listening');
 
 stopOnSignals(
-  () => service.stop(),
+  async () => {
+    draining = true;
+    await service.stop();
+  },
+  () => ops.close(),
   () => transport.close(),
   () => db.close(),
 );
