@@ -1,5 +1,5 @@
 import { credentials, Metadata, status, type ChannelCredentials, type Client, type ServiceError } from '@grpc/grpc-js';
-import { identity, monitoringData, projects, webhooks } from '@mp/contracts';
+import { identity, monitoringData, projects, reports, webhooks } from '@mp/contracts';
 import { CALLER_METADATA_KEY, keyringFromPem, PARTIES, signCallerContext, type CallerContext, type Party } from '@mp/grpc';
 import { runOperatorCommand } from '@mp/operator';
 import { queryTestDatabase } from '@mp/testing';
@@ -36,6 +36,14 @@ const SERVICES: { party: Party; port: (t: TestPlatform) => number; Ctor: Ctor; m
     method: 'getRecord',
     path: monitoringData.MonitoringDataService.getRecord.path,
     request: { id: 'dat_00000000000000000000' },
+  },
+  {
+    party: 'reports',
+    port: (t) => t.platform.ports.reports,
+    Ctor: reports.ReportsClient as unknown as Ctor,
+    method: 'listReports',
+    path: reports.ReportsService.listReports.path,
+    request: {},
   },
   {
     party: 'webhooks',
@@ -128,6 +136,34 @@ describe('forged callers on gRPC are refused by every service', () => {
     const err = await raw(svc, podCreds(), token(new Metadata(), signCallerContext(own, svc.party, svc.path, victim)));
     expect(err?.code).toBe(status.UNAUTHENTICATED);
     expect(err?.details).toBe(`Caller not authenticated: ${party} may not call ${svc.method}.`);
+  });
+
+  it('admits the reports credential to the reads a report is made from, and to nothing else', async () => {
+    const own = t.platform.keys.authFor('reports').keyring;
+    const projectsSvc = SERVICES.find((s) => s.party === 'projects')!;
+    const dataSvc = SERVICES.find((s) => s.party === 'monitoring-data')!;
+    const refusals = [
+      [projectsSvc, 'deleteProject', projects.ProjectsService.deleteProject.path, { id: 'prj_00000000000000000000' }],
+      [projectsSvc, 'listProjects', projects.ProjectsService.listProjects.path, {}],
+      [dataSvc, 'writeRecords', monitoringData.MonitoringDataService.writeRecords.path, { projectId: 'prj_00000000000000000000' }],
+      [dataSvc, 'getRecord', monitoringData.MonitoringDataService.getRecord.path, { id: 'dat_00000000000000000000' }],
+    ] as const;
+    for (const [svc, method, path, request] of refusals) {
+      const err = await raw(svc, podCreds(), token(new Metadata(), signCallerContext(own, svc.party, path, victim)), method, request);
+      expect({ code: err?.code, details: err?.details }).toEqual({
+        code: status.UNAUTHENTICATED,
+        details: `Caller not authenticated: reports may not call ${method}.`,
+      });
+    }
+    // Its reads pass the caller check and reach the use case (which then checks the person's access).
+    const read = await raw(
+      dataSvc,
+      podCreds(),
+      token(new Metadata(), signCallerContext(own, 'monitoring-data', monitoringData.MonitoringDataService.getSeries.path, victim)),
+      'getSeries',
+      { pointId: 'pt_00000000000000000000' },
+    );
+    expect(read?.code).not.toBe(status.UNAUTHENTICATED);
   });
 
   it('keeps operator calls for the operator credential: the gateway’s credential cannot create a tenant and sign in as it', async () => {

@@ -210,6 +210,10 @@ async function createSeeds(t: TestPlatform): Promise<FuzzSeeds> {
   const webhookBody = { name: 'Fuzz hook', url: 'https://127.0.0.1:9/hook', events: ['project.created'], retry_policy: { max_retries: 0, retry_interval: 5 } };
   const webhook = await create('/webhooks', webhookBody);
   const delivery = await create(`/webhooks/${webhook.id}/test`, {});
+  const templateBody = { name: 'Fuzz template', sections: ['summary', 'latest', 'points'], formats: ['pdf', 'csv', 'xlsx'] };
+  const template = await create('/templates', templateBody);
+  const reportBody = { template_id: template.id, from: '2020-01-01T00:00:00Z', to: '2020-12-31T00:00:00Z', title: 'Fuzz report' };
+  const report = await create(`/projects/${project.id}/reports`, reportBody);
   const login = await t.api('POST', '/auth/login', { body: { username: fuzzUser.username, password: fuzzUser.password, grant_type: 'password' } });
   const refreshToken = login.body.data.refresh_token as string;
 
@@ -229,6 +233,8 @@ async function createSeeds(t: TestPlatform): Promise<FuzzSeeds> {
       data_id: written.records[0].data_id,
       webhook_id: webhook.id,
       delivery_id: delivery.id,
+      template_id: template.id,
+      report_id: report.id,
       error_code: '400001',
     },
     query: { limit: '1', order: 'desc', from: '2020-01-01T00:00:00Z', to: '2030-01-01T00:00:00Z', point_id: point.id, q: 'fuzz' },
@@ -300,6 +306,11 @@ async function createSeeds(t: TestPlatform): Promise<FuzzSeeds> {
       [`POST ${v3('/webhooks')}`]: { ...webhookBody, name: 'Fuzz hook 2' },
       [`PUT ${v3('/webhooks/:webhook_id')}`]: { name: 'Fuzz hook renamed', events: ['project.created', 'data.abnormal'], active: false },
       [`POST ${v3('/webhooks/:webhook_id/rotate-secret')}`]: { grace_period_seconds: 60 },
+      [`POST ${v3('/templates')}`]: templateBody,
+      [`PATCH ${v3('/templates/:template_id')}`]: { description: 'fuzzed', point_ids: [point.id], version: 1 },
+      [`POST ${v3('/projects/:project_id/reports')}`]: reportBody,
+      [`POST ${v3('/reports/:report_id/approve')}`]: { comment: 'fuzz' },
+      [`POST ${v3('/reports/:report_id/reject')}`]: { reason: 'fuzz' },
     },
   };
 }

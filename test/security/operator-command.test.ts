@@ -43,7 +43,7 @@ describe('the operator command against a standalone identity process', () => {
   it('keygen writes every party’s key (owner-only), the public keys and an mTLS set', async () => {
     const out = await runOperatorCommand(['keygen', '--out', join(dir, 'keys'), '--mtls'], {});
     expect(out).toContain('Keep operator.key with the operators');
-    for (const party of ['gateway', 'identity', 'projects', 'monitoring-data', 'webhooks', 'operator']) {
+    for (const party of ['gateway', 'identity', 'projects', 'monitoring-data', 'reports', 'webhooks', 'operator']) {
       expect(statSync(join(dir, 'keys', `${party}.key`)).mode & 0o777).toBe(0o600);
       expect(statSync(join(dir, 'keys', 'tls', `${party}.key`)).mode & 0o777).toBe(0o600);
       expect(statSync(join(dir, 'keys', 'peers', `${party}.pub`)).isFile()).toBe(true);

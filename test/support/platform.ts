@@ -54,6 +54,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
       MP_PROJECTS_GRPC_PORT: '0',
       MP_WEBHOOKS_GRPC_PORT: '0',
       MP_MONITORING_DATA_GRPC_PORT: '0',
+      MP_REPORTS_GRPC_PORT: '0',
       MP_ADMIN_USERNAME: admin.username,
       MP_ADMIN_PASSWORD: admin.password,
       MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',

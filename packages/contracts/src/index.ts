@@ -3,5 +3,6 @@ export * as common from './gen/common.js';
 export * as identity from './gen/identity.js';
 export * as monitoringData from './gen/monitoring_data.js';
 export * as projects from './gen/projects.js';
+export * as reports from './gen/reports.js';
 export * as webhooks from './gen/webhooks.js';
 export { Dictionary } from './dictionary.js';

@@ -1069,6 +1069,25 @@ export const catalogue: Record<string, ErrorEntry> = {
       correct: { method: 'GET', path: '/v3/alarms/alm_4n2k8q1m7p3x9c5v6b0z' },
     },
   },
+  '409011': {
+    code: '409011',
+    message: 'report status conflict',
+    category: 'conflict',
+    suggestion: 'Approve or reject a report only while its status is generated; read the report to see its status.',
+    commonCauses: [
+      'The report is still generating, or its generation failed',
+      'The report was already approved or rejected (by you or another reviewer)',
+    ],
+    solutions: [
+      'GET /v3/reports/{report_id} and check status (and approved_by/rejected_by)',
+      'Wait for report.generated (or poll until status is generated) before approving',
+      'A rejected report stays rejected: generate a new one for the period',
+    ],
+    example: {
+      request: { method: 'POST', path: '/v3/reports/rpt_4n2k8q1m7p3x9c5v6b0z/approve', body: { comment: 'checked' }, note: 'report is still generating' },
+      correct: { method: 'GET', path: '/v3/reports/rpt_4n2k8q1m7p3x9c5v6b0z' },
+    },
+  },
   '422101': {
     code: '422101',
     message: 'required field missing',

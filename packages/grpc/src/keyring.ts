@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 /** The parties that call each other's gRPC ports: the services, the gateway and the operator command. */
-export const PARTIES = ['gateway', 'identity', 'projects', 'monitoring-data', 'webhooks', 'operator'] as const;
+export const PARTIES = ['gateway', 'identity', 'projects', 'monitoring-data', 'reports', 'webhooks', 'operator'] as const;
 export type Party = (typeof PARTIES)[number];
 
 /**

@@ -6,6 +6,7 @@ import { generatePlatformKeys, writeOperatorCredential, type PlatformKeys } from
 import { createLogger, type Logger } from '@mp/kit';
 import { alarmSettingsOf, MONITORING_DATA_SCHEMA, monitoringDataMigrations, parseMonitoringDataConfig, startMonitoringDataService } from '@mp/monitoring-data';
 import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
+import { REPORTS_SCHEMA, parseReportsConfig, reportsMigrations, startReportsService } from '@mp/reports';
 import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
 import { lockDataDir } from './data-dir-lock.js';
 import { WEBHOOKS_SCHEMA, parseWebhooksConfig, readExtraCa, startWebhooksService, webhooksMigrations } from '@mp/webhooks';
@@ -28,7 +29,7 @@ export interface RunningPlatform {
   mode: 'embedded' | 'distributed';
   /** Set only when the first administrator was created with a generated password. */
   admin: { created: boolean; username: string; password?: string };
-  ports: { identity: number; projects: number; webhooks: number; monitoringData: number };
+  ports: { identity: number; projects: number; webhooks: number; monitoringData: number; reports: number };
   /** The keys the services authenticate calls with (tests call services directly with them). */
   keys: PlatformKeys;
   /** MP_DATA_DIR/operator.json: the operator credential of this running platform. */
@@ -45,7 +46,8 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
   const env = { ...(opts.env ?? process.env) };
   // In one process the services find each other through the ports they got, so unless told
   // otherwise they take free loopback ports instead of the fixed ones separate pods use.
-  for (const name of ['MP_IDENTITY_GRPC_PORT', 'MP_PROJECTS_GRPC_PORT', 'MP_WEBHOOKS_GRPC_PORT', 'MP_MONITORING_DATA_GRPC_PORT']) env[name] ??= '0';
+  for (const name of ['MP_IDENTITY_GRPC_PORT', 'MP_PROJECTS_GRPC_PORT', 'MP_WEBHOOKS_GRPC_PORT', 'MP_MONITORING_DATA_GRPC_PORT', 'MP_REPORTS_GRPC_PORT'])
+    env[name] ??= '0';
   const logger = opts.logger ?? createLogger('platform');
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
@@ -133,12 +135,32 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     // Projects hands each change's ingest version to monitoring-data before committing (ADR 0022).
     projects.connectIngestVersions(`127.0.0.1:${monitoringData.port}`);
 
+    // Reports reads projects and monitoring-data as the person who asked for a report.
+    const rpConfig = parseReportsConfig(env);
+    const rpDb = await open(rpConfig, REPORTS_SCHEMA, reportsMigrations);
+    const reports = await startReportsService({
+      auth: keys.authFor('reports'),
+      db: rpDb,
+      transport,
+      logger: logger.child({ service: 'reports' }),
+      host: rpConfig.MP_GRPC_HOST,
+      port: rpConfig.MP_REPORTS_GRPC_PORT,
+      sources: { projects: `127.0.0.1:${projects.port}`, monitoringData: `127.0.0.1:${monitoringData.port}` },
+      concurrency: rpConfig.MP_REPORTS_CONCURRENCY,
+      leaseMs: rpConfig.MP_REPORTS_LEASE_MS,
+      pollMs: rpConfig.MP_REPORTS_POLL_MS,
+      generate: rpConfig.MP_REPORTS_GENERATE,
+      outboxRetentionMs: outboxRetentionMs(rpConfig),
+    });
+    stops.push(() => reports.stop());
+
     const gwConfig = parseGatewayConfig({
       ...env,
       MP_IDENTITY_ADDR: `127.0.0.1:${identity.port}`,
       MP_PROJECTS_ADDR: `127.0.0.1:${projects.port}`,
       MP_WEBHOOKS_ADDR: `127.0.0.1:${webhooks.port}`,
       MP_MONITORING_DATA_ADDR: `127.0.0.1:${monitoringData.port}`,
+      MP_REPORTS_ADDR: `127.0.0.1:${reports.port}`,
     });
     const gateway = await startGateway(gwConfig, logger.child({ service: 'gateway' }), {
       auth: keys.authFor('gateway'),
@@ -154,7 +176,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       operatorFile,
       mode: idConfig.MP_DATABASE_URL ? 'distributed' : 'embedded',
       admin: identity.admin,
-      ports: { identity: identity.port, projects: projects.port, webhooks: webhooks.port, monitoringData: monitoringData.port },
+      ports: { identity: identity.port, projects: projects.port, webhooks: webhooks.port, monitoringData: monitoringData.port, reports: reports.port },
       stop: stopAll,
     };
   } catch (err) {

@@ -100,6 +100,8 @@ export interface ApiResponse {
   headers: Record<string, string | string[] | undefined>;
   body: any;
   text: string;
+  /** The body as received (documents such as a report's PDF are not text). */
+  bytes: Buffer;
 }
 
 /** A small HTTPS client for calling the gateway in tests (trusts the test certificate). */
@@ -117,14 +119,15 @@ export async function httpsRequest(
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString('utf8');
         let body: unknown = null;
         try {
           body = text ? JSON.parse(text) : null;
         } catch {
           body = null;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, bytes });
       });
     });
     req.on('error', reject);

@@ -23,6 +23,7 @@ import { errorRoutes } from './routes/errors.js';
 import { identityRoutes } from './routes/identity.js';
 import { projectRoutes } from './routes/projects.js';
 import { systemRoutes } from './routes/system.js';
+import { reportRoutes } from './routes/reports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppDeps {
@@ -77,6 +78,7 @@ export function createApp(deps: AppDeps): Koa {
   projectRoutes(v3, deps.clients, can);
   dataRoutes(v3, deps.clients, can, deps.limits);
   alarmRoutes(v3, deps.clients, can);
+  reportRoutes(v3, deps.clients, can, deps.limits);
   webhookRoutes(v3, deps.clients, adminNoAppTokens);
   errorRoutes(v3, authed, requirePermission('system:read'));
   systemRoutes(v3, deps, compose([authed, requirePermission('system:read')]));

@@ -1,4 +1,4 @@
-import { identity, monitoringData, projects, webhooks } from '@mp/contracts';
+import { identity, monitoringData, projects, reports, webhooks } from '@mp/contracts';
 import { createClient, type PromiseClient, type ServiceAuth } from '@mp/grpc';
 
 export type Environment = 'live' | 'sandbox';
@@ -8,12 +8,13 @@ export interface ServiceClients {
   projects: PromiseClient<projects.ProjectsServer>;
   webhooks: PromiseClient<webhooks.WebhooksServer>;
   monitoringData: PromiseClient<monitoringData.MonitoringDataServer>;
+  reports: PromiseClient<reports.ReportsServer>;
   close(): void;
 }
 
 /** The gateway's clients of every service, each call carrying a context made with the gateway's key. */
 export function createServiceClients(
-  addr: { identity: string; projects: string; webhooks: string; monitoringData: string },
+  addr: { identity: string; projects: string; webhooks: string; monitoringData: string; reports: string },
   auth: ServiceAuth,
 ): ServiceClients {
   const c = {
@@ -34,6 +35,7 @@ export function createServiceClients(
         audience: 'monitoring-data',
       },
     ),
+    reports: createClient<reports.ReportsServer>(reports.ReportsClient, reports.ReportsService, addr.reports, { auth, audience: 'reports' }),
   };
   return { ...c, close: () => Object.values(c).forEach((x) => x.close()) };
 }

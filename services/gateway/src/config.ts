@@ -41,6 +41,7 @@ export const gatewayConfigSchema = z.object({
   MP_PROJECTS_ADDR: z.string().default('127.0.0.1:50052'),
   MP_WEBHOOKS_ADDR: z.string().default('127.0.0.1:50055'),
   MP_MONITORING_DATA_ADDR: z.string().default('127.0.0.1:50053'),
+  MP_REPORTS_ADDR: z.string().default('127.0.0.1:50054'),
   /** Redis shared by gateway replicas for rate limits; unset → per-process memory (embedded). */
   MP_REDIS_URL: z.string().optional(),
   MP_REDIS_PREFIX: z.string().default('mp:rl'),

@@ -96,7 +96,13 @@ export async function startGateway(
   }
 
   const clients = createServiceClients(
-    { identity: config.MP_IDENTITY_ADDR, projects: config.MP_PROJECTS_ADDR, webhooks: config.MP_WEBHOOKS_ADDR, monitoringData: config.MP_MONITORING_DATA_ADDR },
+    {
+      identity: config.MP_IDENTITY_ADDR,
+      projects: config.MP_PROJECTS_ADDR,
+      webhooks: config.MP_WEBHOOKS_ADDR,
+      monitoringData: config.MP_MONITORING_DATA_ADDR,
+      reports: config.MP_REPORTS_ADDR,
+    },
     opts.auth,
   );
   const backendHealth = new BackendHealth(
@@ -105,6 +111,7 @@ export async function startGateway(
       projects: config.MP_PROJECTS_ADDR,
       webhooks: config.MP_WEBHOOKS_ADDR,
       'monitoring-data': config.MP_MONITORING_DATA_ADDR,
+      reports: config.MP_REPORTS_ADDR,
     },
     opts.auth.tls,
   );

@@ -14,8 +14,11 @@ import { changeAlarm } from './use-cases/change-alarm.js';
 import { getAlarm } from './use-cases/get-alarm.js';
 import { listAlarms } from './use-cases/list-alarms.js';
 
-/** Only the gateway calls monitoring-data. */
-const CALLERS: CallerPolicy = { gateway: '*' };
+/**
+ * The gateway calls every method; reports reads a report's period (records, series, alarms) as the
+ * person who asked for the report, whose access is checked here as for the gateway.
+ */
+const CALLERS: CallerPolicy = { gateway: '*', reports: ['listRecords', 'getSeries', 'listAlarms'] };
 
 export function monitoringDataBinding(deps: DataDeps) {
   return bindService<monitoringData.MonitoringDataServer>(

@@ -29,8 +29,11 @@ import { updatePoint } from './use-cases/update-point.js';
 import { updateProject } from './use-cases/update-project.js';
 import { updateTask } from './use-cases/update-task.js';
 
-/** The gateway calls every method; monitoring-data reads what a data write is checked against. */
-const CALLERS: CallerPolicy = { gateway: '*', 'monitoring-data': ['getIngestContext', 'getPoint'] };
+/**
+ * The gateway calls every method; monitoring-data reads what a data write is checked against;
+ * reports reads a report's project and points as the person who asked for the report.
+ */
+const CALLERS: CallerPolicy = { gateway: '*', 'monitoring-data': ['getIngestContext', 'getPoint'], reports: ['getProject', 'listPoints'] };
 
 export function projectsBinding(deps: ProjectsDeps) {
   return bindService<projects.ProjectsServer>(

@@ -97,4 +97,6 @@ export const PATH_PARAMETERS = [
   'client_id',
   'error_code',
   'alarm_id',
+  'template_id',
+  'report_id',
 ] as const;

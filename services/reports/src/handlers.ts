@@ -1,0 +1,31 @@
+import { reports } from '@mp/contracts';
+import { bindService, type CallerPolicy } from '@mp/grpc';
+import type { ReportsDeps } from './deps.js';
+import { readReportFile } from './file-store.js';
+import { generateReport } from './use-cases/generate-report.js';
+import { getReport, listReports, reviewReport } from './use-cases/reports.js';
+import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from './use-cases/templates.js';
+
+/** Only the gateway calls reports. */
+const CALLERS: CallerPolicy = { gateway: '*' };
+
+export function reportsBinding(deps: ReportsDeps) {
+  return bindService<reports.ReportsServer>(
+    'mp.reports.Reports',
+    reports.ReportsService,
+    {
+      createTemplate: (req, ctx) => createTemplate(deps, req, ctx),
+      getTemplate: (req, ctx) => getTemplate(deps, req, ctx),
+      listTemplates: (req, ctx) => listTemplates(deps, req, ctx),
+      updateTemplate: (req, ctx) => updateTemplate(deps, req, ctx),
+      deleteTemplate: (req, ctx) => deleteTemplate(deps, req, ctx),
+      generateReport: (req, ctx) => generateReport(deps, req, ctx),
+      getReport: (req, ctx) => getReport(deps, req, ctx),
+      listReports: (req, ctx) => listReports(deps, req, ctx),
+      readReportFile: (req, ctx) => readReportFile(deps.db, req, ctx),
+      approveReport: (req, ctx) => reviewReport(deps, 'approved', req, ctx),
+      rejectReport: (req, ctx) => reviewReport(deps, 'rejected', req, ctx),
+    },
+    CALLERS,
+  );
+}

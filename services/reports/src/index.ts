@@ -1,0 +1,5 @@
+export { startReportsService, type ReportsServiceOptions, type RunningReportsService } from './service.js';
+export { migrations as reportsMigrations, SCHEMA as REPORTS_SCHEMA } from './migrations.js';
+export { parseReportsConfig, type ReportsConfig } from './config.js';
+export { renderPdf } from './render/pdf.js';
+export type { ReportData, PointData } from './gather.js';

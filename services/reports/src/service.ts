@@ -1,0 +1,62 @@
+import type { Database } from '@mp/db';
+import { OutboxRelay, type EventTransport } from '@mp/events';
+import { startGrpcServer, type ServiceAuth } from '@mp/grpc';
+import { systemClock, type Clock, type Logger } from '@mp/kit';
+import type { ReportsDeps } from './deps.js';
+import { reportsBinding } from './handlers.js';
+import { connectSources, type ReportSources } from './sources.js';
+import { GenerationWorker } from './worker.js';
+
+export interface ReportsServiceOptions {
+  db: Database;
+  transport: EventTransport;
+  /** This service's keyring (and mTLS material): who may call it, and how it calls others. */
+  auth: ServiceAuth;
+  logger: Logger;
+  host?: string;
+  port: number;
+  /** projects and monitoring-data (MP_PROJECTS_ADDR, MP_MONITORING_DATA_ADDR), or ready clients. */
+  sources: { projects: string; monitoringData: string } | ReportSources;
+  clock?: Clock;
+  /** Reports rendered at once by this process (MP_REPORTS_CONCURRENCY); 2 by default. */
+  concurrency?: number;
+  /** Lease of a claimed report (MP_REPORTS_LEASE_MS); 60 s by default. */
+  leaseMs?: number;
+  /** How often an idle worker looks for work (MP_REPORTS_POLL_MS); 2 s by default. */
+  pollMs?: number;
+  /** How long a published event stays in the outbox (MP_OUTBOX_RETENTION_HOURS); 24 h by default. */
+  outboxRetentionMs?: number;
+  /** false: serve the API only and leave generation to other replicas (MP_REPORTS_GENERATE). */
+  generate?: boolean;
+}
+
+/** Starts the reports gRPC service, its outbox relay and its generation worker on a migrated database. */
+export async function startReportsService(opts: ReportsServiceOptions) {
+  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, retentionMs: opts.outboxRetentionMs });
+  const sources = 'close' in opts.sources ? opts.sources : connectSources(opts.sources, opts.auth);
+  let worker: GenerationWorker | null = null;
+  const deps: ReportsDeps = {
+    db: opts.db,
+    relay,
+    logger: opts.logger,
+    clock: opts.clock ?? systemClock,
+    sources,
+    wakeWorker: () => worker?.wake(),
+  };
+  worker = new GenerationWorker(deps, opts.logger, { concurrency: opts.concurrency ?? 2, leaseMs: opts.leaseMs ?? 60_000, pollMs: opts.pollMs ?? 2000 });
+  const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [reportsBinding(deps)], auth: opts.auth, logger: opts.logger });
+  relay.start();
+  if (opts.generate !== false) worker.start();
+  return {
+    port: server.port,
+    deps,
+    async stop(graceMs?: number) {
+      await server.stop(graceMs);
+      await worker!.stop();
+      await relay.stop();
+      sources.close();
+    },
+  };
+}
+
+export type RunningReportsService = Awaited<ReturnType<typeof startReportsService>>;

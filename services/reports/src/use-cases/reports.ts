@@ -1,0 +1,97 @@
+import type { reports } from '@mp/contracts';
+import { DomainError } from '@mp/errors';
+import type { CallerContext } from '@mp/grpc';
+import { decodeCursor, pageLimit, toPage } from '@mp/kit';
+import type { ReportsDeps } from '../deps.js';
+import { emitReportEvent } from '../events.js';
+import { filesOf, loadReport, REPORT_COLUMNS, toReport, type ReportRow } from '../report-row.js';
+import { checkText, requireId } from '../validation.js';
+
+const STATUSES = ['generating', 'generated', 'failed', 'approved', 'rejected'];
+
+export async function getReport(deps: ReportsDeps, req: reports.Ref, ctx: CallerContext): Promise<reports.Report> {
+  const row = await loadReport(deps.db, req.id, ctx);
+  return toReport(row, (await filesOf(deps.db, [row.id])).get(row.id)!);
+}
+
+/** GET /reports: newest first, filtered by project_id and status. */
+export async function listReports(deps: ReportsDeps, req: reports.ListReportsRequest, ctx: CallerContext): Promise<reports.ReportList> {
+  const limit = pageLimit(req.page?.limit);
+  const params: unknown[] = [ctx.tenantId, ctx.environment];
+  const where = ['tenant_id = $1', 'environment = $2'];
+  if (req.projectId !== undefined) {
+    params.push(requireId('project', req.projectId, 'project_id'));
+    where.push(`project_id = $${params.length}`);
+  }
+  if (req.status !== undefined) {
+    if (!STATUSES.includes(req.status)) throw new DomainError('400001', { field: 'status', detail: `status must be one of ${STATUSES.join(', ')}.` });
+    params.push(req.status);
+    where.push(`status = $${params.length}`);
+  }
+  if (req.page?.cursor) {
+    const [createdAt, id] = decodeCursor(req.page.cursor);
+    if (typeof createdAt !== 'string' || typeof id !== 'string')
+      throw new DomainError('400004', { field: 'cursor', detail: 'cursor is not one this API returned' });
+    params.push(createdAt, id);
+    where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
+  }
+  params.push(limit + 1);
+  const { rows } = await deps.db.query<ReportRow>(
+    `SELECT ${REPORT_COLUMNS} FROM reports WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
+  const page = toPage(rows, limit, (r) => [r.created_at, r.id]);
+  const files = await filesOf(
+    deps.db,
+    page.items.map((r) => r.id),
+  );
+  return {
+    items: page.items.map((r) => toReport(r, files.get(r.id)!)),
+    page: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) },
+  };
+}
+
+/**
+ * Approve (comment optional) or reject (reason required) a `generated` report, with its event in
+ * the same transaction. The row is locked, so of two reviewers acting at once one succeeds and the
+ * other gets 409011.
+ */
+export async function reviewReport(
+  deps: ReportsDeps,
+  decision: 'approved' | 'rejected',
+  req: reports.ReviewRequest,
+  ctx: CallerContext,
+): Promise<reports.Report> {
+  const field = decision === 'approved' ? 'comment' : 'reason';
+  let text: string | null = null;
+  if (req.text !== undefined) text = checkText(req.text, field, decision === 'approved' ? 0 : 1, 2000) || null;
+  if (decision === 'rejected' && text === null) {
+    throw new DomainError('422101', { field: 'reason', detail: 'A rejection needs a reason.', suggestion: 'Send { "reason": "…" } saying what must change.' });
+  }
+  const result = await deps.db.transaction(async (tx) => {
+    const row = await loadReport(tx, req.id, ctx, true);
+    if (row.status !== 'generated') {
+      throw new DomainError('409011', {
+        field: 'status',
+        detail: `Report ${row.id} is ${row.status}; only a generated report can be ${decision}.`,
+        suggestion:
+          row.status === 'generating' ? 'Wait for report.generated, then try again.' : 'Read the report to see who reviewed it, or generate a new one.',
+      });
+    }
+    const now = deps.clock.now().toISOString();
+    const reviewer = ctx.principalId;
+    await tx.query(`UPDATE reports SET status = $2, reviewed_by = $3, reviewed_at = $4, review_text = $5, updated_at = $4 WHERE id = $1`, [
+      row.id,
+      decision,
+      reviewer,
+      now,
+      text,
+    ]);
+    const next: ReportRow = { ...row, status: decision, reviewed_by: reviewer, reviewed_at: now, review_text: text };
+    const files = (await filesOf(tx, [row.id])).get(row.id)!;
+    await emitReportEvent(tx, decision === 'approved' ? 'report.approved' : 'report.rejected', next, files, now);
+    return toReport(next, files);
+  });
+  deps.relay.kick();
+  return result;
+}
