@@ -3,6 +3,8 @@ import type { RawResponse } from './raw-https.js';
 
 /** Endpoints that answer a browser with HTML pages (spec §4 OAuth sign-in and consent), not JSON. */
 const BROWSER_PAGES = new Set(['GET /v3/oauth/authorize', 'POST /v3/oauth/authorize']);
+/** The OpenAPI document: a plain JSON document, not an envelope. */
+const DOCUMENTS = new Set(['GET /v3/openapi.json']);
 
 /** How an answer is counted: its status and, for JSON, its code. */
 export interface Verdict {
@@ -26,6 +28,8 @@ export function checkAnswer(route: GatewayRoute, res: RawResponse): Verdict {
     };
   }
   if (BROWSER_PAGES.has(key) && res.status === 302) return { problem: res.headers.location ? null : '302 without Location', code: null };
+  if (DOCUMENTS.has(key) && res.status === 200)
+    return { problem: res.headers['content-type']?.startsWith('application/json') ? null : 'document not JSON', code: null };
   let body: any;
   try {
     body = JSON.parse(res.body.toString('utf8'));

@@ -1,0 +1,33 @@
+// The published status lists and transition tables (docs/adr/0007). The projects service enforces
+// them (services/projects/src/transitions.ts) and the gateway's API reference shows them: one
+// table, two readers. A move that is not listed — including "to the same status" — is refused.
+
+export const PROJECT_STATUSES = ['not_started', 'in_progress', 'paused', 'completed', 'archived'] as const;
+export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
+
+export const PROJECT_TRANSITIONS: Record<ProjectStatus, readonly ProjectStatus[]> = {
+  not_started: ['in_progress', 'archived'],
+  in_progress: ['paused', 'completed'],
+  paused: ['in_progress', 'completed'],
+  // Reopening a completed project is allowed (follow-up monitoring); archiving closes it for good.
+  completed: ['in_progress', 'archived'],
+  // Archived is final: every change, this one included, is 422301 (checked before the table).
+  archived: [],
+};
+
+export const TASK_STATUSES = ['pending', 'assigned', 'in_progress', 'completed', 'cancelled'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/**
+ * Moves of PUT /tasks/{id}/status. `pending` means nobody has the task, so pending → assigned is
+ * not a status move: POST /tasks/{id}/assign makes it (and leaves other statuses as they are).
+ */
+export const TASK_TRANSITIONS: Record<TaskStatus, readonly TaskStatus[]> = {
+  pending: ['in_progress', 'cancelled'],
+  // assigned → pending hands the task back (the assignee is cleared).
+  assigned: ['pending', 'in_progress', 'cancelled'],
+  // in_progress → assigned puts started work back in the assignee's queue.
+  in_progress: ['assigned', 'completed', 'cancelled'],
+  completed: [],
+  cancelled: [],
+};
