@@ -28,6 +28,8 @@ export function checkAnswer(route: GatewayRoute, res: RawResponse): Verdict {
     };
   }
   if (BROWSER_PAGES.has(key) && res.status === 302) return { problem: res.headers.location ? null : '302 without Location', code: null };
+  // The public documentation pages and their files (/docs …): HTML, CSS, script, image.
+  if (route.path.startsWith('/docs') && res.status === 200) return { problem: res.headers['content-type'] ? null : 'no Content-Type', code: null };
   if (DOCUMENTS.has(key) && res.status === 200)
     return { problem: res.headers['content-type']?.startsWith('application/json') ? null : 'document not JSON', code: null };
   let body: any;

@@ -174,24 +174,24 @@ function queryParameters(spec: RouteSpec, schemas: SchemaCollector): Json[] {
 function operation(spec: RouteSpec, schemas: SchemaCollector): Json {
   const codes = errorCodesOf(spec);
   const limit = RATE_LIMITS[spec.rateLimit];
+  // Paragraphs (blank lines between): the reference renders the description as Markdown.
   const lines = [
     spec.summary,
-    '',
     `**Authentication:** ${spec.auth === 'none' ? 'none' : spec.auth === 'api_key' ? 'API key (X-API-Key)' : 'API key or bearer token'}` +
       (spec.permission ? `; permission \`${spec.permission}\`.` : '.'),
     `**Rate limit:** ${limit.description}`,
   ];
   if (spec.idempotent) lines.push('**Idempotency-Key:** honoured; the same key and body within 24 h answers the first response, another body 409006.');
   if (spec.transitions) {
-    lines.push('', `**Transitions of \`${spec.transitions.field}\`:**`, '', '| From | To |', '|---|---|');
-    for (const [from, to] of Object.entries(spec.transitions.table)) lines.push(`| ${from} | ${to.length ? to.join(', ') : '(final)'} |`);
+    const rows = Object.entries(spec.transitions.table).map(([from, to]) => `| ${from} | ${to.length ? to.join(', ') : '(final)'} |`);
+    lines.push(`**Transitions of \`${spec.transitions.field}\`:**`, ['| From | To |', '|---|---|', ...rows].join('\n'));
   }
   const body = spec.body ? schemas.convert(spec.body, 'input') : undefined;
   const form = spec.path.startsWith('/oauth/') && spec.method === 'post' && spec.path !== '/oauth/clients';
   return {
     operationId: operationId(spec),
     summary: spec.summary.replace(/\.$/, ''),
-    description: lines.join('\n'),
+    description: lines.join('\n\n'),
     tags: [spec.tag],
     security: spec.auth === 'none' ? [] : spec.auth === 'api_key' ? [{ ApiKey: [] }] : [{ ApiKey: [] }, { Bearer: [] }],
     parameters: [

@@ -10,6 +10,7 @@ import { DOCS_STYLE, errorIndexPage, errorPage, REFERENCE_SCRIPT, referencePage 
 const PACKAGE_ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
 };
 
 /** Read once, on first use: the bundle is about 1.5 MB and the same for every request. */

@@ -13,6 +13,7 @@ function layout(title: string, body: string, head = ''): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="/docs/assets/favicon-32x32.png">
 <link rel="stylesheet" href="/docs/assets/docs.css">
 ${head}
 </head>
