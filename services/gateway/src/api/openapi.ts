@@ -85,7 +85,8 @@ function rewriteRefs(value: unknown): unknown {
   if (value && typeof value === 'object') {
     const out: Json = {};
     for (const [k, v] of Object.entries(value)) {
-      if (k === 'id') continue;
+      // zod's `id` metadata (a string) names the component; a property called id is an object.
+      if (k === 'id' && typeof v === 'string') continue;
       out[k] = k === '$ref' && typeof v === 'string' ? v.replace('#/$defs/', '#/components/schemas/') : rewriteRefs(v);
     }
     return out;
