@@ -27,6 +27,9 @@ const NOT_FOUND: Record<string, string> = {
 /** Parameters whose resource lives in a project: membership and tenant are checked (403001, 403003). */
 const IN_PROJECT = new Set(['project_id', 'task_id', 'point_id', 'data_id', 'batch_id', 'alarm_id']);
 
+/** Query parameters whose values a service looks up (an unknown one is 422103). */
+const ENUMERATED_QUERY = new Set(['status', 'priority', 'role', 'type', 'sensor_type']);
+
 const RATE_LIMITS: Record<RouteSpec['rateLimit'], { codes: string[]; description: string }> = {
   tenant: { codes: ['429001', '429004'], description: 'Requests per minute per tenant and environment (429001) and concurrent requests (429004).' },
   authentication: { codes: ['429005'], description: 'Authentication requests per minute per client address (429005).' },
@@ -43,14 +46,23 @@ export function errorCodesOf(spec: RouteSpec): string[] {
   const codes = new Set<string>(['500001', '503002']);
   const params = pathParameters(spec.path);
   if (spec.auth !== 'none') ['401001', '401002', '401003', '401006'].forEach((c) => codes.add(c));
+  // 403004: the environment (sandbox) or the route's feature is not in the tenant's plan; sign-ins too.
+  if (spec.auth !== 'none' || spec.rateLimit === 'authentication') codes.add('403004');
   if (spec.permission) codes.add('401004');
   RATE_LIMITS[spec.rateLimit].codes.forEach((c) => codes.add(c));
   if (spec.query) ['400001', '400003', '400004'].forEach((c) => codes.add(c));
+  // Values the services check: an unknown status or kind (422103), a range whose end is not after its start (422204).
+  const queryKeys = Object.keys((spec.query as { shape?: object } | undefined)?.shape ?? {});
+  if (queryKeys.some((k) => ENUMERATED_QUERY.has(k))) codes.add('422103');
+  if (queryKeys.includes('from') && queryKeys.includes('to')) codes.add('422204');
   if (spec.body) ['400002', '400003', '400004', '400005', '422101', '422102', '422103'].forEach((c) => codes.add(c));
-  if (params.length) ['400003', '400004'].forEach((c) => codes.add(c));
+  // An id of another tenant is 403003 (data isolation).
+  if (params.length) ['400003', '400004', '403003'].forEach((c) => codes.add(c));
   for (const p of params) {
     if (NOT_FOUND[p]) codes.add(NOT_FOUND[p]);
-    if (IN_PROJECT.has(p)) ['403001', '403003'].forEach((c) => codes.add(c));
+    // Inside a project: not a member (403001); a change by a read-only member (403002).
+    if (IN_PROJECT.has(p)) codes.add('403001');
+    if (IN_PROJECT.has(p) && spec.method !== 'get') codes.add('403002');
   }
   if (spec.idempotent) ['409006'].forEach((c) => codes.add(c));
   for (const c of spec.errors ?? []) codes.add(c);
@@ -115,7 +127,7 @@ const HEADERS = {
 const header = (name: keyof typeof HEADERS) => ({ [name]: { $ref: `#/components/headers/${name}` } });
 const RATE_LIMIT_HEADERS = { ...header('X-RateLimit-Limit'), ...header('X-RateLimit-Remaining'), ...header('X-RateLimit-Reset') };
 
-function errorResponses(codes: string[]): Record<string, Json> {
+function errorResponses(codes: string[], envelope: Json): Record<string, Json> {
   const byStatus = new Map<string, string[]>();
   for (const c of codes) byStatus.set(c.slice(0, 3), [...(byStatus.get(c.slice(0, 3)) ?? []), c]);
   const out: Record<string, Json> = {};
@@ -128,7 +140,7 @@ function errorResponses(codes: string[]): Record<string, Json> {
       },
       content: {
         'application/json': {
-          schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', properties: { code: { enum: list.map(Number) } } }] },
+          schema: { allOf: [envelope, { type: 'object', properties: { code: { enum: list.map(Number) } } }] },
         },
       },
     };
@@ -210,7 +222,13 @@ function operation(spec: RouteSpec, schemas: SchemaCollector): Json {
           },
         }
       : {}),
-    responses: { ...successResponse(spec, schemas), ...errorResponses(codes) },
+    responses: {
+      ...successResponse(spec, schemas),
+      ...errorResponses(
+        codes,
+        spec.errorFields ? schemas.convert(errorEnvelope.extend(spec.errorFields.shape), 'output') : { $ref: '#/components/schemas/Error' },
+      ),
+    },
     'x-permission': spec.permission ?? null,
     'x-rate-limit': spec.rateLimit,
     'x-error-codes': codes.map(Number),

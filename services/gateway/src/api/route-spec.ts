@@ -41,6 +41,8 @@ export interface RouteSpec {
   answer?: RouteAnswer;
   /** Error codes this route answers beyond those that follow from auth, rate limit, body and path. */
   errors?: readonly string[];
+  /** Fields this route's error answers carry beyond the envelope (the token endpoint's RFC 6749 `error`). */
+  errorFields?: z.ZodObject;
   /** A status that changes here moves along this table (from → allowed targets). */
   transitions?: { field: string; table: Readonly<Record<string, readonly string[]>> };
   /** A creating write that honours Idempotency-Key (ADR 0012). */

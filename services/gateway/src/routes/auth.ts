@@ -35,7 +35,7 @@ export function authRoutes(router: Router, clients: ServiceClients, guard: Middl
       rateLimit: 'authentication',
       body: loginBody,
       response: api.token,
-      errors: ['401006', '401007'],
+      errors: ['401006', '401007', '401008'],
     },
     guard,
     async (ctx) => {

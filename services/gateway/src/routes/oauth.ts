@@ -49,6 +49,8 @@ const tokenBody = z.object({
 
 const oauthClientWithSecret = api.oauthClient.extend({ client_secret: z.string().nullable() });
 /** RFC 6749 §5.1: the token object itself, with meta.request_id like every answer. */
+/** RFC 6749 §5.2: what an OAuth client library reads from a refusal of the token endpoint. */
+const oauthErrorFields = z.object({ error: z.string().optional(), error_description: z.string().optional() });
 const tokenAnswer = api.token.extend({ meta: api.successMeta });
 
 export interface OAuthRouteGuards {
@@ -219,7 +221,7 @@ export function oauthRoutes(router: Router, clients: ServiceClients, g: OAuthRou
       rateLimit: 'authentication',
       query: authorizeQuery,
       answer: 'html',
-      errors: ['401005'],
+      errors: ['400004', '401005', '404012', '422103'],
     },
     htmlErrors,
     g.authLimit,
@@ -311,6 +313,7 @@ export function oauthRoutes(router: Router, clients: ServiceClients, g: OAuthRou
       response: tokenAnswer,
       answer: 'bare',
       errors: ['401002', '401003', '401005', '401006', '403004'],
+      errorFields: oauthErrorFields,
     },
     tokenErrors(g.docsUrl),
     g.authLimit,

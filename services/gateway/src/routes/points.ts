@@ -66,7 +66,7 @@ export function pointRoutes(router: Router, clients: ServiceClients, can: (p: st
       rateLimit: 'tenant',
       body: createBody,
       response: api.point,
-      errors: ['404008', '409002', '422105', '422201', '422204', '422301'],
+      errors: ['404008', '409002', '422104', '422105', '422201', '422204', '422301'],
       idempotent: true,
     },
     can('project:write'),
@@ -147,7 +147,7 @@ export function pointRoutes(router: Router, clients: ServiceClients, can: (p: st
       rateLimit: 'tenant',
       body: patchBody,
       response: api.point,
-      errors: ['404008', '409002', '409004', '422105', '422201', '422204', '422301'],
+      errors: ['404008', '409002', '409004', '422104', '422105', '422201', '422204', '422301'],
     },
     can('project:write'),
     async (ctx) => {

@@ -216,7 +216,7 @@ export function taskRoutes(router: Router, clients: ServiceClients, can: (p: str
       rateLimit: 'tenant',
       body: assignBody,
       response: api.task,
-      errors: ['404007', '409004', '409005', '422301'],
+      errors: ['404007', '409004', '409005', '422104', '422301'],
     },
     can('task:write'),
     async (ctx) => {

@@ -47,7 +47,7 @@ export function userRoutes(router: Router, clients: ServiceClients, admin: Middl
       rateLimit: 'tenant',
       body: createBody,
       response: api.user,
-      errors: ['409009'],
+      errors: ['409009', '422204'],
       idempotent: true,
     },
     admin,
@@ -122,7 +122,7 @@ export function userRoutes(router: Router, clients: ServiceClients, admin: Middl
       rateLimit: 'tenant',
       body: patchBody,
       response: api.user,
-      errors: ['409004'],
+      errors: ['409004', '409009', '422204'],
     },
     admin,
     async (ctx) => {
@@ -156,7 +156,7 @@ export function userRoutes(router: Router, clients: ServiceClients, admin: Middl
       rateLimit: 'tenant',
       body: versionBody,
       response: api.deleted(api.user),
-      errors: ['409004'],
+      errors: ['409004', '422204'],
     },
     admin,
     async (ctx) => {
