@@ -5,4 +5,13 @@ export * as monitoringData from './gen/monitoring_data.js';
 export * as projects from './gen/projects.js';
 export * as webhooks from './gen/webhooks.js';
 export { Dictionary } from './dictionary.js';
-export { PROJECT_STATUSES, PROJECT_TRANSITIONS, TASK_STATUSES, TASK_TRANSITIONS, type ProjectStatus, type TaskStatus } from './statuses.js';
+export {
+  ALARM_STEPS,
+  alarmStepTransitions,
+  PROJECT_STATUSES,
+  PROJECT_TRANSITIONS,
+  TASK_STATUSES,
+  TASK_TRANSITIONS,
+  type ProjectStatus,
+  type TaskStatus,
+} from './statuses.js';

@@ -31,3 +31,13 @@ export const TASK_TRANSITIONS: Record<TaskStatus, readonly TaskStatus[]> = {
   completed: [],
   cancelled: [],
 };
+
+/** An alarm is open, acknowledged or cleared (docs/adr/0024); a person's steps and the statuses they start from. */
+export const ALARM_STEPS = {
+  acknowledge: { from: ['open'], to: 'acknowledged' },
+  clear: { from: ['open', 'acknowledged'], to: 'cleared' },
+} as const;
+
+/** The transition table of one step, as the API reference prints it. */
+export const alarmStepTransitions = (step: keyof typeof ALARM_STEPS): Record<string, readonly string[]> =>
+  Object.fromEntries(ALARM_STEPS[step].from.map((from) => [from, [ALARM_STEPS[step].to]]));

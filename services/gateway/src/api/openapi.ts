@@ -43,7 +43,8 @@ const pathParameters = (path: string): string[] => [...path.matchAll(/:([a-z_]+)
  * limits, body, path and query) and those it declares. Sorted, so the document is stable.
  */
 export function errorCodesOf(spec: RouteSpec): string[] {
-  const codes = new Set<string>(['500001', '503002']);
+  // Every request's Idempotency-Key, traceparent and query are checked before any route (request-input.ts): 400003, 400004.
+  const codes = new Set<string>(['400003', '400004', '500001', '503002']);
   const params = pathParameters(spec.path);
   if (spec.auth !== 'none') ['401001', '401002', '401003', '401006'].forEach((c) => codes.add(c));
   // 403004: the environment (sandbox) or the route's feature is not in the tenant's plan; sign-ins too.

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
+import { alarmStepTransitions } from '@mp/contracts';
 import type { ServiceClients } from '../clients.js';
 import { idText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import { ok } from '../envelope.js';
@@ -91,6 +92,7 @@ export function alarmRoutes(router: Router, clients: ServiceClients, can: (p: st
         body: changeBody,
         response: api.alarmWithHistory,
         errors: ['409004', '409010'],
+        transitions: { field: 'status', table: alarmStepTransitions(step) },
       },
       can('data:write'),
       async (ctx) => {
