@@ -34,9 +34,7 @@ describe('gateway conventions', () => {
     const body = JSON.stringify({ name: 'Plain', number: 'PLAIN-1' });
     const raw = await new Promise<string>((resolve, reject) => {
       const socket = net.connect(t.platform.gateway.port, '127.0.0.1', () => {
-        socket.write(
-          `POST /v3/projects HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
-        );
+        socket.write(`POST /v3/projects HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
       });
       let data = '';
       socket.on('data', (d) => (data += d.toString()));

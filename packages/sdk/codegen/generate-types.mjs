@@ -1,5 +1,5 @@
 // Generates src/generated.ts (types and the route list of the SDK) from the committed OpenAPI
-// document, docs/openapi.json. `npm run generate -w @mp/sdk` rewrites it; test/types-drift.test.ts
+// document, docs/openapi.json. `npm run types -w @mp/sdk` rewrites it; test/types-drift.test.ts
 // fails when the committed file differs from what this produces.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -61,7 +61,7 @@ function paramsType(op, where, depth) {
 
 export function generate(document) {
   const out = [
-    '// Generated from docs/openapi.json by codegen/generate-types.mjs (npm run generate -w @mp/sdk); do not edit.',
+    '// Generated from docs/openapi.json by codegen/generate-types.mjs (npm run types -w @mp/sdk); do not edit.',
     `// API document version ${document.info.version}.`,
     '',
   ];

@@ -1,4 +1,4 @@
-// Generated from docs/openapi.json by codegen/generate-types.mjs (npm run generate -w @mp/sdk); do not edit.
+// Generated from docs/openapi.json by codegen/generate-types.mjs (npm run types -w @mp/sdk); do not edit.
 // API document version 3.2.0.
 
 export type Alarm = {
