@@ -107,5 +107,9 @@ describe('API reference and error pages', () => {
     const unknown = await httpsRequest(`${origin}/docs/nothing-here`);
     expectError(unknown, 404015, 'path');
     expect(unknown.body.data.detail).toContain('/docs/nothing-here');
+    // Only the reference's own files are served; a name of an object's prototype is no file.
+    for (const name of ['valueOf', '__proto__', 'constructor', 'package.json', '..%2Fpackage.json']) {
+      expectError(await httpsRequest(`${origin}/docs/assets/${name}`), 404015, 'path');
+    }
   });
 });

@@ -7,11 +7,12 @@ import { catalogue, DomainError } from '@mp/errors';
 import { DOCS_STYLE, errorIndexPage, errorPage, REFERENCE_SCRIPT, referencePage } from './pages.js';
 
 /** The files of swagger-ui-dist the reference page loads; nothing else of the package is served. */
-const PACKAGE_ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-};
+// A Map, not an object: a name such as `valueOf` or `__proto__` must not find anything.
+const PACKAGE_ASSETS = new Map<string, string>([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['favicon-32x32.png', 'image/png'],
+]);
 
 /** Read once, on first use: the bundle is about 1.5 MB and the same for every request. */
 function assetLoader(): (name: string) => Buffer {
@@ -73,8 +74,8 @@ export function docsRoutes(): ReturnType<Router['routes']> {
     } else if (file === 'docs.css') {
       ctx.type = 'text/css; charset=utf-8';
       ctx.body = DOCS_STYLE;
-    } else if (PACKAGE_ASSETS[file]) {
-      ctx.type = PACKAGE_ASSETS[file];
+    } else if (PACKAGE_ASSETS.has(file)) {
+      ctx.type = PACKAGE_ASSETS.get(file)!;
       ctx.body = asset(file);
     } else {
       throw new DomainError('404015', { field: 'path', detail: `No file ${ctx.path.slice(0, 200)}.`, suggestion: 'Open the reference at /docs.' });
