@@ -71,7 +71,10 @@ export class MonitoringPlatform {
   }
 
   /** Calls one route and answers its data. */
-  async request<K extends RouteName>(route: K, ...[args]: Nothing extends RequestArgs<K> ? [RequestArgs<K>?] : [RequestArgs<K>]): Promise<Routes[K]['response']> {
+  async request<K extends RouteName>(
+    route: K,
+    ...[args]: Nothing extends RequestArgs<K> ? [RequestArgs<K>?] : [RequestArgs<K>]
+  ): Promise<Routes[K]['response']> {
     const a = (args ?? {}) as { path?: Record<string, string>; query?: Record<string, unknown>; body?: unknown; idempotencyKey?: string };
     const [method, template] = (route as string).split(' ') as [string, string];
     const meta = ROUTES[route];
