@@ -14,6 +14,8 @@ const NOT_FOUND: Record<string, string> = {
   task_id: '404002',
   point_id: '404003',
   data_id: '404004',
+  report_id: '404005',
+  template_id: '404006',
   user_id: '404007',
   device_id: '404008',
   webhook_id: '404009',
@@ -25,7 +27,7 @@ const NOT_FOUND: Record<string, string> = {
 };
 
 /** Parameters whose resource lives in a project: membership and tenant are checked (403001, 403003). */
-const IN_PROJECT = new Set(['project_id', 'task_id', 'point_id', 'data_id', 'batch_id', 'alarm_id']);
+const IN_PROJECT = new Set(['project_id', 'task_id', 'point_id', 'data_id', 'batch_id', 'alarm_id', 'report_id']);
 
 /** Query parameters whose values a service looks up (an unknown one is 422103). */
 const ENUMERATED_QUERY = new Set(['status', 'priority', 'role', 'type', 'sensor_type']);
