@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { queryTestDatabase } from '@mp/testing';
+import { httpsRequest, queryTestDatabase } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // Conventions every endpoint shares: HTTPS only, request ids, envelopes, body limits.
@@ -78,9 +78,13 @@ describe('gateway conventions', () => {
     expect(await projectCount()).toBe(0);
   });
 
-  it('answers an unknown path with 400001 naming the path', async () => {
+  it('answers an unknown path with the 404 envelope naming the path, with or without credentials', async () => {
     const res = await t.api('GET', '/no-such-thing', { headers: { 'x-api-key': key } });
-    expectError(res, 400001, 'path');
+    expectError(res, 404015, 'path');
+    expect(res.body.data.detail).toBe('No endpoint GET "/v3/no-such-thing".');
+    const anonymous = await httpsRequest(`${t.base.replace(/\/v3$/, '')}/nowhere/at/all`, { method: 'POST' });
+    expectError(anonymous, 404015, 'path');
+    expect(anonymous.body.data.detail).toBe('No endpoint POST "/nowhere/at/all".');
   });
 
   it('serves /healthz and /readyz without authentication', async () => {
@@ -120,6 +124,6 @@ describe('gateway conventions', () => {
   it('links documentation_url to the error lookup of the same code', async () => {
     const res = await t.api('GET', '/projects/prj_00000000000000000000', { headers: { 'x-api-key': key } });
     expectError(res, 404001, 'project_id');
-    expect(res.body.meta.documentation_url).toBe(`https://localhost:${t.platform.gateway.port}/v3/errors/404001`);
+    expect(res.body.meta.documentation_url).toBe(`https://localhost:${t.platform.gateway.port}/docs/errors/404001`);
   });
 });

@@ -111,7 +111,10 @@ describe('rate limits', () => {
       expectError(refused, 429004);
       expect(refused.headers['retry-after']).toBe('1');
       expect(refused.body.data.detail).toContain('At most 1 requests may be in flight');
-      expect(refused.headers['x-ratelimit-limit']).toBe('100000');
+      // The headers describe the limit that refused: one request in flight allowed, none left.
+      expect(refused.headers['x-ratelimit-limit']).toBe('1');
+      expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+      expect(Number(refused.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000));
       receiver.release();
       expect((await inFlight).status).toBe(200);
       expect((await call(second.base, 'GET', '/projects', { headers: h })).status).toBe(200);

@@ -109,6 +109,19 @@ describe('webhook endpoints', () => {
     expect(list.body.data.items.map((w: { id: string }) => w.id)).not.toContain(created.id);
   });
 
+  it('answers the deliveries of a deleted webhook with 404009, as the webhook itself', async () => {
+    const created = (await t.api('POST', '/webhooks', { headers: h(), body: { name: 'Audited', url: receiver.url, events: ['project.created'] } })).body.data;
+    const delivery = (await t.api('POST', `/webhooks/${created.id}/test`, { headers: h() })).body.data;
+    expect((await t.api('GET', `/webhooks/${created.id}/deliveries`, { headers: h() })).status).toBe(200);
+    expect((await t.api('DELETE', `/webhooks/${created.id}`, { headers: h() })).status).toBe(200);
+    expectError(await t.api('GET', `/webhooks/${created.id}/deliveries`, { headers: h() }), 404009, 'webhook_id');
+    expectError(await t.api('GET', `/webhooks/${created.id}/deliveries/${delivery.delivery_id}`, { headers: h() }), 404009, 'webhook_id');
+    expectError(await t.api('POST', `/webhooks/${created.id}/deliveries/${delivery.delivery_id}/resend`, { headers: h() }), 404009, 'webhook_id');
+    // The rows stay for audits.
+    const kept = await queryTestDatabase<{ n: number }>(t.db.url, 'SELECT count(*)::int AS n FROM webhooks.deliveries WHERE webhook_id = $1', [created.id]);
+    expect(kept[0]!.n).toBe(1);
+  });
+
   it('refuses private targets unless MP_WEBHOOK_ALLOW_PRIVATE_TARGETS is true', async () => {
     const strict = await startTestPlatform({ MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
     try {

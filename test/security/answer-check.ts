@@ -3,6 +3,8 @@ import type { RawResponse } from './raw-https.js';
 
 /** Endpoints that answer a browser with HTML pages (spec §4 OAuth sign-in and consent), not JSON. */
 const BROWSER_PAGES = new Set(['GET /v3/oauth/authorize', 'POST /v3/oauth/authorize']);
+/** The OpenAPI document: a plain JSON document, not an envelope. */
+const DOCUMENTS = new Set(['GET /v3/openapi.json']);
 
 /** The console's static files (docs/console.md): a 200 is the file itself; their errors are envelopes. */
 const STATIC_FILES = new Set(['GET /console', 'GET /console/', 'GET /console/assets/:file']);
@@ -33,6 +35,10 @@ export function checkAnswer(route: GatewayRoute, res: RawResponse): Verdict {
     const type = res.headers['content-type'] ?? '';
     return { problem: /^text\/(html|javascript|css); charset=utf-8$/.test(type) ? null : `console file served as ${JSON.stringify(type)}`, code: null };
   }
+  // The public documentation pages and their files (/docs …): HTML, CSS, script, image.
+  if (route.path.startsWith('/docs') && res.status === 200) return { problem: res.headers['content-type'] ? null : 'no Content-Type', code: null };
+  if (DOCUMENTS.has(key) && res.status === 200)
+    return { problem: res.headers['content-type']?.startsWith('application/json') ? null : 'document not JSON', code: null };
   let body: any;
   try {
     body = JSON.parse(res.body.toString('utf8'));

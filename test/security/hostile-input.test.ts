@@ -184,7 +184,7 @@ describe('hostile input', () => {
       expectShortRefusal(await t.api('GET', `/projects/${'p'.repeat(5000)}`, { headers: k() }), 400003, 'project_id');
       expectShortRefusal(await t.api('GET', `/users/${'u'.repeat(5000)}`, { headers: k() }), 400003, 'user_id');
       const unknown = await t.api('GET', `/${'x'.repeat(10_000)}`, { headers: k() });
-      expectShortRefusal(unknown, 400001, 'path');
+      expectShortRefusal(unknown, 404015, 'path');
       // A NUL in a path parameter is refused by name too (item 5), before any service sees it.
       expectError(await t.api('GET', '/projects/%00', { headers: k() }), 400004, 'project_id');
       expectError(await t.api('DELETE', '/webhooks/whk_%00', { headers: k() }), 400004, 'webhook_id');

@@ -808,6 +808,18 @@ export const catalogue: Record<string, ErrorEntry> = {
       correct: { method: 'GET', path: '/v3/alarms/alm_4n2k8q1m7p3x9c5v6b0z' },
     },
   },
+  '404015': {
+    code: '404015',
+    message: 'endpoint does not exist',
+    category: 'not_found',
+    suggestion: 'Check the path against the API reference (GET /v3/openapi.json, or /docs in a browser); paths start with /v3.',
+    commonCauses: ['The /v3 prefix is missing or doubled', 'A typo in a path segment', 'A path from another API version'],
+    solutions: ['Copy the path from the reference at /docs', 'Call {base_url} plus the path exactly as listed, e.g. /v3/projects'],
+    example: {
+      request: { method: 'GET', path: '/v3/project' },
+      correct: { method: 'GET', path: '/v3/projects' },
+    },
+  },
   '409001': {
     code: '409001',
     message: 'duplicate project number',

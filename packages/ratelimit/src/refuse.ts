@@ -18,10 +18,20 @@ export function rateLimitError(v: Verdict): DomainError {
   });
 }
 
-export function concurrencyError(max: number): DomainError {
+/**
+ * 429004 with the headers of the limit that refused: the concurrency limit (X-RateLimit-Limit the
+ * requests allowed in flight, Remaining 0), not the per-minute budget, which was not the reason.
+ * A slot frees as soon as a running request ends, so Retry-After and Reset are one second away.
+ */
+export function concurrencyError(max: number, now = Date.now()): DomainError {
   return new DomainError('429004', {
     detail: `At most ${max} requests may be in flight at once.`,
     suggestion: 'Wait for running requests to finish; limit your client to fewer parallel requests.',
-    headers: { 'Retry-After': '1' },
+    headers: {
+      'X-RateLimit-Limit': String(max),
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(Math.ceil(now / 1000) + 1),
+      'Retry-After': '1',
+    },
   });
 }

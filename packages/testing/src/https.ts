@@ -1,4 +1,5 @@
 import https from 'node:https';
+import { assertContract } from './contract.js';
 import type { AddressInfo } from 'node:net';
 import { createSelfSignedCertificate, type TlsMaterial } from '@mp/kit';
 
@@ -127,7 +128,14 @@ export async function httpsRequest(
         } catch {
           body = null;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, bytes });
+        const answer = { status: res.statusCode ?? 0, headers: res.headers, body, text, bytes };
+        try {
+          assertContract(opts.method ?? 'GET', url, answer);
+        } catch (err) {
+          reject(err);
+          return;
+        }
+        resolve(answer);
       });
     });
     req.on('error', reject);

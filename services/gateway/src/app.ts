@@ -3,7 +3,6 @@ import Router from '@koa/router';
 import { DomainError, excerpt } from '@mp/errors';
 import type { Logger } from '@mp/kit';
 import type { Environment, ServiceClients } from './clients.js';
-import { ok } from './envelope.js';
 import type { JwtVerifier } from './jwt-verifier.js';
 import { authenticate, requirePermission } from './middleware/authenticate.js';
 import { closeWhenBodyUnread, securityHeaders } from './middleware/front-door.js';
@@ -25,6 +24,10 @@ import { projectRoutes } from './routes/projects.js';
 import { systemRoutes } from './routes/system.js';
 import { reportRoutes } from './routes/reports.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { healthz, readyz, referenceRoutes } from './routes/reference.js';
+import { openApiDocument } from './api/openapi.js';
+import { routesOf } from './api/routes-of.js';
+import { docsRoutes } from './docs/docs-routes.js';
 
 export interface AppDeps {
   environment: Environment;
@@ -62,14 +65,10 @@ export function createApp(deps: AppDeps): Koa {
   // The anonymous endpoints count against the per-address limit (429005) before their small body is read.
   const authLimitThenBody = compose([limitAuthentication(deps.limits), jsonBody(deps.authBodyLimits)]);
 
+  // The probes also answer without the /v3 prefix, for load balancers (operator paths, not in the reference).
   const health = new Router();
-  health.get(['/healthz', '/v3/healthz'], (ctx) => ok(ctx, { status: 'ok' }));
-  // This process's own ability to serve, and nothing about what lies behind it (ADR 0045).
-  health.get(['/readyz', '/v3/readyz'], (ctx) => {
-    if (!deps.ready())
-      throw new DomainError('503002', { detail: 'This gateway is shutting down.', suggestion: 'Retry the request; another gateway answers it.' });
-    ok(ctx, { status: 'ready' });
-  });
+  health.get('/healthz', healthz);
+  health.get('/readyz', readyz(deps.ready));
 
   const v3 = new Router({ prefix: '/v3' });
   boundPathParameters(v3, PATH_PARAMETERS);
@@ -82,6 +81,10 @@ export function createApp(deps: AppDeps): Koa {
   webhookRoutes(v3, deps.clients, adminNoAppTokens);
   errorRoutes(v3, authed, requirePermission('system:read'));
   systemRoutes(v3, deps, compose([authed, requirePermission('system:read')]));
+  // Built on first request from the routes this application mounts, identity's included.
+  let document: string | undefined;
+  const openApiJson = () => (document ??= JSON.stringify(openApiDocument(routesOf(app).flatMap((r) => (r.spec ? [r.spec] : [])))));
+  referenceRoutes(v3, { ready: deps.ready, openApiJson });
 
   app.use(securityHeaders);
   app.use(closeWhenBodyUnread);
@@ -92,11 +95,12 @@ export function createApp(deps: AppDeps): Koa {
   app.use(health.routes());
   app.use(v3.routes());
   app.use(v3.allowedMethods({ throw: true, notImplemented: () => notFound(), methodNotAllowed: () => notFound() }));
+  app.use(docsRoutes());
   app.use(async (ctx) => {
-    throw new DomainError('400001', {
+    throw new DomainError('404015', {
       field: 'path',
       detail: `No endpoint ${ctx.method} ${excerpt(ctx.path, 200)}.`,
-      suggestion: 'Check the method and path against the API reference (paths start with /v3).',
+      suggestion: 'Check the method and path against the API reference (/docs, or GET /v3/openapi.json); paths start with /v3.',
     });
   });
   return app;

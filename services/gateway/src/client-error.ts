@@ -29,7 +29,10 @@ function parserRefusal(code: string | undefined): DomainError {
         suggestion: 'Send header values as printable text; percent- or base64-encode binary values.',
       });
     default:
-      return new DomainError('400001', { detail: 'The request is not well-formed HTTP/1.1.', suggestion: 'Send the request with an HTTP client library, over TLS.' });
+      return new DomainError('400001', {
+        detail: 'The request is not well-formed HTTP/1.1.',
+        suggestion: 'Send the request with an HTTP client library, over TLS.',
+      });
   }
 }
 

@@ -134,8 +134,9 @@ export async function startGateway(
   const frontDoor = frontDoorOf(config);
   const servers: DrainableServer[] = [];
   const ready = opts.ready ?? (() => true);
-  // Error documentation is served by the live base URL itself unless MP_DOCS_URL points elsewhere.
-  const docsUrl = () => (config.MP_DOCS_URL ?? urls.live).replace(/\/$/, '');
+  // Error documentation is served by the live base URL's host itself, at /docs (GET /docs/errors/{code},
+  // public HTML), unless MP_DOCS_URL points elsewhere.
+  const docsUrl = () => (config.MP_DOCS_URL ?? `${urls.live.replace(/\/v3$/, '')}/docs`).replace(/\/$/, '');
   const ports: Record<'live' | 'sandbox', number> = { live: 0, sandbox: 0 };
   const urls: Record<'live' | 'sandbox', string> = { live: '', sandbox: '' };
   for (const environment of ['live', 'sandbox'] as const) {

@@ -7,8 +7,8 @@ const POINT_ID = /^pt_[0-9a-z]{20}$/;
 const value = z.number().optional();
 export const values = z.object({ x: value, y: value, z: value, dx: value, dy: value, dz: value });
 const record = z.object({
-  point_id: z.string().regex(POINT_ID),
-  measured_at: z.string().regex(ISO_WITH_OFFSET),
+  point_id: z.string().regex(POINT_ID, { error: 'a point id (pt_ and 20 lowercase letters or digits)' }),
+  measured_at: z.string().regex(ISO_WITH_OFFSET, { error: 'an ISO 8601 date-time with a UTC offset, e.g. 2026-03-01T08:00:00Z' }),
   values,
   /** the precision the client states for this record, mm (422205 when coarser than the point requires) */
   precision: z.number().positive().optional(),
@@ -18,7 +18,8 @@ const record = z.object({
 export const MAX_RECORDS_PER_WRITE = 1000;
 /** A batch upload takes at most 100,000 records (MAX_RECORDS_PER_BATCH of the service). */
 export const MAX_RECORDS_PER_BATCH = 100_000;
-const bodies = {
+/** The write and batch bodies; the OpenAPI document shows these. */
+export const recordBodies = {
   write: z.object({ records: z.array(record).min(1).max(MAX_RECORDS_PER_WRITE) }),
   batch: z.object({ records: z.array(record).min(1).max(MAX_RECORDS_PER_BATCH) }),
 };
@@ -136,5 +137,5 @@ function fastColumns(body: Record<string, unknown>, max: number): Columns | null
  * the offending field, e.g. `records[3].measured_at`).
  */
 export function recordColumns(kind: 'write' | 'batch', body: Record<string, unknown>): Columns {
-  return fastColumns(body, kind === 'write' ? MAX_RECORDS_PER_WRITE : MAX_RECORDS_PER_BATCH) ?? toColumns(validate(bodies[kind], body, 'body').records);
+  return fastColumns(body, kind === 'write' ? MAX_RECORDS_PER_WRITE : MAX_RECORDS_PER_BATCH) ?? toColumns(validate(recordBodies[kind], body, 'body').records);
 }

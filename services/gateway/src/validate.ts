@@ -7,13 +7,34 @@ export function fieldOf(path: PropertyKey[]): string {
   return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '');
 }
 
+/** "a string", "an integer", "an object" */
+function article(expected: string): string {
+  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+}
+
 function describeType(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 }
 
+/** How a format is named to a user: never the validation library's own words ("regex", "datetime"). */
+const FORMAT_WORDING: Record<string, { what: string; suggestion: string }> = {
+  datetime: { what: 'an ISO 8601 date-time with a UTC offset', suggestion: 'Use ISO 8601 with a UTC offset, e.g. 2026-03-01T08:00:00Z.' },
+  date: { what: 'an ISO 8601 date', suggestion: 'Use ISO 8601, e.g. 2026-03-01.' },
+  url: { what: 'a URL', suggestion: 'Send an absolute URL, e.g. https://example.com/hook.' },
+};
+
 /**
- * Validates a request part and maps the first problem to the error catalogue:
- * body: missing 422101, wrong type 422102, bad enumerated value 422103;
+ * The absent fields among the issues: a request missing several required fields hears of all of
+ * them at once (not one per attempt).
+ */
+function missingFields(issues: readonly z.core.$ZodIssue[]): string[] {
+  const names = issues.filter((i) => (i as { input?: unknown }).input === undefined && i.code !== 'custom' && i.path.length > 0).map((i) => fieldOf(i.path));
+  return [...new Set(names)];
+}
+
+/**
+ * Validates a request part and maps the problem to the error catalogue:
+ * body: missing 422101 (naming every missing field), wrong type 422102, bad enumerated value 422103;
  * query and path: missing or wrong type 400001;
  * both: out of range 400003, bad format (dates, ids) 400004.
  */
@@ -21,37 +42,41 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 
   refuseControlCharacters(input, where);
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
+  const missing = missingFields(result.error.issues);
+  if (missing.length > 0) {
+    const list = missing.join(', ');
+    throw new DomainError(where === 'body' ? '422101' : '400001', {
+      field: missing[0]!,
+      detail: missing.length === 1 ? `${list} is required.` : `${list} are required.`,
+      suggestion: `Send ${list}.`,
+    });
+  }
   const issue = result.error.issues[0]!;
   const field = fieldOf(issue.path) || null;
   const name = field ?? 'the body';
   const given = (issue as { input?: unknown }).input;
-  // A field that is absent is "missing" whatever rule it failed (e.g. a literal grant_type).
-  if (given === undefined && issue.code !== 'custom' && issue.path.length > 0) {
-    throw new DomainError(where === 'body' ? '422101' : '400001', { field, detail: `${name} is required.`, suggestion: `Send ${name}.` });
-  }
   switch (issue.code) {
     case 'invalid_type':
       if (given === undefined) {
-        throw new DomainError(where === 'body' ? '422101' : '400001', {
-          field,
-          detail: `${name} is required.`,
-          suggestion: `Send ${name} (${issue.expected}).`,
-        });
+        throw new DomainError(where === 'body' ? '422101' : '400001', { field, detail: `${name} is required.`, suggestion: `Send ${name}.` });
       }
       throw new DomainError(where === 'body' ? '422102' : '400001', {
         field,
-        detail: `${name} must be ${issue.expected}; got ${describeType(given)}.`,
-        suggestion: `Send ${name} as ${issue.expected}.`,
+        detail: `${name} must be ${article(issue.expected)}; got ${describeType(given)}.`,
+        suggestion: `Send ${name} as ${article(issue.expected)}.`,
       });
     case 'too_small':
     case 'too_big':
       throw new DomainError('400003', { field, detail: rangeDetail(name, issue), suggestion: `Send ${name} within the allowed range.` });
-    case 'invalid_format':
+    case 'invalid_format': {
+      // A pattern names itself through the schema's message (record-columns.ts); the known formats by FORMAT_WORDING.
+      const wording = FORMAT_WORDING[issue.format] ?? { what: issue.format === 'regex' ? issue.message : `a valid ${issue.format}`, suggestion: '' };
       throw new DomainError('400004', {
         field,
-        detail: `${name} is not in the expected format (${issue.format}).`,
-        suggestion: issue.format === 'datetime' ? 'Use ISO 8601 with a UTC offset, e.g. 2026-03-01T08:00:00Z.' : `Send ${name} in ${issue.format} format.`,
+        detail: `${name} must be ${wording.what}.`,
+        suggestion: wording.suggestion || `Send ${name} as ${wording.what}.`,
       });
+    }
     case 'invalid_value':
       throw new DomainError(where === 'body' ? '422103' : '400001', {
         field,
@@ -63,7 +88,12 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 
       throw new DomainError(code, { field, detail: issue.message });
     }
     default:
-      throw new DomainError(where === 'body' ? '422103' : '400001', { field, detail: `${name}: ${issue.message}.` });
+      // Unions, keys and the like: the library's message would speak of its own types.
+      throw new DomainError(where === 'body' ? '422103' : '400001', {
+        field,
+        detail: `${name} does not hold a value this field accepts.`,
+        suggestion: `Check ${name} against the API reference (GET /v3/openapi.json).`,
+      });
   }
 }
 

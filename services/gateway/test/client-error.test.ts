@@ -15,7 +15,10 @@ describe('answers to requests the HTTP parser refuses', () => {
     const material = await createSelfSignedCertificate();
     cert = material.cert;
     server = https.createServer({ cert: material.cert, key: material.key }, (_req, res) => res.end('{"reached":"app"}'));
-    server.on('clientError', answerClientError(() => 'https://api.example/v3', 20_000));
+    server.on(
+      'clientError',
+      answerClientError(() => 'https://api.example/v3', 20_000),
+    );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as AddressInfo).port;
   });

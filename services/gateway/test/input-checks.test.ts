@@ -3,6 +3,7 @@ import { DomainError } from '@mp/errors';
 import { findControlCharacter } from '../src/control-characters.js';
 import { validate } from '../src/validate.js';
 import { MAX_LENGTH, text } from '../src/bounds.js';
+import { recordBodies } from '../src/record-columns.js';
 
 const refusal = (fn: () => unknown) => {
   try {
@@ -56,5 +57,40 @@ describe('validate', () => {
       field: 'n',
       detail: 'n must be at most 5.',
     });
+  });
+});
+
+describe('validation messages', () => {
+  const point = z.object({ number: z.string(), name: z.string(), sensor_type: z.string(), reference: z.object({ x: z.number(), y: z.number() }) });
+
+  it('names every missing field at once, first of them as the field', () => {
+    expect(refusal(() => validate(point, { name: 'P1', reference: {} }, 'body'))).toEqual({
+      code: '422101',
+      field: 'number',
+      detail: 'number, sensor_type, reference.x, reference.y are required.',
+    });
+    expect(refusal(() => validate(point, { number: '1', name: 'P1', reference: { x: 1, y: 2 } }, 'body'))).toEqual({
+      code: '422101',
+      field: 'sensor_type',
+      detail: 'sensor_type is required.',
+    });
+  });
+
+  it('speaks of formats and types in plain words, never in the library’s', () => {
+    const write = recordBodies.write;
+    const bad = refusal(() => validate(write, { records: [{ point_id: 'P-1', measured_at: '2026-03-01T08:00:00Z', values: {} }] }, 'body'));
+    expect(bad).toEqual({
+      code: '400004',
+      field: 'records[0].point_id',
+      detail: 'records[0].point_id must be a point id (pt_ and 20 lowercase letters or digits).',
+    });
+    const when = refusal(() => validate(write, { records: [{ point_id: 'pt_00000000000000000000', measured_at: '2026-03-01 08:00', values: {} }] }, 'body'));
+    expect(when.detail).toBe('records[0].measured_at must be an ISO 8601 date-time with a UTC offset, e.g. 2026-03-01T08:00:00Z.');
+    const expires = refusal(() => validate(z.object({ expires_at: z.iso.datetime({ offset: true }) }), { expires_at: 'tomorrow' }, 'body'));
+    expect(expires.detail).toBe('expires_at must be an ISO 8601 date-time with a UTC offset.');
+    expect(refusal(() => validate(point, { number: 1, name: 'P', sensor_type: 's', reference: { x: 1, y: 2 } }, 'body')).detail).toBe(
+      'number must be a string; got number.',
+    );
+    for (const r of [bad, when, expires]) expect(r.detail).not.toMatch(/regex|datetime|Invalid/);
   });
 });

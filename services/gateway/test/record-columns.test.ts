@@ -2,7 +2,11 @@ import { DomainError } from '@mp/errors';
 import { presentData } from '../src/presenters-data.js';
 import { pointIdOf, recordColumns, recordCount } from '../src/record-columns.js';
 
-const good = (i: number) => ({ point_id: `pt_${String(i).padStart(20, '0')}`, measured_at: '2026-03-03T08:00:00.5+08:00', values: { x: 3512345.1 + i, dz: -0.25 } });
+const good = (i: number) => ({
+  point_id: `pt_${String(i).padStart(20, '0')}`,
+  measured_at: '2026-03-03T08:00:00.5+08:00',
+  values: { x: 3512345.1 + i, dz: -0.25 },
+});
 
 // The request's records become contract columns without zod when they are plainly well-formed;
 // anything else goes through the schema, so every refusal is the schema's.

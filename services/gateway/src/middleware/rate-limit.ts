@@ -33,11 +33,8 @@ export function limitTenant(limits: RateLimits): Middleware {
     const headers = rateLimitHeaders(verdict);
     if (!verdict.allowed) throw rateLimitError(verdict);
     const slot = await limits.acquire(key);
-    if (!slot.allowed) {
-      const err = concurrencyError(limits.concurrencyFor(key));
-      // The request rate headers still describe the caller's budget on a concurrency refusal.
-      throw new DomainError(err.code, { detail: err.detail, suggestion: err.suggestion, headers: { ...headers, ...err.headers } });
-    }
+    // The refusal carries the concurrency limit's own headers (50 allowed, 0 remaining).
+    if (!slot.allowed) throw concurrencyError(limits.concurrencyFor(key));
     try {
       await next();
     } finally {

@@ -1,12 +1,15 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
+import { alarmStepTransitions } from '@mp/contracts';
 import type { ServiceClients } from '../clients.js';
 import { idText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import { ok } from '../envelope.js';
 import { presentAlarms } from '../presenters-alarms.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
+import * as api from '../api/resources.js';
+import { route } from '../api/route-spec.js';
 
 const listQuery = pageQuery.extend({
   status: z.enum(['open', 'acknowledged', 'cleared']).optional(),
@@ -23,39 +26,85 @@ const changeBody = z.object({ comment: text(MAX_LENGTH.remark).optional() });
  * monitoring-data service, as for data records.
  */
 export function alarmRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {
-  router.get('/projects/:project_id/alarms', can('data:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(listQuery, ctx.query, 'query');
-    const list = await clients.monitoringData.listAlarms(
-      {
-        projectId: ctx.params.project_id!,
-        ...(q.status !== undefined ? { status: q.status } : {}),
-        ...(q.level !== undefined ? { level: q.level } : {}),
-        ...(q.point_id !== undefined ? { pointId: q.point_id } : {}),
-        ...(q.from !== undefined ? { from: q.from } : {}),
-        ...(q.to !== undefined ? { to: q.to } : {}),
-        page: pageOf(q),
-      },
-      state.caller!,
-    );
-    ok(ctx, listData(list.items, presentAlarms.alarm, list.page));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/projects/:project_id/alarms',
+      summary: "List a project's alarms.",
+      tag: 'Alarms',
+      auth: 'api_key_or_bearer',
+      permission: 'data:read',
+      rateLimit: 'tenant',
+      query: listQuery,
+      response: api.listOf(api.alarm),
+    },
+    can('data:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(listQuery, ctx.query, 'query');
+      const list = await clients.monitoringData.listAlarms(
+        {
+          projectId: ctx.params.project_id!,
+          ...(q.status !== undefined ? { status: q.status } : {}),
+          ...(q.level !== undefined ? { level: q.level } : {}),
+          ...(q.point_id !== undefined ? { pointId: q.point_id } : {}),
+          ...(q.from !== undefined ? { from: q.from } : {}),
+          ...(q.to !== undefined ? { to: q.to } : {}),
+          page: pageOf(q),
+        },
+        state.caller!,
+      );
+      ok(ctx, listData(list.items, presentAlarms.alarm, list.page));
+    },
+  );
 
-  router.get('/alarms/:alarm_id', can('data:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    ok(ctx, presentAlarms.withHistory(await clients.monitoringData.getAlarm({ id: ctx.params.alarm_id! }, state.caller!)));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/alarms/:alarm_id',
+      summary: 'One alarm with its history.',
+      tag: 'Alarms',
+      auth: 'api_key_or_bearer',
+      permission: 'data:read',
+      rateLimit: 'tenant',
+      response: api.alarmWithHistory,
+    },
+    can('data:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      ok(ctx, presentAlarms.withHistory(await clients.monitoringData.getAlarm({ id: ctx.params.alarm_id! }, state.caller!)));
+    },
+  );
 
   for (const step of ['acknowledge', 'clear'] as const) {
-    router.post(`/alarms/:alarm_id/${step}`, can('data:write'), async (ctx) => {
-      const state = ctx.state as GatewayState;
-      const b = validate(changeBody, state.body ?? {}, 'body');
-      const req = { id: ctx.params.alarm_id!, ...(b.comment !== undefined ? { comment: b.comment } : {}) };
-      const alarm =
-        step === 'acknowledge'
-          ? await clients.monitoringData.acknowledgeAlarm(req, state.caller!)
-          : await clients.monitoringData.clearAlarm(req, state.caller!);
-      ok(ctx, presentAlarms.withHistory(alarm));
-    });
+    route(
+      router,
+      {
+        method: 'post',
+        path: `/alarms/:alarm_id/${step}`,
+        summary: step === 'acknowledge' ? 'Acknowledge an open alarm.' : 'Clear an alarm by hand.',
+        tag: 'Alarms',
+        auth: 'api_key_or_bearer',
+        permission: 'data:write',
+        rateLimit: 'tenant',
+        body: changeBody,
+        response: api.alarmWithHistory,
+        errors: ['409004', '409010'],
+        transitions: { field: 'status', table: alarmStepTransitions(step) },
+      },
+      can('data:write'),
+      async (ctx) => {
+        const state = ctx.state as GatewayState;
+        const b = validate(changeBody, state.body ?? {}, 'body');
+        const req = { id: ctx.params.alarm_id!, ...(b.comment !== undefined ? { comment: b.comment } : {}) };
+        const alarm =
+          step === 'acknowledge'
+            ? await clients.monitoringData.acknowledgeAlarm(req, state.caller!)
+            : await clients.monitoringData.clearAlarm(req, state.caller!);
+        ok(ctx, presentAlarms.withHistory(alarm));
+      },
+    );
   }
 }

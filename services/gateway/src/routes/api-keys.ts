@@ -7,6 +7,8 @@ import { MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import type { Middleware } from 'koa';
+import * as api from '../api/resources.js';
+import { route } from '../api/route-spec.js';
 
 const createBody = z.object({
   name: text(MAX_LENGTH.name),
@@ -24,40 +26,114 @@ const rollBody = z.object({
  * hash stored. A key belongs to the environment it was created in (mp_live_… / mp_test_…).
  */
 export function apiKeyRoutes(router: Router, clients: ServiceClients, guard: Middleware): void {
-  router.post('/api-keys', guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const body = validate(createBody, state.body ?? {}, 'body');
-    const created = await clients.identity.createApiKey(
-      { name: body.name, permissions: body.permissions, ...(body.expires_at ? { expiresAt: body.expires_at } : {}) },
-      state.caller!,
-    );
-    ok(ctx, { ...present.apiKey(created.apiKey!), key: created.key });
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/api-keys',
+      summary: 'Create an API key; its value is shown in this answer only.',
+      tag: 'API keys',
+      auth: 'api_key_or_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      body: createBody,
+      response: api.apiKeyWithValue,
+      idempotent: true,
+    },
+    guard,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const body = validate(createBody, state.body ?? {}, 'body');
+      const created = await clients.identity.createApiKey(
+        { name: body.name, permissions: body.permissions, ...(body.expires_at ? { expiresAt: body.expires_at } : {}) },
+        state.caller!,
+      );
+      ok(ctx, { ...present.apiKey(created.apiKey!), key: created.key });
+    },
+  );
 
-  router.get('/api-keys', guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(pageQuery, ctx.query, 'query');
-    const list = await clients.identity.listApiKeys({ page: pageOf(q) }, state.caller!);
-    ok(ctx, listData(list.items, present.apiKey, list.page));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/api-keys',
+      summary: 'List the API keys of this environment.',
+      tag: 'API keys',
+      auth: 'api_key_or_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      query: pageQuery,
+      response: api.listOf(api.apiKey),
+    },
+    guard,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(pageQuery, ctx.query, 'query');
+      const list = await clients.identity.listApiKeys({ page: pageOf(q) }, state.caller!);
+      ok(ctx, listData(list.items, present.apiKey, list.page));
+    },
+  );
 
-  router.get('/api-keys/:key_id', guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    ok(ctx, present.apiKey(await clients.identity.getApiKey({ id: ctx.params.key_id! }, state.caller!)));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/api-keys/:key_id',
+      summary: 'One API key (never its value).',
+      tag: 'API keys',
+      auth: 'api_key_or_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      response: api.apiKey,
+    },
+    guard,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      ok(ctx, present.apiKey(await clients.identity.getApiKey({ id: ctx.params.key_id! }, state.caller!)));
+    },
+  );
 
-  router.delete('/api-keys/:key_id', guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    ok(ctx, present.apiKey(await clients.identity.revokeApiKey({ id: ctx.params.key_id! }, state.caller!)));
-  });
+  route(
+    router,
+    {
+      method: 'delete',
+      path: '/api-keys/:key_id',
+      summary: 'Revoke an API key.',
+      tag: 'API keys',
+      auth: 'api_key_or_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      response: api.apiKey,
+    },
+    guard,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      ok(ctx, present.apiKey(await clients.identity.revokeApiKey({ id: ctx.params.key_id! }, state.caller!)));
+    },
+  );
 
-  router.post('/api-keys/:key_id/roll', guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const body = validate(rollBody, state.body ?? {}, 'body');
-    const rolled = await clients.identity.rollApiKey(
-      { id: ctx.params.key_id!, ...(body.grace_period_seconds !== undefined ? { gracePeriodSeconds: body.grace_period_seconds } : {}) },
-      state.caller!,
-    );
-    ok(ctx, { ...present.apiKey(rolled.apiKey!), key: rolled.key });
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/api-keys/:key_id/roll',
+      summary: 'Roll an API key: a new value, the previous one working for a grace period.',
+      tag: 'API keys',
+      auth: 'api_key_or_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      body: rollBody,
+      response: api.apiKeyWithValue,
+    },
+    guard,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const body = validate(rollBody, state.body ?? {}, 'body');
+      const rolled = await clients.identity.rollApiKey(
+        { id: ctx.params.key_id!, ...(body.grace_period_seconds !== undefined ? { gracePeriodSeconds: body.grace_period_seconds } : {}) },
+        state.caller!,
+      );
+      ok(ctx, { ...present.apiKey(rolled.apiKey!), key: rolled.key });
+    },
+  );
 }

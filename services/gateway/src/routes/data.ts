@@ -8,11 +8,13 @@ import type { ServiceClients } from '../clients.js';
 import { requireFeature } from '../middleware/authenticate.js';
 import { ok, okJson } from '../envelope.js';
 import { presentData } from '../presenters-data.js';
-import { recordColumns, recordCount, values } from '../record-columns.js';
+import { recordBodies, recordColumns, recordCount, values } from '../record-columns.js';
 import { idText, instantText, MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
 import { expectedVersion, versionField } from './versioning.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
+import * as api from '../api/resources.js';
+import { route } from '../api/route-spec.js';
 
 const listQuery = pageQuery.extend({
   point_id: idText().optional(),
@@ -65,42 +67,107 @@ const toValues = (v: z.infer<typeof values>): monitoringData.Values => Object.fr
  * data-write limit (429002) before they are forwarded.
  */
 export function dataRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware, limits: RateLimits): void {
-  router.post('/projects/:project_id/data', can('data:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const columns = recordColumns('write', (state.body ?? {}) as Record<string, unknown>);
-    await limitRecords(limits, ctx, recordCount(columns));
-    const projectId = ctx.params.project_id!;
-    const res = await clients.monitoringData.writeRecords({ projectId, records: columns }, state.caller!);
-    okJson(ctx, presentData.writtenJson(projectId, columns, res));
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/projects/:project_id/data',
+      summary: 'Write up to 1,000 monitoring records synchronously (spec §2.6 fields).',
+      tag: 'Data',
+      auth: 'api_key_or_bearer',
+      permission: 'data:write',
+      rateLimit: 'tenant',
+      body: recordBodies.write,
+      response: api.dataWritten,
+      errors: ['404003', '409003', '422104', '422201', '422202', '422203', '422204', '422205', '422301', '422303', '429002'],
+      idempotent: true,
+    },
+    can('data:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const columns = recordColumns('write', (state.body ?? {}) as Record<string, unknown>);
+      await limitRecords(limits, ctx, recordCount(columns));
+      const projectId = ctx.params.project_id!;
+      const res = await clients.monitoringData.writeRecords({ projectId, records: columns }, state.caller!);
+      okJson(ctx, presentData.writtenJson(projectId, columns, res));
+    },
+  );
 
-  router.post('/projects/:project_id/data/batches', can('data:write'), requireFeature('data_batches'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const records = recordColumns('batch', (state.body ?? {}) as Record<string, unknown>);
-    await limitRecords(limits, ctx, recordCount(records));
-    ok(ctx, presentData.batch(await clients.monitoringData.createBatch({ projectId: ctx.params.project_id!, records }, state.caller!)));
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/projects/:project_id/data/batches',
+      summary: 'Upload up to 100,000 records as a batch processed in the background.',
+      tag: 'Data',
+      auth: 'api_key_or_bearer',
+      permission: 'data:write',
+      rateLimit: 'tenant',
+      body: recordBodies.batch,
+      response: api.batch,
+      errors: ['403004', '422301', '422303', '429002'],
+      idempotent: true,
+    },
+    can('data:write'),
+    requireFeature('data_batches'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const records = recordColumns('batch', (state.body ?? {}) as Record<string, unknown>);
+      await limitRecords(limits, ctx, recordCount(records));
+      ok(ctx, presentData.batch(await clients.monitoringData.createBatch({ projectId: ctx.params.project_id!, records }, state.caller!)));
+    },
+  );
 
-  router.get('/data/batches/:batch_id', can('data:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(pageQuery, ctx.query, 'query');
-    ok(ctx, presentData.batch(await clients.monitoringData.getBatch({ id: ctx.params.batch_id!, errorsPage: pageOf(q) }, state.caller!)));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/data/batches/:batch_id',
+      summary: "A batch's progress and its rejected records (paged).",
+      tag: 'Data',
+      auth: 'api_key_or_bearer',
+      permission: 'data:read',
+      rateLimit: 'tenant',
+      query: pageQuery,
+      response: api.batch,
+    },
+    can('data:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(pageQuery, ctx.query, 'query');
+      ok(ctx, presentData.batch(await clients.monitoringData.getBatch({ id: ctx.params.batch_id!, errorsPage: pageOf(q) }, state.caller!)));
+    },
+  );
 
-  router.get('/projects/:project_id/data/latest', can('data:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(latestQuery, ctx.query, 'query');
-    const pointIds = (Array.isArray(q.point_id) ? q.point_id : q.point_id ? [q.point_id] : []).flatMap((p) => p.split(',')).filter(Boolean);
-    if (pointIds.length > MAX_ITEMS.pointIds) {
-      throw new DomainError('400003', {
-        field: 'point_id',
-        detail: `point_id names at most ${MAX_ITEMS.pointIds} points.`,
-        suggestion: 'Ask for the points in several requests, or leave point_id out for every point (paged).',
-      });
-    }
-    const list = await clients.monitoringData.getLatest({ projectId: ctx.params.project_id!, pointIds, page: pageOf(q) }, state.caller!);
-    ok(ctx, listData(list.items, presentData.record, list.page));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/projects/:project_id/data/latest',
+      summary: 'The latest record of each point of a project.',
+      tag: 'Data',
+      auth: 'api_key_or_bearer',
+      permission: 'data:read',
+      rateLimit: 'tenant',
+      query: latestQuery,
+      response: api.listOf(api.dataRecord),
+    },
+    can('data:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(latestQuery, ctx.query, 'query');
+      const pointIds = (Array.isArray(q.point_id) ? q.point_id : q.point_id ? [q.point_id] : []).flatMap((p) => p.split(',')).filter(Boolean);
+      if (pointIds.length > MAX_ITEMS.pointIds) {
+        throw new DomainError('400003', {
+          field: 'point_id',
+          detail: `point_id names at most ${MAX_ITEMS.pointIds} points.`,
+          suggestion: 'Ask for the points in several requests, or leave point_id out for every point (paged).',
+        });
+      }
+      const list = await clients.monitoringData.getLatest({ projectId: ctx.params.project_id!, pointIds, page: pageOf(q) }, state.caller!);
+      ok(ctx, listData(list.items, presentData.record, list.page));
+    },
+  );
 
   const list = (by: 'project' | 'point') => async (ctx: Context) => {
     const state = ctx.state as GatewayState;
@@ -121,50 +188,140 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
     );
     ok(ctx, listData(res.items, presentData.record, res.page));
   };
-  router.get('/projects/:project_id/data', can('data:read'), list('project'));
-  router.get('/points/:point_id/data', can('data:read'), list('point'));
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/projects/:project_id/data',
+      summary: "List a project's records.",
+      tag: 'Data',
+      auth: 'api_key_or_bearer',
+      permission: 'data:read',
+      rateLimit: 'tenant',
+      query: listQuery,
+      response: api.listOf(api.dataRecord),
+    },
+    can('data:read'),
+    list('project'),
+  );
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/points/:point_id/data',
+      summary: "List a point's records.",
+      tag: 'Data',
+      auth: 'api_key_or_bearer',
+      permission: 'data:read',
+      rateLimit: 'tenant',
+      query: listQuery,
+      response: api.listOf(api.dataRecord),
+    },
+    can('data:read'),
+    list('point'),
+  );
 
-  router.get('/points/:point_id/series', can('data:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(seriesQuery, ctx.query, 'query');
-    const series = await clients.monitoringData.getSeries(
-      {
-        pointId: ctx.params.point_id!,
-        ...(q.from !== undefined ? { from: q.from } : {}),
-        ...(q.to !== undefined ? { to: q.to } : {}),
-        ...(q.interval_seconds !== undefined ? { intervalSeconds: q.interval_seconds } : {}),
-        ...(q.buckets !== undefined ? { buckets: q.buckets } : {}),
-      },
-      state.caller!,
-    );
-    ok(ctx, presentData.series(series));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/points/:point_id/series',
+      summary: "A point's displacements aggregated into time buckets (min, avg, max).",
+      tag: 'Data',
+      auth: 'api_key_or_bearer',
+      permission: 'data:read',
+      rateLimit: 'tenant',
+      query: seriesQuery,
+      response: api.series,
+    },
+    can('data:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(seriesQuery, ctx.query, 'query');
+      const series = await clients.monitoringData.getSeries(
+        {
+          pointId: ctx.params.point_id!,
+          ...(q.from !== undefined ? { from: q.from } : {}),
+          ...(q.to !== undefined ? { to: q.to } : {}),
+          ...(q.interval_seconds !== undefined ? { intervalSeconds: q.interval_seconds } : {}),
+          ...(q.buckets !== undefined ? { buckets: q.buckets } : {}),
+        },
+        state.caller!,
+      );
+      ok(ctx, presentData.series(series));
+    },
+  );
 
-  router.get('/data/:data_id', can('data:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    ok(ctx, presentData.record(await clients.monitoringData.getRecord({ id: ctx.params.data_id! }, state.caller!)));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/data/:data_id',
+      summary: 'One monitoring record.',
+      tag: 'Data',
+      auth: 'api_key_or_bearer',
+      permission: 'data:read',
+      rateLimit: 'tenant',
+      response: api.dataRecord,
+    },
+    can('data:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      ok(ctx, presentData.record(await clients.monitoringData.getRecord({ id: ctx.params.data_id! }, state.caller!)));
+    },
+  );
 
-  router.patch('/data/:data_id', can('data:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(patchBody, state.body ?? {}, 'body');
-    const updated = await clients.monitoringData.updateRecord(
-      {
-        id: ctx.params.data_id!,
-        ...expectedVersion(ctx, b.version),
-        ...(b.values !== undefined ? { values: toValues(b.values) } : {}),
-        ...(b.quality_flag !== undefined ? { qualityFlag: b.quality_flag } : {}),
-        ...(typeof b.remark === 'string' ? { remark: b.remark } : {}),
-        clear: b.remark === null ? ['remark'] : [],
-      },
-      state.caller!,
-    );
-    ok(ctx, presentData.record(updated));
-  });
+  route(
+    router,
+    {
+      method: 'patch',
+      path: '/data/:data_id',
+      summary: "Correct a record's values, quality flag or remark.",
+      tag: 'Data',
+      auth: 'api_key_or_bearer',
+      permission: 'data:write',
+      rateLimit: 'tenant',
+      body: patchBody,
+      response: api.dataRecord,
+      errors: ['409004', '422203', '422204', '422301'],
+    },
+    can('data:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(patchBody, state.body ?? {}, 'body');
+      const updated = await clients.monitoringData.updateRecord(
+        {
+          id: ctx.params.data_id!,
+          ...expectedVersion(ctx, b.version),
+          ...(b.values !== undefined ? { values: toValues(b.values) } : {}),
+          ...(b.quality_flag !== undefined ? { qualityFlag: b.quality_flag } : {}),
+          ...(typeof b.remark === 'string' ? { remark: b.remark } : {}),
+          clear: b.remark === null ? ['remark'] : [],
+        },
+        state.caller!,
+      );
+      ok(ctx, presentData.record(updated));
+    },
+  );
 
-  router.delete('/data/:data_id', can('data:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const deleted = await clients.monitoringData.deleteRecord({ id: ctx.params.data_id!, ...expectedVersion(ctx, undefined) }, state.caller!);
-    ok(ctx, { ...presentData.record(deleted), deleted: true });
-  });
+  route(
+    router,
+    {
+      method: 'delete',
+      path: '/data/:data_id',
+      summary: 'Delete a monitoring record.',
+      tag: 'Data',
+      auth: 'api_key_or_bearer',
+      permission: 'data:write',
+      rateLimit: 'tenant',
+      response: api.deleted(api.dataRecord),
+      errors: ['409004', '422301'],
+    },
+    can('data:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const deleted = await clients.monitoringData.deleteRecord({ id: ctx.params.data_id!, ...expectedVersion(ctx, undefined) }, state.caller!);
+      ok(ctx, { ...presentData.record(deleted), deleted: true });
+    },
+  );
 }

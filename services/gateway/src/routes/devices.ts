@@ -7,7 +7,9 @@ import { presentProjects as present } from '../presenters-projects.js';
 import { enumText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
-import { defined, expectedVersion, nulls, okVersioned, versionField } from './versioning.js';
+import { defined, expectedVersion, nulls, okVersioned, versionBody, versionField } from './versioning.js';
+import * as api from '../api/resources.js';
+import { route } from '../api/route-spec.js';
 
 const createBody = z.object({
   serial_number: text(MAX_LENGTH.number),
@@ -53,40 +55,118 @@ export function deviceRoutes(router: Router, clients: ServiceClients, can: (p: s
       description: b.description,
     });
 
-  router.post('/devices', can('project:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(createBody, state.body ?? {}, 'body');
-    const device = await clients.projects.createDevice({ ...fields(b), serialNumber: b.serial_number, model: b.model, type: b.type }, state.caller!);
-    okVersioned(ctx, present.device(device));
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/devices',
+      summary: 'Register a device.',
+      tag: 'Devices',
+      auth: 'api_key_or_bearer',
+      permission: 'project:write',
+      rateLimit: 'tenant',
+      body: createBody,
+      response: api.device,
+      errors: ['409007', '422204'],
+      idempotent: true,
+    },
+    can('project:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(createBody, state.body ?? {}, 'body');
+      const device = await clients.projects.createDevice({ ...fields(b), serialNumber: b.serial_number, model: b.model, type: b.type }, state.caller!);
+      okVersioned(ctx, present.device(device));
+    },
+  );
 
-  router.get('/devices', can('project:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(listQuery, ctx.query, 'query');
-    const list = await clients.projects.listDevices({ page: pageOf(q), ...defined({ status: q.status, type: q.type, q: q.q }) }, state.caller!);
-    ok(ctx, listData(list.items, present.device, list.page));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/devices',
+      summary: 'List the devices of this environment.',
+      tag: 'Devices',
+      auth: 'api_key_or_bearer',
+      permission: 'project:read',
+      rateLimit: 'tenant',
+      query: listQuery,
+      response: api.listOf(api.device),
+    },
+    can('project:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(listQuery, ctx.query, 'query');
+      const list = await clients.projects.listDevices({ page: pageOf(q), ...defined({ status: q.status, type: q.type, q: q.q }) }, state.caller!);
+      ok(ctx, listData(list.items, present.device, list.page));
+    },
+  );
 
-  router.get('/devices/:device_id', can('project:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    okVersioned(ctx, present.device(await clients.projects.getDevice({ id: ctx.params.device_id! }, state.caller!)));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/devices/:device_id',
+      summary: 'One device (ETag: its version).',
+      tag: 'Devices',
+      auth: 'api_key_or_bearer',
+      permission: 'project:read',
+      rateLimit: 'tenant',
+      response: api.device,
+    },
+    can('project:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      okVersioned(ctx, present.device(await clients.projects.getDevice({ id: ctx.params.device_id! }, state.caller!)));
+    },
+  );
 
-  router.patch('/devices/:device_id', can('project:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const raw = (state.body ?? {}) as Record<string, unknown>;
-    const b = validate(patchBody, raw, 'body');
-    const device = await clients.projects.updateDevice(
-      { id: ctx.params.device_id!, ...expectedVersion(ctx, b.version), ...fields(b), clear: nulls(raw, CLEARABLE) },
-      state.caller!,
-    );
-    okVersioned(ctx, present.device(device));
-  });
+  route(
+    router,
+    {
+      method: 'patch',
+      path: '/devices/:device_id',
+      summary: 'Change a device (null clears an optional field).',
+      tag: 'Devices',
+      auth: 'api_key_or_bearer',
+      permission: 'project:write',
+      rateLimit: 'tenant',
+      body: patchBody,
+      response: api.device,
+      errors: ['409004', '409007', '422204'],
+    },
+    can('project:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const raw = (state.body ?? {}) as Record<string, unknown>;
+      const b = validate(patchBody, raw, 'body');
+      const device = await clients.projects.updateDevice(
+        { id: ctx.params.device_id!, ...expectedVersion(ctx, b.version), ...fields(b), clear: nulls(raw, CLEARABLE) },
+        state.caller!,
+      );
+      okVersioned(ctx, present.device(device));
+    },
+  );
 
-  router.delete('/devices/:device_id', can('project:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(z.object({ version: versionField }), state.body ?? {}, 'body');
-    const device = await clients.projects.deleteDevice({ id: ctx.params.device_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
-    ok(ctx, { ...present.device(device), deleted: true });
-  });
+  route(
+    router,
+    {
+      method: 'delete',
+      path: '/devices/:device_id',
+      summary: 'Delete a device.',
+      tag: 'Devices',
+      auth: 'api_key_or_bearer',
+      permission: 'project:write',
+      rateLimit: 'tenant',
+      body: versionBody,
+      response: api.deleted(api.device),
+      errors: ['409004'],
+    },
+    can('project:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(versionBody, state.body ?? {}, 'body');
+      const device = await clients.projects.deleteDevice({ id: ctx.params.device_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
+      ok(ctx, { ...present.device(device), deleted: true });
+    },
+  );
 }

@@ -2,6 +2,8 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { catalogue, DomainError, errorCodes, type ErrorEntry } from '@mp/errors';
 import { ok } from '../envelope.js';
+import * as api from '../api/resources.js';
+import { route } from '../api/route-spec.js';
 
 /** Spec §2.9: the error detail record. */
 export function errorDetail(e: ErrorEntry) {
@@ -10,19 +12,51 @@ export function errorDetail(e: ErrorEntry) {
 
 /** GET /errors/{error_code} (any authenticated caller) and GET /errors (system:read). */
 export function errorRoutes(router: Router, authed: Middleware, canReadSystem: Middleware): void {
-  router.get('/errors/:error_code', authed, async (ctx) => {
-    const code = ctx.params.error_code!;
-    if (!/^\d{6}$/.test(code)) {
-      throw new DomainError('400004', { field: 'error_code', detail: 'error_code must be six digits.', suggestion: 'Pass the six-digit code from the error envelope, e.g. 404001.' });
-    }
-    const entry = catalogue[code];
-    if (!entry) {
-      throw new DomainError('400003', { field: 'error_code', detail: `${code} is not a code of this API.`, suggestion: 'List every code with GET /errors.' });
-    }
-    ok(ctx, errorDetail(entry));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/errors/:error_code',
+      summary: 'The error detail record of one code (spec §2.9).',
+      tag: 'Errors',
+      auth: 'api_key_or_bearer',
+      rateLimit: 'tenant',
+      response: api.errorDetail,
+    },
+    authed,
+    async (ctx) => {
+      const code = ctx.params.error_code!;
+      if (!/^\d{6}$/.test(code)) {
+        throw new DomainError('400004', {
+          field: 'error_code',
+          detail: 'error_code must be six digits.',
+          suggestion: 'Pass the six-digit code from the error envelope, e.g. 404001.',
+        });
+      }
+      const entry = catalogue[code];
+      if (!entry) {
+        throw new DomainError('400003', { field: 'error_code', detail: `${code} is not a code of this API.`, suggestion: 'List every code with GET /errors.' });
+      }
+      ok(ctx, errorDetail(entry));
+    },
+  );
 
-  router.get('/errors', authed, canReadSystem, async (ctx) => {
-    ok(ctx, { items: errorCodes.map((c) => errorDetail(catalogue[c]!)), next_cursor: null, has_more: false });
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/errors',
+      summary: 'Every error code of the API.',
+      tag: 'Errors',
+      auth: 'api_key_or_bearer',
+      permission: 'system:read',
+      rateLimit: 'tenant',
+      response: api.listOf(api.errorDetail),
+    },
+    authed,
+    canReadSystem,
+    async (ctx) => {
+      ok(ctx, { items: errorCodes.map((c) => errorDetail(catalogue[c]!)), next_cursor: null, has_more: false });
+    },
+  );
 }

@@ -12,7 +12,10 @@ import { enumText, idText, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined } from './versioning.js';
+import * as api from '../api/resources.js';
+import { route } from '../api/route-spec.js';
 
+const listQuery = pageQuery.extend({ role: enumText().optional() });
 const addBody = z.object({ user_id: idText(), role: enumText(), name: text(MAX_LENGTH.name).optional(), phone: text(MAX_LENGTH.phone).optional() });
 
 /**
@@ -22,31 +25,78 @@ const addBody = z.object({ user_id: idText(), role: enumText(), name: text(MAX_L
  * profile name (an existing member keeps its name).
  */
 export function memberRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {
-  router.get('/projects/:project_id/members', can('project:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(pageQuery.extend({ role: enumText().optional() }), ctx.query, 'query');
-    const list = await clients.projects.listMembers({ projectId: ctx.params.project_id!, page: pageOf(q), ...defined({ role: q.role }) }, state.caller!);
-    ok(ctx, listData(list.items, present.member, list.page));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/projects/:project_id/members',
+      summary: "List a project's members.",
+      tag: 'Members',
+      auth: 'api_key_or_bearer',
+      permission: 'project:read',
+      rateLimit: 'tenant',
+      query: listQuery,
+      response: api.listOf(api.member),
+    },
+    can('project:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(listQuery, ctx.query, 'query');
+      const list = await clients.projects.listMembers({ projectId: ctx.params.project_id!, page: pageOf(q), ...defined({ role: q.role }) }, state.caller!);
+      ok(ctx, listData(list.items, present.member, list.page));
+    },
+  );
 
-  router.post('/projects/:project_id/members', can('project:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(addBody, state.body ?? {}, 'body');
-    const projectId = ctx.params.project_id!;
-    // A malformed id is left to the projects service, which answers it with 400004.
-    const profile = isId('user', b.user_id) ? await tenantUser(clients, projectId, b.user_id, state.caller!) : undefined;
-    const member = await clients.projects.addMember(
-      { projectId, userId: b.user_id, role: b.role, ...defined({ name: b.name, phone: b.phone, defaultName: profile?.name || undefined }) },
-      state.caller!,
-    );
-    ok(ctx, present.member(member));
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/projects/:project_id/members',
+      summary: "Add a user to a project, or change a member's role and display data.",
+      tag: 'Members',
+      auth: 'api_key_or_bearer',
+      permission: 'project:write',
+      rateLimit: 'tenant',
+      body: addBody,
+      response: api.member,
+      errors: ['404007', '422301'],
+      idempotent: true,
+    },
+    can('project:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(addBody, state.body ?? {}, 'body');
+      const projectId = ctx.params.project_id!;
+      // A malformed id is left to the projects service, which answers it with 400004.
+      const profile = isId('user', b.user_id) ? await tenantUser(clients, projectId, b.user_id, state.caller!) : undefined;
+      const member = await clients.projects.addMember(
+        { projectId, userId: b.user_id, role: b.role, ...defined({ name: b.name, phone: b.phone, defaultName: profile?.name || undefined }) },
+        state.caller!,
+      );
+      ok(ctx, present.member(member));
+    },
+  );
 
-  router.delete('/projects/:project_id/members/:user_id', can('project:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const member = await clients.projects.removeMember({ projectId: ctx.params.project_id!, userId: ctx.params.user_id! }, state.caller!);
-    ok(ctx, { ...present.member(member), deleted: true });
-  });
+  route(
+    router,
+    {
+      method: 'delete',
+      path: '/projects/:project_id/members/:user_id',
+      summary: 'Remove a member from a project.',
+      tag: 'Members',
+      auth: 'api_key_or_bearer',
+      permission: 'project:write',
+      rateLimit: 'tenant',
+      response: api.deleted(api.member),
+      errors: ['422301'],
+    },
+    can('project:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const member = await clients.projects.removeMember({ projectId: ctx.params.project_id!, userId: ctx.params.user_id! }, state.caller!);
+      ok(ctx, { ...present.member(member), deleted: true });
+    },
+  );
 }
 
 /**

@@ -10,6 +10,8 @@ import { csrfCookieName, renderConsentPage, renderErrorPage } from '../oauth-pag
 import { presentIdentity as present } from '../presenters-identity.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
+import * as api from '../api/resources.js';
+import { route } from '../api/route-spec.js';
 
 const clientBody = z.object({
   name: z.string().max(100),
@@ -44,6 +46,12 @@ const tokenBody = z.object({
   code_verifier: z.string().max(200).optional(),
   refresh_token: z.string().max(4000).optional(),
 });
+
+const oauthClientWithSecret = api.oauthClient.extend({ client_secret: z.string().nullable() });
+/** RFC 6749 §5.1: the token object itself, with meta.request_id like every answer. */
+/** RFC 6749 §5.2: what an OAuth client library reads from a refusal of the token endpoint. */
+const oauthErrorFields = z.object({ error: z.string().optional(), error_description: z.string().optional() });
+const tokenAnswer = api.token.extend({ meta: api.successMeta });
 
 export interface OAuthRouteGuards {
   /** system:admin on an authenticated, rate-limited request */
@@ -132,117 +140,215 @@ function clientCredentials(ctx: Context, body: z.infer<typeof tokenBody>): { cli
  * (429005 per client address).
  */
 export function oauthRoutes(router: Router, clients: ServiceClients, g: OAuthRouteGuards): void {
-  router.post('/oauth/clients', g.admin, g.body, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(clientBody, state.body ?? {}, 'body');
-    const created = await clients.identity.createOAuthClient(
-      { name: b.name, redirectUris: b.redirect_uris, clientType: b.client_type ?? 'confidential' },
-      state.caller!,
-    );
-    // The secret is shown here once; only its hash is kept.
-    ok(ctx, { ...present.oauthClient(created.client!), client_secret: created.clientSecret ?? null });
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/oauth/clients',
+      summary: 'Register an OAuth 2.0 client; its secret is shown in this answer only.',
+      tag: 'OAuth 2.0',
+      auth: 'api_key_or_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      body: clientBody,
+      response: oauthClientWithSecret,
+      idempotent: true,
+    },
+    g.admin,
+    g.body,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(clientBody, state.body ?? {}, 'body');
+      const created = await clients.identity.createOAuthClient(
+        { name: b.name, redirectUris: b.redirect_uris, clientType: b.client_type ?? 'confidential' },
+        state.caller!,
+      );
+      // The secret is shown here once; only its hash is kept.
+      ok(ctx, { ...present.oauthClient(created.client!), client_secret: created.clientSecret ?? null });
+    },
+  );
 
-  router.get('/oauth/clients', g.admin, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(pageQuery, ctx.query, 'query');
-    const list = await clients.identity.listOAuthClients({ page: pageOf(q) }, state.caller!);
-    ok(ctx, listData(list.items, present.oauthClient, list.page));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/oauth/clients',
+      summary: 'List the OAuth 2.0 clients of this environment.',
+      tag: 'OAuth 2.0',
+      auth: 'api_key_or_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      query: pageQuery,
+      response: api.listOf(api.oauthClient),
+    },
+    g.admin,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(pageQuery, ctx.query, 'query');
+      const list = await clients.identity.listOAuthClients({ page: pageOf(q) }, state.caller!);
+      ok(ctx, listData(list.items, present.oauthClient, list.page));
+    },
+  );
 
-  router.delete('/oauth/clients/:client_id', g.admin, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const deleted = await clients.identity.deleteOAuthClient({ id: ctx.params.client_id! }, state.caller!);
-    ok(ctx, { ...present.oauthClient(deleted), deleted: true });
-  });
+  route(
+    router,
+    {
+      method: 'delete',
+      path: '/oauth/clients/:client_id',
+      summary: 'Delete an OAuth 2.0 client.',
+      tag: 'OAuth 2.0',
+      auth: 'api_key_or_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      response: api.deleted(api.oauthClient),
+    },
+    g.admin,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const deleted = await clients.identity.deleteOAuthClient({ id: ctx.params.client_id! }, state.caller!);
+      ok(ctx, { ...present.oauthClient(deleted), deleted: true });
+    },
+  );
 
-  router.get('/oauth/authorize', htmlErrors, g.authLimit, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(authorizeQuery, ctx.query, 'query');
-    const step = await clients.identity.beginAuthorization(
-      {
-        environment: state.environment,
-        clientId: q.client_id ?? '',
-        redirectUri: q.redirect_uri ?? '',
-        responseType: q.response_type ?? '',
-        scope: q.scope ?? '',
-        ...(q.state !== undefined ? { state: q.state } : {}),
-        ...(q.code_challenge !== undefined ? { codeChallenge: q.code_challenge } : {}),
-        ...(q.code_challenge_method !== undefined ? { codeChallengeMethod: q.code_challenge_method } : {}),
-      },
-      anonymousContext(state.requestId, state.environment),
-    );
-    if (step.redirectLocation) return redirect(ctx, step.redirectLocation);
-    const prompt = step.prompt!;
-    // Double submit: the form's token must also come back in this cookie, which only this site's
-    // pages can send (SameSite=Strict) and no script can read (HttpOnly).
-    const cookiePath = ctx.path.slice(0, ctx.path.lastIndexOf('/')) || '/';
-    ctx.append('Set-Cookie', `${csrfCookieName(prompt.requestId)}=${prompt.csrfToken}; Path=${cookiePath}; Max-Age=600; HttpOnly; Secure; SameSite=Strict`);
-    renderConsentPage(ctx, prompt);
-  });
-
-  router.post('/oauth/authorize', htmlErrors, g.authLimit, g.anonymousBody, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const form = validate(consentForm, state.body ?? {}, 'body');
-    const cookie = ctx.cookies.get(csrfCookieName(form.request_id)) ?? '';
-    if (!cookie || !constantTimeEqual(cookie, form.csrf_token)) {
-      throw new DomainError('400001', {
-        field: 'csrf_token',
-        detail: 'The form did not come from this sign-in page (its security cookie is missing or different).',
-        suggestion: 'Go back to the application and start signing in again; allow cookies for this site.',
-      });
-    }
-    const step = await clients.identity.completeAuthorization(
-      {
-        environment: state.environment,
-        requestId: form.request_id,
-        csrfToken: form.csrf_token,
-        decision: form.decision,
-        username: form.username ?? '',
-        password: form.password ?? '',
-        // the TCP peer, as at POST /auth/login: the lockout is per account and source (ADR 0019)
-        clientAddress: ctx.ip,
-      },
-      anonymousContext(state.requestId, state.environment),
-    );
-    if (step.redirectLocation) {
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/oauth/authorize',
+      summary: 'The sign-in and consent page of the authorization code flow (HTML); redirects to redirect_uri with code.',
+      tag: 'OAuth 2.0',
+      auth: 'none',
+      rateLimit: 'authentication',
+      query: authorizeQuery,
+      answer: 'html',
+      errors: ['400004', '401005', '404012', '422103'],
+    },
+    htmlErrors,
+    g.authLimit,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(authorizeQuery, ctx.query, 'query');
+      const step = await clients.identity.beginAuthorization(
+        {
+          environment: state.environment,
+          clientId: q.client_id ?? '',
+          redirectUri: q.redirect_uri ?? '',
+          responseType: q.response_type ?? '',
+          scope: q.scope ?? '',
+          ...(q.state !== undefined ? { state: q.state } : {}),
+          ...(q.code_challenge !== undefined ? { codeChallenge: q.code_challenge } : {}),
+          ...(q.code_challenge_method !== undefined ? { codeChallengeMethod: q.code_challenge_method } : {}),
+        },
+        anonymousContext(state.requestId, state.environment),
+      );
+      if (step.redirectLocation) return redirect(ctx, step.redirectLocation);
+      const prompt = step.prompt!;
+      // Double submit: the form's token must also come back in this cookie, which only this site's
+      // pages can send (SameSite=Strict) and no script can read (HttpOnly).
       const cookiePath = ctx.path.slice(0, ctx.path.lastIndexOf('/')) || '/';
-      ctx.append('Set-Cookie', `${csrfCookieName(form.request_id)}=; Path=${cookiePath}; Max-Age=0; HttpOnly; Secure; SameSite=Strict`);
-      return redirect(ctx, step.redirectLocation);
-    }
-    renderConsentPage(ctx, step.prompt!, { code: step.errorCode ?? '401008', detail: step.errorDetail ?? '' }, form.username ?? '');
-  });
+      ctx.append('Set-Cookie', `${csrfCookieName(prompt.requestId)}=${prompt.csrfToken}; Path=${cookiePath}; Max-Age=600; HttpOnly; Secure; SameSite=Strict`);
+      renderConsentPage(ctx, prompt);
+    },
+  );
 
-  router.post('/oauth/token', tokenErrors(g.docsUrl), g.authLimit, g.anonymousBody, async (ctx: Context, _next: Next) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(tokenBody, state.body ?? {}, 'body');
-    const creds = clientCredentials(ctx, b);
-    const token = await clients.identity.exchangeToken(
-      {
-        environment: state.environment,
-        grantType: b.grant_type ?? '',
-        clientId: creds.clientId,
-        ...(creds.clientSecret !== undefined ? { clientSecret: creds.clientSecret } : {}),
-        ...(b.code !== undefined ? { code: b.code } : {}),
-        ...(b.redirect_uri !== undefined ? { redirectUri: b.redirect_uri } : {}),
-        ...(b.code_verifier !== undefined ? { codeVerifier: b.code_verifier } : {}),
-        ...(b.refresh_token !== undefined ? { refreshToken: b.refresh_token } : {}),
-      },
-      anonymousContext(state.requestId, state.environment),
-    );
-    // Spec §4 lists the token object's fields as the answer (RFC 6749 §5.1): no envelope here,
-    // but meta.request_id like every response.
-    ctx.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-    ctx.status = 200;
-    ctx.body = {
-      access_token: token.accessToken,
-      token_type: token.tokenType,
-      expires_in: token.expiresIn,
-      refresh_token: token.refreshToken,
-      scope: token.scope,
-      meta: { request_id: state.requestId, timestamp: new Date().toISOString() },
-    };
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/oauth/authorize',
+      summary: "The consent form's answer (form-encoded); redirects to redirect_uri with code or error.",
+      tag: 'OAuth 2.0',
+      auth: 'none',
+      rateLimit: 'authentication',
+      body: consentForm,
+      answer: 'html',
+      errors: ['401006', '401007', '401008'],
+    },
+    htmlErrors,
+    g.authLimit,
+    g.anonymousBody,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const form = validate(consentForm, state.body ?? {}, 'body');
+      const cookie = ctx.cookies.get(csrfCookieName(form.request_id)) ?? '';
+      if (!cookie || !constantTimeEqual(cookie, form.csrf_token)) {
+        throw new DomainError('400001', {
+          field: 'csrf_token',
+          detail: 'The form did not come from this sign-in page (its security cookie is missing or different).',
+          suggestion: 'Go back to the application and start signing in again; allow cookies for this site.',
+        });
+      }
+      const step = await clients.identity.completeAuthorization(
+        {
+          environment: state.environment,
+          requestId: form.request_id,
+          csrfToken: form.csrf_token,
+          decision: form.decision,
+          username: form.username ?? '',
+          password: form.password ?? '',
+          // the TCP peer, as at POST /auth/login: the lockout is per account and source (ADR 0019)
+          clientAddress: ctx.ip,
+        },
+        anonymousContext(state.requestId, state.environment),
+      );
+      if (step.redirectLocation) {
+        const cookiePath = ctx.path.slice(0, ctx.path.lastIndexOf('/')) || '/';
+        ctx.append('Set-Cookie', `${csrfCookieName(form.request_id)}=; Path=${cookiePath}; Max-Age=0; HttpOnly; Secure; SameSite=Strict`);
+        return redirect(ctx, step.redirectLocation);
+      }
+      renderConsentPage(ctx, step.prompt!, { code: step.errorCode ?? '401008', detail: step.errorDetail ?? '' }, form.username ?? '');
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/oauth/token',
+      summary: 'Exchange an authorization code (or refresh token) for tokens (RFC 6749 §5.1, no envelope).',
+      tag: 'OAuth 2.0',
+      auth: 'none',
+      rateLimit: 'authentication',
+      body: tokenBody,
+      response: tokenAnswer,
+      answer: 'bare',
+      errors: ['401002', '401003', '401005', '401006', '403004'],
+      errorFields: oauthErrorFields,
+    },
+    tokenErrors(g.docsUrl),
+    g.authLimit,
+    g.anonymousBody,
+    async (ctx: Context, _next: Next) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(tokenBody, state.body ?? {}, 'body');
+      const creds = clientCredentials(ctx, b);
+      const token = await clients.identity.exchangeToken(
+        {
+          environment: state.environment,
+          grantType: b.grant_type ?? '',
+          clientId: creds.clientId,
+          ...(creds.clientSecret !== undefined ? { clientSecret: creds.clientSecret } : {}),
+          ...(b.code !== undefined ? { code: b.code } : {}),
+          ...(b.redirect_uri !== undefined ? { redirectUri: b.redirect_uri } : {}),
+          ...(b.code_verifier !== undefined ? { codeVerifier: b.code_verifier } : {}),
+          ...(b.refresh_token !== undefined ? { refreshToken: b.refresh_token } : {}),
+        },
+        anonymousContext(state.requestId, state.environment),
+      );
+      // Spec §4 lists the token object's fields as the answer (RFC 6749 §5.1): no envelope here,
+      // but meta.request_id like every response.
+      ctx.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+      ctx.status = 200;
+      ctx.body = {
+        access_token: token.accessToken,
+        token_type: token.tokenType,
+        expires_in: token.expiresIn,
+        refresh_token: token.refreshToken,
+        scope: token.scope,
+        meta: { request_id: state.requestId, timestamp: new Date().toISOString() },
+      };
+    },
+  );
 }
 
 /** 302 to the application (spec §4: "HTTP 302 to redirect_uri"). */

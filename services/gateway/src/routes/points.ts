@@ -8,7 +8,9 @@ import { enumText, idText, MAX_LENGTH, text } from '../bounds.js';
 import { alarmRulesBody, toAlarmRules } from '../point-alarm-rules.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
-import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionField } from './versioning.js';
+import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionBody, versionField } from './versioning.js';
+import * as api from '../api/resources.js';
+import { route } from '../api/route-spec.js';
 
 const coordinates = z.object({ x: z.number(), y: z.number(), z: z.number() });
 
@@ -52,74 +54,152 @@ const listQuery = pageQuery.extend({
 
 /** Monitoring points (project:read / project:write): coordinates in metres, thresholds in millimetres. */
 export function pointRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {
-  router.post('/projects/:project_id/points', can('project:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(createBody, state.body ?? {}, 'body');
-    const point = await clients.projects.createPoint(
-      {
-        projectId: ctx.params.project_id!,
-        number: b.number,
-        name: b.name,
-        sensorType: b.sensor_type,
-        reference: b.reference,
-        warningThreshold: b.thresholds.warning,
-        alarmThreshold: b.thresholds.alarm,
-        ...defined({ abruptChangeLimit: b.abrupt_change_limit, precision: b.precision, deviceId: b.device_id, active: b.active, description: b.description }),
-        ...(b.alarm_rules ? { alarmRules: toAlarmRules(b.alarm_rules) } : {}),
-      },
-      state.caller!,
-    );
-    okVersioned(ctx, present.point(point));
-  });
-
-  router.get('/projects/:project_id/points', can('project:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(listQuery, ctx.query, 'query');
-    const list = await clients.projects.listPoints(
-      { projectId: ctx.params.project_id!, page: pageOf(q), ...defined({ sensorType: q.sensor_type, active: q.active, deviceId: q.device_id, q: q.q }) },
-      state.caller!,
-    );
-    ok(ctx, listData(list.items, present.point, list.page));
-  });
-
-  router.get('/points/:point_id', can('project:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    okVersioned(ctx, present.point(await clients.projects.getPoint({ id: ctx.params.point_id! }, state.caller!)));
-  });
-
-  router.patch('/points/:point_id', can('project:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const raw = (state.body ?? {}) as Record<string, unknown>;
-    const b = validate(patchBody, raw, 'body');
-    const point = await clients.projects.updatePoint(
-      {
-        id: ctx.params.point_id!,
-        ...expectedVersion(ctx, b.version),
-        ...defined({
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/projects/:project_id/points',
+      summary: 'Create a monitoring point (coordinates in m, thresholds in mm).',
+      tag: 'Points',
+      auth: 'api_key_or_bearer',
+      permission: 'project:write',
+      rateLimit: 'tenant',
+      body: createBody,
+      response: api.point,
+      errors: ['404008', '409002', '422104', '422105', '422201', '422204', '422301'],
+      idempotent: true,
+    },
+    can('project:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(createBody, state.body ?? {}, 'body');
+      const point = await clients.projects.createPoint(
+        {
+          projectId: ctx.params.project_id!,
           number: b.number,
           name: b.name,
           sensorType: b.sensor_type,
           reference: b.reference,
-          warningThreshold: b.thresholds?.warning,
-          alarmThreshold: b.thresholds?.alarm,
-          abruptChangeLimit: b.abrupt_change_limit,
-          precision: b.precision,
-          deviceId: b.device_id,
-          active: b.active,
-          description: b.description,
-        }),
-        ...(b.alarm_rules ? { alarmRules: toAlarmRules(b.alarm_rules) } : {}),
-        clear: nulls(raw, CLEARABLE),
-      },
-      state.caller!,
-    );
-    okVersioned(ctx, present.point(point));
-  });
+          warningThreshold: b.thresholds.warning,
+          alarmThreshold: b.thresholds.alarm,
+          ...defined({ abruptChangeLimit: b.abrupt_change_limit, precision: b.precision, deviceId: b.device_id, active: b.active, description: b.description }),
+          ...(b.alarm_rules ? { alarmRules: toAlarmRules(b.alarm_rules) } : {}),
+        },
+        state.caller!,
+      );
+      okVersioned(ctx, present.point(point));
+    },
+  );
 
-  router.delete('/points/:point_id', can('project:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(z.object({ version: versionField }), state.body ?? {}, 'body');
-    const point = await clients.projects.deletePoint({ id: ctx.params.point_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
-    ok(ctx, { ...present.point(point), deleted: true });
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/projects/:project_id/points',
+      summary: "List a project's monitoring points.",
+      tag: 'Points',
+      auth: 'api_key_or_bearer',
+      permission: 'project:read',
+      rateLimit: 'tenant',
+      query: listQuery,
+      response: api.listOf(api.point),
+    },
+    can('project:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(listQuery, ctx.query, 'query');
+      const list = await clients.projects.listPoints(
+        { projectId: ctx.params.project_id!, page: pageOf(q), ...defined({ sensorType: q.sensor_type, active: q.active, deviceId: q.device_id, q: q.q }) },
+        state.caller!,
+      );
+      ok(ctx, listData(list.items, present.point, list.page));
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/points/:point_id',
+      summary: 'One monitoring point (ETag: its version).',
+      tag: 'Points',
+      auth: 'api_key_or_bearer',
+      permission: 'project:read',
+      rateLimit: 'tenant',
+      response: api.point,
+    },
+    can('project:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      okVersioned(ctx, present.point(await clients.projects.getPoint({ id: ctx.params.point_id! }, state.caller!)));
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'patch',
+      path: '/points/:point_id',
+      summary: 'Change a monitoring point (null clears an optional field).',
+      tag: 'Points',
+      auth: 'api_key_or_bearer',
+      permission: 'project:write',
+      rateLimit: 'tenant',
+      body: patchBody,
+      response: api.point,
+      errors: ['404008', '409002', '409004', '422104', '422105', '422201', '422204', '422301'],
+    },
+    can('project:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const raw = (state.body ?? {}) as Record<string, unknown>;
+      const b = validate(patchBody, raw, 'body');
+      const point = await clients.projects.updatePoint(
+        {
+          id: ctx.params.point_id!,
+          ...expectedVersion(ctx, b.version),
+          ...defined({
+            number: b.number,
+            name: b.name,
+            sensorType: b.sensor_type,
+            reference: b.reference,
+            warningThreshold: b.thresholds?.warning,
+            alarmThreshold: b.thresholds?.alarm,
+            abruptChangeLimit: b.abrupt_change_limit,
+            precision: b.precision,
+            deviceId: b.device_id,
+            active: b.active,
+            description: b.description,
+          }),
+          ...(b.alarm_rules ? { alarmRules: toAlarmRules(b.alarm_rules) } : {}),
+          clear: nulls(raw, CLEARABLE),
+        },
+        state.caller!,
+      );
+      okVersioned(ctx, present.point(point));
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'delete',
+      path: '/points/:point_id',
+      summary: 'Delete a monitoring point.',
+      tag: 'Points',
+      auth: 'api_key_or_bearer',
+      permission: 'project:write',
+      rateLimit: 'tenant',
+      body: versionBody,
+      response: api.deleted(api.point),
+      errors: ['409004', '422301'],
+    },
+    can('project:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(versionBody, state.body ?? {}, 'body');
+      const point = await clients.projects.deletePoint({ id: ctx.params.point_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
+      ok(ctx, { ...present.point(point), deleted: true });
+    },
+  );
 }

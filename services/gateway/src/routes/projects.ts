@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
+import { PROJECT_TRANSITIONS } from '@mp/contracts';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
@@ -11,7 +12,9 @@ import { deviceRoutes } from './devices.js';
 import { memberRoutes } from './members.js';
 import { pointRoutes } from './points.js';
 import { taskRoutes } from './tasks.js';
-import { defined, expectedVersion, nulls, okVersioned, versionField } from './versioning.js';
+import { defined, expectedVersion, nulls, okVersioned, versionBody, versionField } from './versioning.js';
+import * as api from '../api/resources.js';
+import { route } from '../api/route-spec.js';
 
 const bounds = z.object({ min_x: z.number(), max_x: z.number(), min_y: z.number(), max_y: z.number(), min_z: z.number(), max_z: z.number() });
 const toBounds = (b: z.infer<typeof bounds>) => ({ minX: b.min_x, maxX: b.max_x, minY: b.min_y, maxY: b.max_y, minZ: b.min_z, maxZ: b.max_z });
@@ -46,44 +49,27 @@ const listQuery = pageQuery.extend({ status: enumText().optional(), q: text(MAX_
  * change per resource — the rest of the projects domain: members, tasks, points and devices.
  */
 export function projectRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {
-  router.post('/projects', can('project:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(createBody, state.body ?? {}, 'body');
-    const project = await clients.projects.createProject(
-      defined({
-        name: b.name,
-        number: b.number,
-        description: b.description,
-        startDate: b.start_date,
-        endDate: b.end_date,
-        bounds: b.bounds ? toBounds(b.bounds) : undefined,
-      }),
-      state.caller!,
-    );
-    okVersioned(ctx, present.project(project));
-  });
-
-  router.get('/projects', can('project:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(listQuery, ctx.query, 'query');
-    const list = await clients.projects.listProjects({ page: pageOf(q), ...defined({ status: q.status, q: q.q }) }, state.caller!);
-    ok(ctx, listData(list.items, present.project, list.page));
-  });
-
-  router.get('/projects/:project_id', can('project:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    okVersioned(ctx, present.project(await clients.projects.getProject({ id: ctx.params.project_id! }, state.caller!)));
-  });
-
-  router.patch('/projects/:project_id', can('project:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const raw = (state.body ?? {}) as Record<string, unknown>;
-    const b = validate(patchBody, raw, 'body');
-    const project = await clients.projects.updateProject(
-      {
-        id: ctx.params.project_id!,
-        ...expectedVersion(ctx, b.version),
-        ...defined({
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/projects',
+      summary: 'Create a project (status not_started).',
+      tag: 'Projects',
+      auth: 'api_key_or_bearer',
+      permission: 'project:write',
+      rateLimit: 'tenant',
+      body: createBody,
+      response: api.project,
+      errors: ['409001', '422204'],
+      idempotent: true,
+    },
+    can('project:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(createBody, state.body ?? {}, 'body');
+      const project = await clients.projects.createProject(
+        defined({
           name: b.name,
           number: b.number,
           description: b.description,
@@ -91,29 +77,141 @@ export function projectRoutes(router: Router, clients: ServiceClients, can: (p: 
           endDate: b.end_date,
           bounds: b.bounds ? toBounds(b.bounds) : undefined,
         }),
-        clear: nulls(raw, CLEARABLE),
-      },
-      state.caller!,
-    );
-    okVersioned(ctx, present.project(project));
-  });
+        state.caller!,
+      );
+      okVersioned(ctx, present.project(project));
+    },
+  );
 
-  router.delete('/projects/:project_id', can('project:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(z.object({ version: versionField }), state.body ?? {}, 'body');
-    const project = await clients.projects.deleteProject({ id: ctx.params.project_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
-    ok(ctx, { ...present.project(project), deleted: true });
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/projects',
+      summary: 'List the projects the caller can see.',
+      tag: 'Projects',
+      auth: 'api_key_or_bearer',
+      permission: 'project:read',
+      rateLimit: 'tenant',
+      query: listQuery,
+      response: api.listOf(api.project),
+    },
+    can('project:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(listQuery, ctx.query, 'query');
+      const list = await clients.projects.listProjects({ page: pageOf(q), ...defined({ status: q.status, q: q.q }) }, state.caller!);
+      ok(ctx, listData(list.items, present.project, list.page));
+    },
+  );
 
-  router.put('/projects/:project_id/status', can('project:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(statusBody, state.body ?? {}, 'body');
-    const project = await clients.projects.changeProjectStatus(
-      { id: ctx.params.project_id!, status: b.status, ...defined({ remark: b.remark }), ...expectedVersion(ctx, b.version) },
-      state.caller!,
-    );
-    okVersioned(ctx, present.project(project));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/projects/:project_id',
+      summary: 'One project (ETag: its version).',
+      tag: 'Projects',
+      auth: 'api_key_or_bearer',
+      permission: 'project:read',
+      rateLimit: 'tenant',
+      response: api.project,
+    },
+    can('project:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      okVersioned(ctx, present.project(await clients.projects.getProject({ id: ctx.params.project_id! }, state.caller!)));
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'patch',
+      path: '/projects/:project_id',
+      summary: "Change a project's fields (null clears an optional one).",
+      tag: 'Projects',
+      auth: 'api_key_or_bearer',
+      permission: 'project:write',
+      rateLimit: 'tenant',
+      body: patchBody,
+      response: api.project,
+      errors: ['409001', '409004', '422204', '422301'],
+    },
+    can('project:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const raw = (state.body ?? {}) as Record<string, unknown>;
+      const b = validate(patchBody, raw, 'body');
+      const project = await clients.projects.updateProject(
+        {
+          id: ctx.params.project_id!,
+          ...expectedVersion(ctx, b.version),
+          ...defined({
+            name: b.name,
+            number: b.number,
+            description: b.description,
+            startDate: b.start_date,
+            endDate: b.end_date,
+            bounds: b.bounds ? toBounds(b.bounds) : undefined,
+          }),
+          clear: nulls(raw, CLEARABLE),
+        },
+        state.caller!,
+      );
+      okVersioned(ctx, present.project(project));
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'delete',
+      path: '/projects/:project_id',
+      summary: 'Delete a project.',
+      tag: 'Projects',
+      auth: 'api_key_or_bearer',
+      permission: 'project:write',
+      rateLimit: 'tenant',
+      body: versionBody,
+      response: api.deleted(api.project),
+      errors: ['409004', '422301'],
+    },
+    can('project:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(versionBody, state.body ?? {}, 'body');
+      const project = await clients.projects.deleteProject({ id: ctx.params.project_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
+      ok(ctx, { ...present.project(project), deleted: true });
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'put',
+      path: '/projects/:project_id/status',
+      summary: 'Move a project to another status along the transition table.',
+      tag: 'Projects',
+      auth: 'api_key_or_bearer',
+      permission: 'project:write',
+      rateLimit: 'tenant',
+      body: statusBody,
+      response: api.project,
+      errors: ['409004', '409008', '422301'],
+      transitions: { field: 'status', table: PROJECT_TRANSITIONS },
+    },
+    can('project:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(statusBody, state.body ?? {}, 'body');
+      const project = await clients.projects.changeProjectStatus(
+        { id: ctx.params.project_id!, status: b.status, ...defined({ remark: b.remark }), ...expectedVersion(ctx, b.version) },
+        state.caller!,
+      );
+      okVersioned(ctx, present.project(project));
+    },
+  );
 
   memberRoutes(router, clients, can);
   taskRoutes(router, clients, can);

@@ -1,7 +1,10 @@
 import { Readable } from 'node:stream';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
+import { REPORT_TRANSITIONS } from '@mp/contracts';
+import * as api from '../api/resources.js';
+import { route } from '../api/route-spec.js';
 import type { RateLimits } from '@mp/ratelimit';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
@@ -56,119 +59,294 @@ const rejectBody = z.object({ reason: text(2000) });
  * forwarded, so a refused generation stores nothing.
  */
 export function reportRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware, limits: RateLimits): void {
-  router.post('/templates', can('report:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(templateBody, state.body ?? {}, 'body');
-    const template = await clients.reports.createTemplate(
-      { name: b.name, sections: b.sections, pointIds: b.point_ids ?? [], formats: b.formats ?? [], ...defined({ description: b.description }) },
-      state.caller!,
-    );
-    okVersioned(ctx, present.template(template));
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/templates',
+      summary: 'Create a report template: the sections, points and formats its reports have.',
+      tag: 'Reports',
+      auth: 'api_key_or_bearer',
+      permission: 'report:write',
+      rateLimit: 'tenant',
+      body: templateBody,
+      response: api.template,
+      errors: ['422103'],
+      idempotent: true,
+    },
+    can('report:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(templateBody, state.body ?? {}, 'body');
+      const template = await clients.reports.createTemplate(
+        { name: b.name, sections: b.sections, pointIds: b.point_ids ?? [], formats: b.formats ?? [], ...defined({ description: b.description }) },
+        state.caller!,
+      );
+      okVersioned(ctx, present.template(template));
+    },
+  );
 
-  router.get('/templates', can('report:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(pageQuery, ctx.query, 'query');
-    const list = await clients.reports.listTemplates({ page: pageOf(q) }, state.caller!);
-    ok(ctx, listData(list.items, present.template, list.page));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/templates',
+      summary: 'List the report templates of this tenant and environment.',
+      tag: 'Reports',
+      auth: 'api_key_or_bearer',
+      permission: 'report:read',
+      rateLimit: 'tenant',
+      query: pageQuery,
+      response: api.listOf(api.template),
+    },
+    can('report:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(pageQuery, ctx.query, 'query');
+      const list = await clients.reports.listTemplates({ page: pageOf(q) }, state.caller!);
+      ok(ctx, listData(list.items, present.template, list.page));
+    },
+  );
 
-  router.get('/templates/:template_id', can('report:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    okVersioned(ctx, present.template(await clients.reports.getTemplate({ id: ctx.params.template_id! }, state.caller!)));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/templates/:template_id',
+      summary: 'One report template.',
+      tag: 'Reports',
+      auth: 'api_key_or_bearer',
+      permission: 'report:read',
+      rateLimit: 'tenant',
+      response: api.template,
+    },
+    can('report:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      okVersioned(ctx, present.template(await clients.reports.getTemplate({ id: ctx.params.template_id! }, state.caller!)));
+    },
+  );
 
-  router.patch('/templates/:template_id', can('report:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const raw = (state.body ?? {}) as Record<string, unknown>;
-    const b = validate(templatePatch, raw, 'body');
-    const template = await clients.reports.updateTemplate(
-      {
-        id: ctx.params.template_id!,
-        ...expectedVersion(ctx, b.version),
-        ...defined({ name: b.name, description: b.description }),
-        ...(b.sections ? { sections: { values: b.sections } } : {}),
-        ...(b.point_ids ? { pointIds: { values: b.point_ids } } : {}),
-        ...(b.formats ? { formats: { values: b.formats } } : {}),
-        clear: nulls(raw, TEMPLATE_CLEARABLE),
-      },
-      state.caller!,
-    );
-    okVersioned(ctx, present.template(template));
-  });
+  route(
+    router,
+    {
+      method: 'patch',
+      path: '/templates/:template_id',
+      summary: 'Change a report template (`version` or If-Match guards against lost updates); null clears description or point_ids.',
+      tag: 'Reports',
+      auth: 'api_key_or_bearer',
+      permission: 'report:write',
+      rateLimit: 'tenant',
+      body: templatePatch,
+      response: api.template,
+      errors: ['422103'],
+    },
+    can('report:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const raw = (state.body ?? {}) as Record<string, unknown>;
+      const b = validate(templatePatch, raw, 'body');
+      const template = await clients.reports.updateTemplate(
+        {
+          id: ctx.params.template_id!,
+          ...expectedVersion(ctx, b.version),
+          ...defined({ name: b.name, description: b.description }),
+          ...(b.sections ? { sections: { values: b.sections } } : {}),
+          ...(b.point_ids ? { pointIds: { values: b.point_ids } } : {}),
+          ...(b.formats ? { formats: { values: b.formats } } : {}),
+          clear: nulls(raw, TEMPLATE_CLEARABLE),
+        },
+        state.caller!,
+      );
+      okVersioned(ctx, present.template(template));
+    },
+  );
 
-  router.delete('/templates/:template_id', can('report:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(z.object({ version: versionField }), state.body ?? {}, 'body');
-    const deleted = await clients.reports.deleteTemplate({ id: ctx.params.template_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
-    ok(ctx, { ...present.template(deleted), deleted: true });
-  });
+  route(
+    router,
+    {
+      method: 'delete',
+      path: '/templates/:template_id',
+      summary: 'Delete a report template; reports made from it stay.',
+      tag: 'Reports',
+      auth: 'api_key_or_bearer',
+      permission: 'report:write',
+      rateLimit: 'tenant',
+      body: z.object({ version: versionField }),
+      response: api.deleted(api.template),
+    },
+    can('report:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(z.object({ version: versionField }), state.body ?? {}, 'body');
+      const deleted = await clients.reports.deleteTemplate({ id: ctx.params.template_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
+      ok(ctx, { ...present.template(deleted), deleted: true });
+    },
+  );
 
-  router.post('/projects/:project_id/reports', can('report:write'), requireFeature('reports'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(generateBody, state.body ?? {}, 'body');
-    await consumeTenantLimit(ctx, limits, 'reports');
-    const report = await clients.reports.generateReport(
-      { projectId: ctx.params.project_id!, templateId: b.template_id, from: b.from, to: b.to, ...defined({ title: b.title, timeZone: b.time_zone }) },
-      state.caller!,
-    );
-    ok(ctx, present.report(report));
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/projects/:project_id/reports',
+      summary:
+        'Generate a report of a project for a period: answered at once with status `generating`; the documents are made in the background and `report.generated` follows.',
+      tag: 'Reports',
+      auth: 'api_key_or_bearer',
+      permission: 'report:write',
+      rateLimit: 'tenant',
+      body: generateBody,
+      response: api.report,
+      errors: ['403004', '422103', '422204', '429003'],
+      idempotent: true,
+    },
+    can('report:write'),
+    requireFeature('reports'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(generateBody, state.body ?? {}, 'body');
+      await consumeTenantLimit(ctx, limits, 'reports');
+      const report = await clients.reports.generateReport(
+        { projectId: ctx.params.project_id!, templateId: b.template_id, from: b.from, to: b.to, ...defined({ title: b.title, timeZone: b.time_zone }) },
+        state.caller!,
+      );
+      ok(ctx, present.report(report));
+    },
+  );
 
-  router.get('/reports', can('report:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(listQuery, ctx.query, 'query');
-    const list = await clients.reports.listReports({ page: pageOf(q), ...defined({ projectId: q.project_id, status: q.status }) }, state.caller!);
-    ok(ctx, listData(list.items, present.report, list.page));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/reports',
+      summary: 'List reports, newest first (filters: project_id, status).',
+      tag: 'Reports',
+      auth: 'api_key_or_bearer',
+      permission: 'report:read',
+      rateLimit: 'tenant',
+      query: listQuery,
+      response: api.listOf(api.report),
+    },
+    can('report:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(listQuery, ctx.query, 'query');
+      const list = await clients.reports.listReports({ page: pageOf(q), ...defined({ projectId: q.project_id, status: q.status }) }, state.caller!);
+      ok(ctx, listData(list.items, present.report, list.page));
+    },
+  );
 
-  router.get('/reports/:report_id', can('report:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    ok(ctx, present.report(await clients.reports.getReport({ id: ctx.params.report_id! }, state.caller!)));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/reports/:report_id',
+      summary: 'One report: status, files with size and sha256, data as of, review.',
+      tag: 'Reports',
+      auth: 'api_key_or_bearer',
+      permission: 'report:read',
+      rateLimit: 'tenant',
+      response: api.report,
+    },
+    can('report:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      ok(ctx, present.report(await clients.reports.getReport({ id: ctx.params.report_id! }, state.caller!)));
+    },
+  );
 
   // The document itself, not an envelope. The first piece is read before anything is sent, so a
   // refusal (unknown report, no such format, not generated yet) is still an error envelope.
-  router.get('/reports/:report_id/file', can('report:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(fileQuery, ctx.query, 'query');
-    const reportId = ctx.params.report_id!;
-    const read = (offset: number) => clients.reports.readReportFile({ reportId, format: q.format, offset, length: FILE_CHUNK }, state.caller!);
-    const first = await read(0);
-    const etag = `"${first.sha256}"`;
-    ctx.set('ETag', etag);
-    ctx.set('Content-Disposition', `attachment; filename="${first.fileName}"`);
-    ctx.set('Cache-Control', 'private, no-cache');
-    if (ctx.get('if-none-match') === etag) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.status = 200;
-    ctx.type = first.contentType;
-    ctx.length = first.sizeBytes;
-    ctx.body = Readable.from(
-      (async function* () {
-        let offset = first.data.length;
-        yield Buffer.from(first.data);
-        while (offset < first.sizeBytes) {
-          const next = await read(offset);
-          if (!next.data.length || next.sha256 !== first.sha256) throw new Error(`report ${reportId} ${q.format} changed or ended while it was sent`);
-          offset += next.data.length;
-          yield Buffer.from(next.data);
-        }
-      })(),
-    );
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/reports/:report_id/file',
+      summary: 'Download one document of a generated report (format pdf, csv or xlsx); ETag is its sha256.',
+      tag: 'Reports',
+      auth: 'api_key_or_bearer',
+      permission: 'report:read',
+      rateLimit: 'tenant',
+      query: fileQuery,
+      answer: 'file',
+      errors: ['409011'],
+    },
+    can('report:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(fileQuery, ctx.query, 'query');
+      const reportId = ctx.params.report_id!;
+      const read = (offset: number) => clients.reports.readReportFile({ reportId, format: q.format, offset, length: FILE_CHUNK }, state.caller!);
+      const first = await read(0);
+      const etag = `"${first.sha256}"`;
+      ctx.set('ETag', etag);
+      ctx.set('Content-Disposition', `attachment; filename="${first.fileName}"`);
+      ctx.set('Cache-Control', 'private, no-cache');
+      if (ctx.get('if-none-match') === etag) {
+        ctx.status = 304;
+        return;
+      }
+      ctx.status = 200;
+      ctx.type = first.contentType;
+      ctx.length = first.sizeBytes;
+      ctx.body = Readable.from(
+        (async function* () {
+          let offset = first.data.length;
+          yield Buffer.from(first.data);
+          while (offset < first.sizeBytes) {
+            const next = await read(offset);
+            if (!next.data.length || next.sha256 !== first.sha256) throw new Error(`report ${reportId} ${q.format} changed or ended while it was sent`);
+            offset += next.data.length;
+            yield Buffer.from(next.data);
+          }
+        })(),
+      );
+    },
+  );
 
-  router.post('/reports/:report_id/approve', can('report:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(approveBody, state.body ?? {}, 'body');
-    ok(ctx, present.report(await clients.reports.approveReport({ id: ctx.params.report_id!, ...defined({ text: b.comment }) }, state.caller!)));
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/reports/:report_id/approve',
+      summary: 'Approve a generated report, with an optional comment; raises `report.approved`.',
+      tag: 'Reports',
+      auth: 'api_key_or_bearer',
+      permission: 'report:write',
+      rateLimit: 'tenant',
+      body: approveBody,
+      response: api.report,
+      errors: ['409011'],
+      transitions: { field: 'status', table: REPORT_TRANSITIONS },
+    },
+    can('report:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(approveBody, state.body ?? {}, 'body');
+      ok(ctx, present.report(await clients.reports.approveReport({ id: ctx.params.report_id!, ...defined({ text: b.comment }) }, state.caller!)));
+    },
+  );
 
-  router.post('/reports/:report_id/reject', can('report:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(rejectBody, state.body ?? {}, 'body');
-    ok(ctx, present.report(await clients.reports.rejectReport({ id: ctx.params.report_id!, text: b.reason }, state.caller!)));
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/reports/:report_id/reject',
+      summary: 'Reject a generated report, with a reason; raises `report.rejected`.',
+      tag: 'Reports',
+      auth: 'api_key_or_bearer',
+      permission: 'report:write',
+      rateLimit: 'tenant',
+      body: rejectBody,
+      response: api.report,
+      errors: ['409011'],
+      transitions: { field: 'status', table: REPORT_TRANSITIONS },
+    },
+    can('report:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(rejectBody, state.body ?? {}, 'body');
+      ok(ctx, present.report(await clients.reports.rejectReport({ id: ctx.params.report_id!, text: b.reason }, state.caller!)));
+    },
+  );
 }

@@ -1,8 +1,14 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { z } from 'zod';
 import type { AppDeps } from '../app.js';
+import { route } from '../api/route-spec.js';
 import { ok } from '../envelope.js';
 import type { GatewayState } from '../state.js';
+
+const systemConfig = z
+  .object({ environment: z.enum(['live', 'sandbox']), webhook_source_addresses: z.array(z.string()) })
+  .meta({ id: 'SystemConfig' });
 
 /**
  * GET /system/config (system:read, api-surface "system"): what an integrator needs to know of this
@@ -11,8 +17,22 @@ import type { GatewayState } from '../state.js';
  * a receiver's firewall; empty when the operator has not set MP_WEBHOOK_SOURCE_ADDRESSES (ADR 0057).
  */
 export function systemRoutes(router: Router, deps: Pick<AppDeps, 'webhookSourceAddresses'>, guard: Middleware): void {
-  router.get('/system/config', guard, (ctx) => {
-    const state = ctx.state as GatewayState;
-    ok(ctx, { environment: state.environment, webhook_source_addresses: [...(deps.webhookSourceAddresses ?? [])] });
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/system/config',
+      summary: 'This installation: the environment and the addresses webhook deliveries come from (for receivers to permit).',
+      tag: 'System',
+      auth: 'api_key_or_bearer',
+      permission: 'system:read',
+      rateLimit: 'tenant',
+      response: systemConfig,
+    },
+    guard,
+    (ctx) => {
+      const state = ctx.state as GatewayState;
+      ok(ctx, { environment: state.environment, webhook_source_addresses: [...(deps.webhookSourceAddresses ?? [])] });
+    },
+  );
 }

@@ -1,13 +1,16 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
+import { TASK_TRANSITIONS } from '@mp/contracts';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
 import { enumText, idText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
-import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionField } from './versioning.js';
+import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionBody, versionField } from './versioning.js';
+import * as api from '../api/resources.js';
+import { route } from '../api/route-spec.js';
 
 const createBody = z.object({
   name: text(MAX_LENGTH.name),
@@ -40,76 +43,187 @@ const listQuery = pageQuery.extend({
 
 /** Tasks (task:read / task:write) inside a project the caller may read or write. */
 export function taskRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {
-  router.post('/projects/:project_id/tasks', can('task:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(createBody, state.body ?? {}, 'body');
-    const task = await clients.projects.createTask(
-      {
-        projectId: ctx.params.project_id!,
-        name: b.name,
-        ...defined({ description: b.description, priority: b.priority, dueAt: b.due_at, assigneeId: b.assignee_id }),
-      },
-      state.caller!,
-    );
-    okVersioned(ctx, present.task(task));
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/projects/:project_id/tasks',
+      summary: 'Create a task in a project.',
+      tag: 'Tasks',
+      auth: 'api_key_or_bearer',
+      permission: 'task:write',
+      rateLimit: 'tenant',
+      body: createBody,
+      response: api.task,
+      errors: ['404007', '422301', '422302'],
+      idempotent: true,
+    },
+    can('task:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(createBody, state.body ?? {}, 'body');
+      const task = await clients.projects.createTask(
+        {
+          projectId: ctx.params.project_id!,
+          name: b.name,
+          ...defined({ description: b.description, priority: b.priority, dueAt: b.due_at, assigneeId: b.assignee_id }),
+        },
+        state.caller!,
+      );
+      okVersioned(ctx, present.task(task));
+    },
+  );
 
-  router.get('/projects/:project_id/tasks', can('task:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(listQuery, ctx.query, 'query');
-    const list = await clients.projects.listTasks(
-      {
-        projectId: ctx.params.project_id!,
-        page: pageOf(q),
-        ...defined({ status: q.status, assigneeId: q.assignee_id, priority: q.priority, overdue: q.overdue, q: q.q }),
-      },
-      state.caller!,
-    );
-    ok(ctx, listData(list.items, present.task, list.page));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/projects/:project_id/tasks',
+      summary: "List a project's tasks.",
+      tag: 'Tasks',
+      auth: 'api_key_or_bearer',
+      permission: 'task:read',
+      rateLimit: 'tenant',
+      query: listQuery,
+      response: api.listOf(api.task),
+    },
+    can('task:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(listQuery, ctx.query, 'query');
+      const list = await clients.projects.listTasks(
+        {
+          projectId: ctx.params.project_id!,
+          page: pageOf(q),
+          ...defined({ status: q.status, assigneeId: q.assignee_id, priority: q.priority, overdue: q.overdue, q: q.q }),
+        },
+        state.caller!,
+      );
+      ok(ctx, listData(list.items, present.task, list.page));
+    },
+  );
 
-  router.get('/tasks/:task_id', can('task:read'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    okVersioned(ctx, present.task(await clients.projects.getTask({ id: ctx.params.task_id! }, state.caller!)));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/tasks/:task_id',
+      summary: 'One task (ETag: its version).',
+      tag: 'Tasks',
+      auth: 'api_key_or_bearer',
+      permission: 'task:read',
+      rateLimit: 'tenant',
+      response: api.task,
+    },
+    can('task:read'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      okVersioned(ctx, present.task(await clients.projects.getTask({ id: ctx.params.task_id! }, state.caller!)));
+    },
+  );
 
-  router.patch('/tasks/:task_id', can('task:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const raw = (state.body ?? {}) as Record<string, unknown>;
-    const b = validate(patchBody, raw, 'body');
-    const task = await clients.projects.updateTask(
-      {
-        id: ctx.params.task_id!,
-        ...expectedVersion(ctx, b.version),
-        ...defined({ name: b.name, description: b.description, priority: b.priority, dueAt: b.due_at }),
-        clear: nulls(raw, CLEARABLE),
-      },
-      state.caller!,
-    );
-    okVersioned(ctx, present.task(task));
-  });
+  route(
+    router,
+    {
+      method: 'patch',
+      path: '/tasks/:task_id',
+      summary: "Change a task's fields (null clears an optional one).",
+      tag: 'Tasks',
+      auth: 'api_key_or_bearer',
+      permission: 'task:write',
+      rateLimit: 'tenant',
+      body: patchBody,
+      response: api.task,
+      errors: ['409004', '409005', '422301'],
+    },
+    can('task:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const raw = (state.body ?? {}) as Record<string, unknown>;
+      const b = validate(patchBody, raw, 'body');
+      const task = await clients.projects.updateTask(
+        {
+          id: ctx.params.task_id!,
+          ...expectedVersion(ctx, b.version),
+          ...defined({ name: b.name, description: b.description, priority: b.priority, dueAt: b.due_at }),
+          clear: nulls(raw, CLEARABLE),
+        },
+        state.caller!,
+      );
+      okVersioned(ctx, present.task(task));
+    },
+  );
 
-  router.delete('/tasks/:task_id', can('task:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(z.object({ version: versionField }), state.body ?? {}, 'body');
-    const task = await clients.projects.deleteTask({ id: ctx.params.task_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
-    ok(ctx, { ...present.task(task), deleted: true });
-  });
+  route(
+    router,
+    {
+      method: 'delete',
+      path: '/tasks/:task_id',
+      summary: 'Delete a task.',
+      tag: 'Tasks',
+      auth: 'api_key_or_bearer',
+      permission: 'task:write',
+      rateLimit: 'tenant',
+      body: versionBody,
+      response: api.deleted(api.task),
+      errors: ['409004', '422301'],
+    },
+    can('task:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(versionBody, state.body ?? {}, 'body');
+      const task = await clients.projects.deleteTask({ id: ctx.params.task_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
+      ok(ctx, { ...present.task(task), deleted: true });
+    },
+  );
 
-  router.put('/tasks/:task_id/status', can('task:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(statusBody, state.body ?? {}, 'body');
-    const task = await clients.projects.changeTaskStatus(
-      { id: ctx.params.task_id!, status: b.status, ...defined({ remark: b.remark }), ...expectedVersion(ctx, b.version) },
-      state.caller!,
-    );
-    okVersioned(ctx, present.task(task));
-  });
+  route(
+    router,
+    {
+      method: 'put',
+      path: '/tasks/:task_id/status',
+      summary: 'Move a task to another status along the transition table.',
+      tag: 'Tasks',
+      auth: 'api_key_or_bearer',
+      permission: 'task:write',
+      rateLimit: 'tenant',
+      body: statusBody,
+      response: api.task,
+      errors: ['409004', '409005', '422301', '422304'],
+      transitions: { field: 'status', table: TASK_TRANSITIONS },
+    },
+    can('task:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(statusBody, state.body ?? {}, 'body');
+      const task = await clients.projects.changeTaskStatus(
+        { id: ctx.params.task_id!, status: b.status, ...defined({ remark: b.remark }), ...expectedVersion(ctx, b.version) },
+        state.caller!,
+      );
+      okVersioned(ctx, present.task(task));
+    },
+  );
 
-  router.post('/tasks/:task_id/assign', can('task:write'), async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(assignBody, state.body ?? {}, 'body');
-    const task = await clients.projects.assignTask({ id: ctx.params.task_id!, userId: b.user_id, ...expectedVersion(ctx, b.version) }, state.caller!);
-    okVersioned(ctx, present.task(task));
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/tasks/:task_id/assign',
+      summary: 'Assign a task to a user (pending becomes assigned).',
+      tag: 'Tasks',
+      auth: 'api_key_or_bearer',
+      permission: 'task:write',
+      rateLimit: 'tenant',
+      body: assignBody,
+      response: api.task,
+      errors: ['404007', '409004', '409005', '422104', '422301'],
+    },
+    can('task:write'),
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(assignBody, state.body ?? {}, 'body');
+      const task = await clients.projects.assignTask({ id: ctx.params.task_id!, userId: b.user_id, ...expectedVersion(ctx, b.version) }, state.caller!);
+      okVersioned(ctx, present.task(task));
+    },
+  );
 }

@@ -7,6 +7,9 @@ import { ok } from '../envelope.js';
 /** `version` in a write body (optimistic concurrency, api-surface conventions). */
 export const versionField = z.number().int().min(1).max(MAX_VERSION).optional();
 
+/** The body of a DELETE of a versioned resource: at most the version it is based on. */
+export const versionBody = z.object({ version: versionField });
+
 /**
  * The version a write is based on: the body's `version` or the If-Match header (`"3"`, `W/"3"` or
  * `3`, the ETag this API sends). Both given and disagreeing is 422204; neither, no check.

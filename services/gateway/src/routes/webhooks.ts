@@ -7,6 +7,8 @@ import { presentWebhooks as present } from '../presenters-webhooks.js';
 import { enumText, instantText, MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
+import * as api from '../api/resources.js';
+import { route } from '../api/route-spec.js';
 
 // The webhooks service holds the policy's own range (400003); these keep the numbers in int32.
 const retryPolicy = z.object({
@@ -50,98 +52,247 @@ const policyOf = (p: z.infer<typeof retryPolicy> | undefined, fallback = { maxRe
  * and secret rotation (api-surface). Auth: API key with system:admin.
  */
 export function webhookRoutes(router: Router, clients: ServiceClients, guard: Middleware): void {
-  router.post('/webhooks', guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(createBody, state.body ?? {}, 'body');
-    const policy = policyOf(b.retry_policy);
-    const created = await clients.webhooks.createWebhook(
-      { name: b.name, url: b.url, events: b.events, ...(policy ? { retryPolicy: policy } : {}), ...(b.active !== undefined ? { active: b.active } : {}) },
-      state.caller!,
-    );
-    ok(ctx, { ...present.webhook(created.webhook!), secret: created.secret });
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/webhooks',
+      summary: 'Subscribe an HTTPS URL to event types; the signing secret is shown in this answer only.',
+      tag: 'Webhooks',
+      auth: 'api_key_or_user_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      body: createBody,
+      response: api.webhookWithSecret,
+      idempotent: true,
+    },
+    guard,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(createBody, state.body ?? {}, 'body');
+      const policy = policyOf(b.retry_policy);
+      const created = await clients.webhooks.createWebhook(
+        { name: b.name, url: b.url, events: b.events, ...(policy ? { retryPolicy: policy } : {}), ...(b.active !== undefined ? { active: b.active } : {}) },
+        state.caller!,
+      );
+      ok(ctx, { ...present.webhook(created.webhook!), secret: created.secret });
+    },
+  );
 
-  router.get('/webhooks', guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(pageQuery, ctx.query, 'query');
-    const list = await clients.webhooks.listWebhooks({ page: pageOf(q) }, state.caller!);
-    ok(ctx, listData(list.items, present.webhook, list.page));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/webhooks',
+      summary: 'List webhooks.',
+      tag: 'Webhooks',
+      auth: 'api_key_or_user_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      query: pageQuery,
+      response: api.listOf(api.webhook),
+    },
+    guard,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(pageQuery, ctx.query, 'query');
+      const list = await clients.webhooks.listWebhooks({ page: pageOf(q) }, state.caller!);
+      ok(ctx, listData(list.items, present.webhook, list.page));
+    },
+  );
 
-  router.get('/webhooks/:webhook_id', guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    ok(ctx, present.webhook(await clients.webhooks.getWebhook({ id: ctx.params.webhook_id! }, state.caller!)));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/webhooks/:webhook_id',
+      summary: 'One webhook with its 24-hour delivery figures.',
+      tag: 'Webhooks',
+      auth: 'api_key_or_user_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      response: api.webhook,
+    },
+    guard,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      ok(ctx, present.webhook(await clients.webhooks.getWebhook({ id: ctx.params.webhook_id! }, state.caller!)));
+    },
+  );
 
-  router.put('/webhooks/:webhook_id', guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(updateBody, state.body ?? {}, 'body');
-    let retryPolicy;
-    if (b.retry_policy) {
-      // Unspecified sub-fields keep their current values.
-      const current = await clients.webhooks.getWebhook({ id: ctx.params.webhook_id! }, state.caller!);
-      retryPolicy = policyOf(b.retry_policy, current.retryPolicy ?? { maxRetries: 3, retryInterval: 5 });
-    }
-    const updated = await clients.webhooks.updateWebhook(
-      {
-        id: ctx.params.webhook_id!,
-        ...(b.name !== undefined ? { name: b.name } : {}),
-        ...(b.url !== undefined ? { url: b.url } : {}),
-        ...(b.events !== undefined ? { events: { values: b.events } } : {}),
-        ...(retryPolicy ? { retryPolicy } : {}),
-        ...(b.active !== undefined ? { active: b.active } : {}),
-      },
-      state.caller!,
-    );
-    ok(ctx, present.webhook(updated));
-  });
+  route(
+    router,
+    {
+      method: 'put',
+      path: '/webhooks/:webhook_id',
+      summary: 'Change a webhook; only the fields sent change.',
+      tag: 'Webhooks',
+      auth: 'api_key_or_user_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      body: updateBody,
+      response: api.webhook,
+    },
+    guard,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(updateBody, state.body ?? {}, 'body');
+      let retryPolicy;
+      if (b.retry_policy) {
+        // Unspecified sub-fields keep their current values.
+        const current = await clients.webhooks.getWebhook({ id: ctx.params.webhook_id! }, state.caller!);
+        retryPolicy = policyOf(b.retry_policy, current.retryPolicy ?? { maxRetries: 3, retryInterval: 5 });
+      }
+      const updated = await clients.webhooks.updateWebhook(
+        {
+          id: ctx.params.webhook_id!,
+          ...(b.name !== undefined ? { name: b.name } : {}),
+          ...(b.url !== undefined ? { url: b.url } : {}),
+          ...(b.events !== undefined ? { events: { values: b.events } } : {}),
+          ...(retryPolicy ? { retryPolicy } : {}),
+          ...(b.active !== undefined ? { active: b.active } : {}),
+        },
+        state.caller!,
+      );
+      ok(ctx, present.webhook(updated));
+    },
+  );
 
-  router.delete('/webhooks/:webhook_id', guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const deleted = await clients.webhooks.deleteWebhook({ id: ctx.params.webhook_id! }, state.caller!);
-    ok(ctx, { ...present.webhook(deleted), deleted: true });
-  });
+  route(
+    router,
+    {
+      method: 'delete',
+      path: '/webhooks/:webhook_id',
+      summary: 'Delete a webhook.',
+      tag: 'Webhooks',
+      auth: 'api_key_or_user_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      response: api.deleted(api.webhook),
+    },
+    guard,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const deleted = await clients.webhooks.deleteWebhook({ id: ctx.params.webhook_id! }, state.caller!);
+      ok(ctx, { ...present.webhook(deleted), deleted: true });
+    },
+  );
 
-  router.post('/webhooks/:webhook_id/test', guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    ok(ctx, present.delivery(await clients.webhooks.testWebhook({ id: ctx.params.webhook_id! }, state.caller!)));
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/webhooks/:webhook_id/test',
+      summary: "Send a test event (webhook.test) to the webhook's URL.",
+      tag: 'Webhooks',
+      auth: 'api_key_or_user_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      response: api.delivery,
+    },
+    guard,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      ok(ctx, present.delivery(await clients.webhooks.testWebhook({ id: ctx.params.webhook_id! }, state.caller!)));
+    },
+  );
 
-  router.get('/webhooks/:webhook_id/deliveries', guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const q = validate(deliveriesQuery, ctx.query, 'query');
-    const list = await clients.webhooks.listDeliveries(
-      {
-        webhookId: ctx.params.webhook_id!,
-        page: pageOf(q),
-        ...(q.status !== undefined ? { status: q.status } : {}),
-        ...(q.event_type !== undefined ? { eventType: q.event_type } : {}),
-        ...(q.from !== undefined ? { from: q.from } : {}),
-        ...(q.to !== undefined ? { to: q.to } : {}),
-      },
-      state.caller!,
-    );
-    ok(ctx, listData(list.items, present.delivery, list.page));
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/webhooks/:webhook_id/deliveries',
+      summary: "List a webhook's deliveries, newest first.",
+      tag: 'Webhooks',
+      auth: 'api_key_or_user_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      query: deliveriesQuery,
+      response: api.listOf(api.delivery),
+    },
+    guard,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const q = validate(deliveriesQuery, ctx.query, 'query');
+      const list = await clients.webhooks.listDeliveries(
+        {
+          webhookId: ctx.params.webhook_id!,
+          page: pageOf(q),
+          ...(q.status !== undefined ? { status: q.status } : {}),
+          ...(q.event_type !== undefined ? { eventType: q.event_type } : {}),
+          ...(q.from !== undefined ? { from: q.from } : {}),
+          ...(q.to !== undefined ? { to: q.to } : {}),
+        },
+        state.caller!,
+      );
+      ok(ctx, listData(list.items, present.delivery, list.page));
+    },
+  );
 
-  router.get('/webhooks/:webhook_id/deliveries/:delivery_id', guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const detail = await clients.webhooks.getDelivery({ webhookId: ctx.params.webhook_id!, deliveryId: ctx.params.delivery_id! }, state.caller!);
-    ok(ctx, { ...present.delivery(detail.delivery!), attempts: detail.attempts.map(present.deliveryAttempt) });
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/webhooks/:webhook_id/deliveries/:delivery_id',
+      summary: 'One delivery with its attempts.',
+      tag: 'Webhooks',
+      auth: 'api_key_or_user_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      response: api.deliveryWithAttempts,
+    },
+    guard,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const detail = await clients.webhooks.getDelivery({ webhookId: ctx.params.webhook_id!, deliveryId: ctx.params.delivery_id! }, state.caller!);
+      ok(ctx, { ...present.delivery(detail.delivery!), attempts: detail.attempts.map(present.deliveryAttempt) });
+    },
+  );
 
-  router.post('/webhooks/:webhook_id/deliveries/:delivery_id/resend', guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    ok(ctx, present.delivery(await clients.webhooks.resendDelivery({ webhookId: ctx.params.webhook_id!, deliveryId: ctx.params.delivery_id! }, state.caller!)));
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/webhooks/:webhook_id/deliveries/:delivery_id/resend',
+      summary: 'Send a delivery again.',
+      tag: 'Webhooks',
+      auth: 'api_key_or_user_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      response: api.delivery,
+    },
+    guard,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      ok(
+        ctx,
+        present.delivery(await clients.webhooks.resendDelivery({ webhookId: ctx.params.webhook_id!, deliveryId: ctx.params.delivery_id! }, state.caller!)),
+      );
+    },
+  );
 
-  router.post('/webhooks/:webhook_id/rotate-secret', guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
-    const b = validate(rotateBody, state.body ?? {}, 'body');
-    const rotated = await clients.webhooks.rotateSecret(
-      { id: ctx.params.webhook_id!, ...(b.grace_period_seconds !== undefined ? { gracePeriodSeconds: b.grace_period_seconds } : {}) },
-      state.caller!,
-    );
-    ok(ctx, { ...present.webhook(rotated.webhook!), secret: rotated.secret });
-  });
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/webhooks/:webhook_id/rotate-secret',
+      summary: 'Rotate the signing secret; the new one signs after the grace period.',
+      tag: 'Webhooks',
+      auth: 'api_key_or_user_bearer',
+      permission: 'system:admin',
+      rateLimit: 'tenant',
+      body: rotateBody,
+      response: api.webhookWithSecret,
+    },
+    guard,
+    async (ctx) => {
+      const state = ctx.state as GatewayState;
+      const b = validate(rotateBody, state.body ?? {}, 'body');
+      const rotated = await clients.webhooks.rotateSecret(
+        { id: ctx.params.webhook_id!, ...(b.grace_period_seconds !== undefined ? { gracePeriodSeconds: b.grace_period_seconds } : {}) },
+        state.caller!,
+      );
+      ok(ctx, { ...present.webhook(rotated.webhook!), secret: rotated.secret });
+    },
+  );
 }

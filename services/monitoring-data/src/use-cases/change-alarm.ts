@@ -1,4 +1,4 @@
-import type { monitoringData } from '@mp/contracts';
+import { ALARM_STEPS, type monitoringData } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import type { DataDeps } from '../deps.js';
@@ -6,8 +6,8 @@ import { eventScopeOf, raiseAlarmChange } from '../alarms/alarm-events.js';
 import { acknowledge, clear } from '../alarms/alarm-store.js';
 import { historyOf, loadAlarm, loadAlarmRow, toAlarm } from '../alarms/alarm-view.js';
 
-/** From which statuses a person may take each step (published in the OpenAPI description). */
-const ALLOWED = { acknowledge: ['open'], clear: ['open', 'acknowledged'] } as const;
+/** From which statuses a person may take each step (@mp/contracts; the OpenAPI document prints it). */
+const ALLOWED = { acknowledge: ALARM_STEPS.acknowledge.from, clear: ALARM_STEPS.clear.from };
 const MAX_COMMENT = 500;
 
 /**

@@ -6,7 +6,7 @@ import { loadWebhook, toWebhook, WEBHOOK_COLUMNS, type WebhookRow } from '../web
 
 /**
  * Deletes a webhook: it stops receiving events at once and its pending deliveries are closed as
- * failed. The row is kept (soft delete) so the delivery log stays readable for audits.
+ * failed. The row is kept (soft delete) for audits; the API answers 404009 for it and its deliveries.
  */
 export async function deleteWebhook(deps: WebhooksDeps, req: webhooks.WebhookRef, ctx: CallerContext): Promise<webhooks.Webhook> {
   const row = await deps.db.transaction(async (tx) => {

@@ -1,0 +1,416 @@
+import { z } from 'zod';
+
+// The shapes the presenters (presenters-*.ts) answer with, as the API reference shows them. Each
+// carries an id under which the OpenAPI document lists it in components.schemas. The contract
+// tests validate every answer of the end-to-end tests against these (through the document).
+
+const id = z.string();
+const instant = z.string().meta({ format: 'date-time' });
+const nullableText = z.string().nullable();
+
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), next_cursor: z.string().nullable(), has_more: z.boolean() });
+
+export const deleted = <T extends z.ZodObject>(resource: T) => resource.extend({ deleted: z.literal(true) });
+
+export const bounds = z.object({ min_x: z.number(), max_x: z.number(), min_y: z.number(), max_y: z.number(), min_z: z.number(), max_z: z.number() });
+
+export const project = z
+  .object({
+    id,
+    number: z.string(),
+    name: z.string(),
+    description: nullableText,
+    status: z.string(),
+    start_date: nullableText,
+    end_date: nullableText,
+    bounds: bounds.nullable(),
+    created_by: nullableText,
+    created_at: instant,
+    updated_at: instant,
+    version: z.number().int(),
+  })
+  .meta({ id: 'Project' });
+
+export const member = z
+  .object({
+    project_id: id,
+    user_id: id,
+    role: z.string(),
+    name: nullableText,
+    phone: nullableText,
+    added_by: nullableText,
+    created_at: instant,
+    updated_at: instant,
+  })
+  .meta({ id: 'Member' });
+
+export const task = z
+  .object({
+    id,
+    project_id: id,
+    name: z.string(),
+    description: nullableText,
+    status: z.string(),
+    priority: z.string(),
+    assignee: z.object({ user_id: id, name: z.string(), phone: z.string() }).nullable(),
+    due_at: nullableText,
+    overdue: z.boolean(),
+    completed_at: nullableText,
+    created_by: nullableText,
+    created_at: instant,
+    updated_at: instant,
+    version: z.number().int(),
+  })
+  .meta({ id: 'Task' });
+
+export const alarmRules = z.object({
+  clear_after_readings: z.number().nullable(),
+  rate_warning_mm_per_day: z.number().nullable(),
+  rate_alarm_mm_per_day: z.number().nullable(),
+  rate_window_hours: z.number().nullable(),
+  expected_interval_seconds: z.number().nullable(),
+  stale_factor: z.number().nullable(),
+});
+
+export const point = z
+  .object({
+    id,
+    project_id: id,
+    number: z.string(),
+    name: z.string(),
+    sensor_type: z.string(),
+    reference: z.object({ x: z.number(), y: z.number(), z: z.number() }),
+    thresholds: z.object({ warning: z.number(), alarm: z.number() }),
+    abrupt_change_limit: z.number().nullable(),
+    precision: z.number().nullable(),
+    device_id: nullableText,
+    active: z.boolean(),
+    description: nullableText,
+    alarm_rules: alarmRules.nullable(),
+    created_at: instant,
+    updated_at: instant,
+    version: z.number().int(),
+  })
+  .meta({ id: 'Point' });
+
+export const device = z
+  .object({
+    id,
+    serial_number: z.string(),
+    name: nullableText,
+    model: z.string(),
+    type: z.string(),
+    manufacturer: nullableText,
+    status: z.string(),
+    calibrated_at: nullableText,
+    calibration_due_at: nullableText,
+    description: nullableText,
+    created_at: instant,
+    updated_at: instant,
+    version: z.number().int(),
+  })
+  .meta({ id: 'Device' });
+
+const values = z.record(z.string(), z.number());
+
+export const dataRecord = z
+  .object({
+    data_id: id,
+    project_id: id,
+    point_id: id,
+    measured_at: z.string(),
+    values,
+    status: z.string(),
+    quality_flag: z.string(),
+    remark: nullableText,
+    created_at: instant,
+    updated_at: instant,
+    version: z.number().int(),
+  })
+  .meta({ id: 'DataRecord' });
+
+export const dataWritten = z
+  .object({
+    project_id: id,
+    total_count: z.number().int(),
+    abnormal_count: z.number().int(),
+    records: z.array(z.object({ data_id: id, point_id: id, measured_at: z.string(), status: z.string(), quality_flag: z.string() })),
+  })
+  .meta({ id: 'DataWritten' });
+
+export const batch = z
+  .object({
+    batch_id: id,
+    project_id: id,
+    status: z.string(),
+    total_count: z.number().int(),
+    processed_count: z.number().int(),
+    accepted_count: z.number().int(),
+    rejected_count: z.number().int(),
+    abnormal_count: z.number().int(),
+    failure: z.object({ code: z.number().int(), detail: z.string() }).nullable(),
+    created_at: instant,
+    started_at: nullableText,
+    completed_at: nullableText,
+    errors: listOf(z.object({ index: z.number().int(), code: z.number().int(), field: z.string(), detail: z.string() })),
+  })
+  .meta({ id: 'Batch' });
+
+const statistics = z.object({ min: z.number(), avg: z.number(), max: z.number() });
+
+export const series = z
+  .object({
+    point_id: id,
+    project_id: id,
+    from: z.string(),
+    to: z.string(),
+    interval_seconds: z.number().int(),
+    buckets: z.array(z.object({ start: z.string(), count: z.number().int(), dx: statistics.optional(), dy: statistics.optional(), dz: statistics.optional() })),
+  })
+  .meta({ id: 'Series' });
+
+const actor = z.object({ principal_id: id, principal_type: z.enum(['user', 'api_key', 'client']) }).nullable();
+
+export const alarm = z
+  .object({
+    alarm_id: id,
+    project_id: id,
+    point_id: id,
+    rule: z.string(),
+    level: z.string(),
+    status: z.string(),
+    reason: z.string(),
+    threshold: z.object({ warning: z.number().nullable(), alarm: z.number().nullable() }),
+    value: z.number().nullable(),
+    first_data_id: nullableText,
+    last_data_id: nullableText,
+    last_measured_at: nullableText,
+    reading_count: z.number().int(),
+    normal_count: z.number().int(),
+    opened_at: instant,
+    updated_at: instant,
+    acknowledged: z.object({ at: instant, by: actor, comment: nullableText }).nullable(),
+    cleared: z.object({ at: instant, by: actor, automatic: z.boolean(), comment: nullableText }).nullable(),
+    version: z.number().int(),
+  })
+  .meta({ id: 'Alarm' });
+
+export const alarmWithHistory = alarm
+  .extend({
+    history: z.array(
+      z.object({
+        at: instant,
+        action: z.string(),
+        level: z.string(),
+        status: z.string(),
+        by: actor,
+        comment: nullableText,
+        data_id: nullableText,
+        reason: nullableText,
+      }),
+    ),
+  })
+  .meta({ id: 'AlarmWithHistory' });
+
+export const user = z
+  .object({
+    id,
+    username: z.string(),
+    name: z.string(),
+    phone: nullableText,
+    permissions: z.array(z.string()),
+    disabled: z.boolean(),
+    locked_until: nullableText,
+    last_login_at: nullableText,
+    created_at: instant,
+    updated_at: instant,
+    version: z.number().int(),
+  })
+  .meta({ id: 'User' });
+
+export const token = z
+  .object({ access_token: z.string(), token_type: z.string(), expires_in: z.number().int(), refresh_token: z.string(), scope: z.string() })
+  .meta({ id: 'Token' });
+
+export const apiKey = z
+  .object({
+    id,
+    name: z.string(),
+    permissions: z.array(z.string()),
+    environment: z.string(),
+    prefix: z.string(),
+    created_at: instant,
+    created_by: nullableText,
+    expires_at: nullableText,
+    revoked_at: nullableText,
+    last_used_at: nullableText,
+    rolled_at: nullableText,
+    previous_value_expires_at: nullableText,
+  })
+  .meta({ id: 'ApiKey' });
+
+/** A key as created or rolled: its value, shown this once. */
+export const apiKeyWithValue = apiKey.extend({ key: z.string() }).meta({ id: 'ApiKeyWithValue' });
+
+export const oauthClient = z
+  .object({
+    client_id: id,
+    name: z.string(),
+    client_type: z.string(),
+    redirect_uris: z.array(z.string()),
+    environment: z.string(),
+    created_at: instant,
+    created_by: nullableText,
+  })
+  .meta({ id: 'OAuthClient' });
+
+const plan = z
+  .object({
+    name: z.string(),
+    features: z.array(z.string()),
+    limits: z.object({
+      api_requests_per_minute: z.number().int().nullable(),
+      data_records_per_minute: z.number().int().nullable(),
+      report_generations_per_hour: z.number().int().nullable(),
+      concurrent_requests: z.number().int().nullable(),
+    }),
+  })
+  .nullable();
+
+export const me = z
+  .object({
+    principal_type: z.string(),
+    id,
+    name: z.string(),
+    tenant: z.object({ id, name: z.string() }),
+    environment: z.string(),
+    permissions: z.array(z.string()),
+    plan,
+    user: user.nullable(),
+    client_id: nullableText,
+  })
+  .meta({ id: 'Me' });
+
+export const webhook = z
+  .object({
+    id,
+    name: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    retry_policy: z.object({ max_retries: z.number().int(), retry_interval: z.number().int() }),
+    active: z.boolean(),
+    created_at: instant,
+    updated_at: instant,
+    success_rate: z.number().nullable(),
+    delivery_stats: z.object({ window_hours: z.number(), delivered: z.number().int(), failed: z.number().int(), pending: z.number().int() }).nullable(),
+    secret_rotation: z.object({ rotated_at: instant, new_secret_signs_from: instant }).nullable(),
+  })
+  .meta({ id: 'Webhook' });
+
+/** A webhook as created or after a secret rotation: its signing secret, shown this once. */
+export const webhookWithSecret = webhook.extend({ secret: z.string() }).meta({ id: 'WebhookWithSecret' });
+
+/** Spec §2.4: the fields present depend on the status. */
+export const delivery = z
+  .object({
+    delivery_id: id,
+    event_id: id,
+    event_type: z.string(),
+    webhook_id: id,
+    status: z.string(),
+    http_status: z.number().int().nullable(),
+    delivered_at: nullableText.optional(),
+    duration_ms: z.number().int().nullable().optional(),
+    error: nullableText.optional(),
+    retry_count: z.number().int().optional(),
+    failed_at: nullableText.optional(),
+    next_attempt_at: nullableText.optional(),
+    resend_count: z.number().int(),
+    created_at: instant,
+  })
+  .meta({ id: 'Delivery' });
+
+export const deliveryWithAttempts = delivery
+  .extend({
+    attempts: z.array(
+      z.object({
+        attempt: z.number().int(),
+        cycle: z.number().int(),
+        started_at: instant,
+        duration_ms: z.number().int(),
+        http_status: z.number().int().nullable(),
+        outcome: z.string(),
+        error: nullableText,
+        redirects: z.number().int(),
+        retry_at: nullableText,
+      }),
+    ),
+  })
+  .meta({ id: 'DeliveryWithAttempts' });
+
+export const errorDetail = z
+  .object({
+    error_code: z.string(),
+    message: z.string(),
+    category: z.string(),
+    common_causes: z.array(z.string()),
+    solutions: z.array(z.string()),
+    example: z.object({ request: z.record(z.string(), z.unknown()), correct: z.record(z.string(), z.unknown()) }),
+  })
+  .meta({ id: 'ErrorDetail' });
+
+/** Spec §7.1: every refusal. */
+export const errorEnvelope = z
+  .object({
+    code: z.number().int(),
+    message: z.string(),
+    data: z.object({ field: z.string().nullable(), detail: z.string(), suggestion: z.string() }),
+    meta: z.object({ request_id: z.string(), timestamp: instant, documentation_url: z.string() }),
+  })
+  .meta({ id: 'Error' });
+
+export const successMeta = z.object({ request_id: z.string(), timestamp: instant });
+
+/** A report template (issue 15): which sections and points a report shows, in which formats. */
+export const template = z
+  .object({
+    id,
+    name: z.string(),
+    description: nullableText,
+    sections: z.array(z.string()),
+    point_ids: z.array(id).nullable(),
+    formats: z.array(z.string()),
+    created_by: nullableText,
+    created_at: instant,
+    updated_at: instant,
+    version: z.number().int(),
+  })
+  .meta({ id: 'Template' });
+
+/** A generated (or generating) report; the review fields are null until someone approves or rejects it. */
+export const report = z
+  .object({
+    id,
+    project_id: id,
+    project_name: z.string(),
+    template_id: id,
+    title: z.string(),
+    from: instant,
+    to: instant,
+    time_zone: z.string(),
+    status: z.string(),
+    files: z.array(z.object({ format: z.string(), size_bytes: z.number().int(), sha256: z.string() })),
+    record_count: z.number().int(),
+    data_as_of: instant.nullable(),
+    generated_at: instant.nullable(),
+    approved_by: nullableText,
+    approved_at: instant.nullable(),
+    comment: nullableText,
+    rejected_by: nullableText,
+    rejected_at: instant.nullable(),
+    reason: nullableText,
+    failure: z.object({ code: z.number().int(), detail: z.string() }).nullable(),
+    created_by: nullableText,
+    created_at: instant,
+  })
+  .meta({ id: 'Report' });
