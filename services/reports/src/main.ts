@@ -27,6 +27,6 @@ const service = await startReportsService({
   generate: config.MP_REPORTS_GENERATE,
   outboxRetentionMs: outboxRetentionMs(config),
 });
-logger.info({ port: service.port }, 'reports service listening');
+logger.info({ port: service.port, ops_port: life.ops.port }, 'reports service listening');
 
 life.serving([() => service.stop(config.MP_SHUTDOWN_TIMEOUT_MS), () => transport.close(), () => db.close()]);

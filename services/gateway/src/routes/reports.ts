@@ -139,7 +139,7 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       rateLimit: 'tenant',
       body: templatePatch,
       response: api.template,
-      errors: ['422103'],
+      errors: ['409004', '422103'],
     },
     can('report:write'),
     async (ctx) => {
@@ -174,6 +174,7 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       rateLimit: 'tenant',
       body: z.object({ version: versionField }),
       response: api.deleted(api.template),
+      errors: ['409004'],
     },
     can('report:write'),
     async (ctx) => {
@@ -197,7 +198,7 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       rateLimit: 'tenant',
       body: generateBody,
       response: api.report,
-      errors: ['403004', '422103', '422204', '429003'],
+      errors: ['403004', '404006', '422103', '422204', '429003'],
       idempotent: true,
     },
     can('report:write'),
