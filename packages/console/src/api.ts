@@ -204,10 +204,15 @@ export const api = {
     call('POST', `/projects/${id(projectId)}/reports`, { body }),
   approveReport: (reportId: string, comment?: string) => call('POST', `/reports/${id(reportId)}/approve`, { body: comment ? { comment } : {} }),
   rejectReport: (reportId: string, reason: string) => call('POST', `/reports/${id(reportId)}/reject`, { body: { reason } }),
-  /** The document itself (not an envelope); errors are still envelopes. */
-  async downloadReport(reportId: string, format: string): Promise<Blob> {
+  /**
+   * The document itself, not an envelope (refusals still are), with the file name the gateway's
+   * Content-Disposition gives it (`rpt_….pdf`). It needs the Authorization header, so a plain
+   * link cannot fetch it: the page saves the bytes through a Blob URL.
+   */
+  async downloadReport(reportId: string, format: string): Promise<{ blob: Blob; fileName: string }> {
     const res = await request('GET', `/reports/${id(reportId)}/file`, { query: { format } });
     if (!res.ok) await readEnvelope(res);
-    return res.blob();
+    const named = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '');
+    return { blob: await res.blob(), fileName: named?.[1] ?? `${reportId}.${format}` };
   },
 };

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Json } from '../api';
 import { label } from '../transitions';
 import { Badge, ErrorNotice, Field, PageTitle, useAction, useLoad, when } from '../ui';
@@ -7,6 +7,21 @@ const TONE: Record<string, string> = { generating: 'info', generated: 'info', fa
 const dayStart = (d: string) => new Date(`${d}T00:00:00Z`).toISOString();
 const today = () => new Date().toISOString().slice(0, 10);
 const monthAgo = () => new Date(Date.now() - 30 * 86400_000).toISOString().slice(0, 10);
+/** How often the list is read again while a report is still generating (the API has no push). */
+const GENERATING_REFRESH_MS = 2000;
+const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(0)} KB` : `${(bytes / 1048576).toFixed(1)} MB`);
+
+/** Saves downloaded bytes under their name: the anchor must be in the document for the click to count everywhere. */
+function save(blob: Blob, fileName: string): void {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = fileName;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  // The download has taken the bytes once the click is handled; the URL is released afterwards.
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+}
 
 /**
  * Reports (issue 15's API): generate from a template for a project and a period, follow the
@@ -21,17 +36,33 @@ export function Reports() {
   const [tplName, setTplName] = useState('');
   const [comment, setComment] = useState('');
   const gen = useAction();
+  const tpl = useAction();
   const act = useAction();
   const set = (k: keyof typeof f) => (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
 
+  // Follow reports that are still being made until the reports service has finished them.
+  const generating = reports.data?.items.some((r) => r.status === 'generating') ?? false;
+  useEffect(() => {
+    if (!generating) return;
+    const t = setInterval(reports.reload, GENERATING_REFRESH_MS);
+    return () => clearInterval(t);
+  }, [generating]);
+
   const download = (r: Json, format: string) =>
     act.run(async () => {
-      const blob = await api.downloadReport(r.id, format);
-      const a = document.createElement('a');
-      a.href = URL.createObjectURL(blob);
-      a.download = `${r.title ?? r.id}.${format}`;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+      const { blob, fileName } = await api.downloadReport(r.id, format);
+      save(blob, fileName);
+    });
+  // A review refused because someone else reviewed first (409011) shows the error and the
+  // report's real status, so the list never keeps offering a decision that is no longer open.
+  const review = (decide: () => Promise<unknown>) =>
+    act.run(async () => {
+      try {
+        await decide();
+        setComment('');
+      } finally {
+        reports.reload();
+      }
     });
 
   return (
@@ -96,7 +127,7 @@ export function Reports() {
           aria-labelledby="new-template"
           onSubmit={(e) => {
             e.preventDefault();
-            gen.run(async () => {
+            tpl.run(async () => {
               await api.createTemplate({ name: tplName, sections: ['summary', 'alarms', 'latest', 'points'], formats: ['pdf', 'csv', 'xlsx'] });
               setTplName('');
               templates.reload();
@@ -104,11 +135,12 @@ export function Reports() {
           }}
         >
           <h2 id="new-template">New template</h2>
+          <ErrorNotice error={tpl.error} />
           <p class="muted small">All sections (summary, alarms, latest values, per-point charts) and all formats (PDF, CSV, XLSX).</p>
           <Field label="Template name" id="tpl-name">
             <input id="tpl-name" required value={tplName} onInput={(e) => setTplName((e.target as HTMLInputElement).value)} />
           </Field>
-          <button type="submit" disabled={gen.busy}>
+          <button type="submit" disabled={tpl.busy}>
             Create template
           </button>
         </form>
@@ -138,8 +170,10 @@ export function Reports() {
         <thead>
           <tr>
             <th scope="col">Title</th>
+            <th scope="col">Project</th>
             <th scope="col">Period</th>
             <th scope="col">Status</th>
+            <th scope="col">Records</th>
             <th scope="col">Files</th>
             <th scope="col">Decision</th>
             <th scope="col">Actions</th>
@@ -148,7 +182,8 @@ export function Reports() {
         <tbody>
           {reports.data?.items.map((r) => (
             <tr key={r.id}>
-              <th scope="row">{r.title ?? r.id}</th>
+              <th scope="row">{r.title}</th>
+              <td>{r.project_name}</td>
               <td class="small">
                 {when(r.from).slice(0, 10)} – {when(r.to).slice(0, 10)}
               </td>
@@ -160,25 +195,40 @@ export function Reports() {
                   </div>
                 )}
               </td>
-              <td class="actions">
-                {(r.files ?? []).map((file: Json) => (
-                  <button key={file.format} type="button" aria-label={`Download ${file.format} of ${r.title ?? r.id}`} onClick={() => download(r, file.format)}>
-                    {file.format.toUpperCase()}
-                  </button>
-                ))}
+              <td class="small">
+                {r.status === 'generating' ? '—' : r.record_count}
+                {r.data_as_of && <div class="muted">data as of {when(r.data_as_of)}</div>}
+              </td>
+              {/* the cell stays a table cell; its buttons flow in a flex box inside it */}
+              <td>
+                <div class="actions one-line">
+                  {r.files.map((file: Json) => (
+                    <button
+                      key={file.format}
+                      type="button"
+                      disabled={act.busy}
+                      aria-label={`Download ${file.format} of ${r.title}`}
+                      title={`sha256 ${file.sha256}`}
+                      onClick={() => download(r, file.format)}
+                    >
+                      {file.format.toUpperCase()} <span class="muted small">{size(file.size_bytes)}</span>
+                    </button>
+                  ))}
+                </div>
               </td>
               <td class="small">
                 {r.approved_at && `approved ${when(r.approved_at)}${r.comment ? `: ${r.comment}` : ''}`}
                 {r.rejected_at && `rejected ${when(r.rejected_at)}: ${r.reason}`}
+                {!r.approved_at && !r.rejected_at && r.generated_at && `generated ${when(r.generated_at)}`}
               </td>
-              <td class="actions">
+              <td>
                 {r.status === 'generated' && (
-                  <>
+                  <div class="actions">
                     <button
                       type="button"
                       disabled={act.busy}
-                      aria-label={`Approve ${r.title ?? r.id}`}
-                      onClick={() => act.run(async () => (await api.approveReport(r.id, comment || undefined), setComment(''), reports.reload()))}
+                      aria-label={`Approve ${r.title}`}
+                      onClick={() => review(() => api.approveReport(r.id, comment || undefined))}
                     >
                       Approve
                     </button>
@@ -186,13 +236,13 @@ export function Reports() {
                       type="button"
                       class="danger"
                       disabled={act.busy || !comment}
-                      aria-label={`Reject ${r.title ?? r.id}`}
+                      aria-label={`Reject ${r.title}`}
                       title={comment ? undefined : 'Write the reason first'}
-                      onClick={() => act.run(async () => (await api.rejectReport(r.id, comment), setComment(''), reports.reload()))}
+                      onClick={() => review(() => api.rejectReport(r.id, comment))}
                     >
                       Reject
                     </button>
-                  </>
+                  </div>
                 )}
               </td>
             </tr>
