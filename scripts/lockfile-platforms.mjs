@@ -18,7 +18,19 @@ const lockPath = join(dirname(fileURLToPath(import.meta.url)), '..', 'package-lo
 const check = process.argv.includes('--check');
 
 const OS = { darwin: 'darwin', win32: 'win32', windows: 'win32', linux: 'linux', android: 'android', freebsd: 'freebsd', openharmony: 'openharmony' };
-const CPU = { arm64: 'arm64', aarch64: 'arm64', x64: 'x64', 64: 'x64', ia32: 'ia32', arm: 'arm', armv7: 'arm', ppc64: 'ppc64', s390x: 's390x', riscv64: 'riscv64', loong64: 'loong64' };
+const CPU = {
+  arm64: 'arm64',
+  aarch64: 'arm64',
+  x64: 'x64',
+  64: 'x64',
+  ia32: 'ia32',
+  arm: 'arm',
+  armv7: 'arm',
+  ppc64: 'ppc64',
+  s390x: 's390x',
+  riscv64: 'riscv64',
+  loong64: 'loong64',
+};
 const LIBC = { gnu: 'glibc', gnueabihf: 'glibc', musl: 'musl', musleabihf: 'musl' };
 
 /** The os/cpu/libc a platform package's name declares, or null for a name that is no platform. */
@@ -63,7 +75,9 @@ if (unknown.length > 0) {
 }
 if (added.length > 0) {
   if (check) {
-    console.error(`lockfile-platforms: package-lock.json lacks ${added.length} platform binaries (run \`node scripts/lockfile-platforms.mjs\`): ${added.join(', ')}`);
+    console.error(
+      `lockfile-platforms: package-lock.json lacks ${added.length} platform binaries (run \`node scripts/lockfile-platforms.mjs\`): ${added.join(', ')}`,
+    );
     process.exit(1);
   }
   lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b, 'en'))));
