@@ -23,7 +23,14 @@ describe('embedded default on a data folder of the earlier layout', () => {
     platform = await startPlatform({
       tls,
       logger: pino({ level: 'warn' }, { write: (line: string) => void logs.push(JSON.parse(line)) }),
-      env: { MP_DATA_DIR: dataDir, MP_HTTPS_PORT: '0', MP_SANDBOX_HTTPS_PORT: '0', MP_BIND_HOST: '127.0.0.1', MP_ADMIN_USERNAME: admin.username, MP_ADMIN_PASSWORD: admin.password },
+      env: {
+        MP_DATA_DIR: dataDir,
+        MP_HTTPS_PORT: '0',
+        MP_SANDBOX_HTTPS_PORT: '0',
+        MP_BIND_HOST: '127.0.0.1',
+        MP_ADMIN_USERNAME: admin.username,
+        MP_ADMIN_PASSWORD: admin.password,
+      },
     });
     const base = `https://127.0.0.1:${platform.gateway.port}/v3`;
     const login = await httpsRequest(`${base}/auth/login`, { method: 'POST', ca, body: { ...admin, grant_type: 'password' } });

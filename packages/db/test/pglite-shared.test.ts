@@ -26,7 +26,11 @@ describe('PGlite: several schemas on one folder', () => {
 
   it('is one database: each schema sees its own tables under the same names', async () => {
     await a.query(`INSERT INTO items VALUES (1, 'a')`);
-    await Promise.all([b.query(`INSERT INTO items VALUES (1, 'b')`), b.query(`INSERT INTO items VALUES (2, 'b')`), a.query(`INSERT INTO items VALUES (2, 'a')`)]);
+    await Promise.all([
+      b.query(`INSERT INTO items VALUES (1, 'b')`),
+      b.query(`INSERT INTO items VALUES (2, 'b')`),
+      a.query(`INSERT INTO items VALUES (2, 'a')`),
+    ]);
     expect((await a.query('SELECT owner FROM items ORDER BY id')).rows).toEqual([{ owner: 'a' }, { owner: 'a' }]);
     expect((await b.query('SELECT owner FROM items ORDER BY id')).rows).toEqual([{ owner: 'b' }, { owner: 'b' }]);
     // one database: the other schema is there, qualified
