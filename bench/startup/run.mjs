@@ -8,7 +8,8 @@ import { tmpdir, cpus, totalmem } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+// BENCH_ROOT: start another checkout's build instead (an earlier commit, for a comparison in one run).
+const root = process.env.BENCH_ROOT ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const runs = Number(process.argv[2] ?? 3);
 const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 10);
 
@@ -37,10 +38,19 @@ function timeStart(command, args, env, ready) {
             }
           };
           rss = read();
+          // CPU time the start took (this process and the children it waited for, e.g. initdb),
+          // which other work on the machine does not inflate as it does the wall-clock time.
+          let cpuS = 0;
+          try {
+            const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+            cpuS = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) / 100;
+          } catch {
+            cpuS = 0;
+          }
           setTimeout(() => {
             const idleRssMb = read();
             child.kill('SIGINT');
-            child.once('exit', () => resolve({ ms, rssMb: rss, idleRssMb }));
+            child.once('exit', () => resolve({ ms, rssMb: rss, idleRssMb, cpuS }));
           }, idleSeconds * 1000);
         });
       }
@@ -76,6 +86,9 @@ const fmt = (ms) => `${(ms / 1000).toFixed(2)} s`;
 console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}; runs: ${runs}`);
 console.log(`cold start (empty data folder): median ${fmt(median(rows.map((r) => r.cold.ms)))}  (runs: ${rows.map((r) => fmt(r.cold.ms)).join(', ')})`);
 console.log(`warm start (existing data):     median ${fmt(median(rows.map((r) => r.warm.ms)))}  (runs: ${rows.map((r) => fmt(r.warm.ms)).join(', ')})`);
+console.log(
+  `CPU time to ready: cold ${median(rows.map((r) => r.cold.cpuS)).toFixed(2)} s (runs: ${rows.map((r) => r.cold.cpuS.toFixed(2)).join(', ')}), warm ${median(rows.map((r) => r.warm.cpuS)).toFixed(2)} s (runs: ${rows.map((r) => r.warm.cpuS.toFixed(2)).join(', ')})`,
+);
 console.log(`baseline: bare node HTTPS server start: median ${fmt(median(rows.map((r) => r.base.ms)))}`);
 console.log(
   `RSS after start: cold ${median(rows.map((r) => r.cold.rssMb)).toFixed(0)} MiB, warm ${median(rows.map((r) => r.warm.rssMb)).toFixed(0)} MiB, baseline ${median(rows.map((r) => r.base.rssMb)).toFixed(0)} MiB`,
