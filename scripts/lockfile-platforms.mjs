@@ -57,12 +57,15 @@ for (const [path, entry] of Object.entries(packages)) {
       unknown.push(`${name} (optional dependency of ${path || 'the root'})`);
       continue;
     }
-    // Hoisted to the top like npm places a dependency no other version claims.
+    // Hoisted to the top like npm places a dependency no other version claims; keys in npm's
+    // own order, so that a later `npm install` rewrites nothing.
     packages[`node_modules/${name}`] = {
       version,
-      ...platform,
+      cpu: platform.cpu,
       ...(entry.dev ? { dev: true } : {}),
+      ...(platform.libc ? { libc: platform.libc } : {}),
       optional: true,
+      os: platform.os,
     };
     present.add(name);
     added.push(`${name}@${version}`);
