@@ -17,8 +17,32 @@ import { fileURLToPath } from 'node:url';
 const lockPath = join(dirname(fileURLToPath(import.meta.url)), '..', 'package-lock.json');
 const check = process.argv.includes('--check');
 
-const OS = { darwin: 'darwin', win32: 'win32', windows: 'win32', linux: 'linux', android: 'android', freebsd: 'freebsd', openharmony: 'openharmony' };
-const CPU = { arm64: 'arm64', aarch64: 'arm64', x64: 'x64', 64: 'x64', ia32: 'ia32', arm: 'arm', armv7: 'arm', ppc64: 'ppc64', s390x: 's390x', riscv64: 'riscv64', loong64: 'loong64' };
+const OS = {
+  darwin: 'darwin',
+  win32: 'win32',
+  windows: 'win32',
+  linux: 'linux',
+  android: 'android',
+  freebsd: 'freebsd',
+  openbsd: 'openbsd',
+  netbsd: 'netbsd',
+  sunos: 'sunos',
+  aix: 'aix',
+  openharmony: 'openharmony',
+};
+const CPU = {
+  arm64: 'arm64',
+  aarch64: 'arm64',
+  x64: 'x64',
+  64: 'x64',
+  ia32: 'ia32',
+  arm: 'arm',
+  armv7: 'arm',
+  ppc64: 'ppc64',
+  s390x: 's390x',
+  riscv64: 'riscv64',
+  loong64: 'loong64',
+};
 const LIBC = { gnu: 'glibc', gnueabihf: 'glibc', musl: 'musl', musleabihf: 'musl' };
 
 /** The os/cpu/libc a platform package's name declares, or null for a name that is no platform. */
@@ -45,12 +69,15 @@ for (const [path, entry] of Object.entries(packages)) {
       unknown.push(`${name} (optional dependency of ${path || 'the root'})`);
       continue;
     }
-    // Hoisted to the top like npm places a dependency no other version claims.
+    // Hoisted to the top like npm places a dependency no other version claims; keys in npm's
+    // own order, so that a later `npm install` rewrites nothing.
     packages[`node_modules/${name}`] = {
       version,
-      ...platform,
+      cpu: platform.cpu,
       ...(entry.dev ? { dev: true } : {}),
+      ...(platform.libc ? { libc: platform.libc } : {}),
       optional: true,
+      os: platform.os,
     };
     present.add(name);
     added.push(`${name}@${version}`);
@@ -63,7 +90,9 @@ if (unknown.length > 0) {
 }
 if (added.length > 0) {
   if (check) {
-    console.error(`lockfile-platforms: package-lock.json lacks ${added.length} platform binaries (run \`node scripts/lockfile-platforms.mjs\`): ${added.join(', ')}`);
+    console.error(
+      `lockfile-platforms: package-lock.json lacks ${added.length} platform binaries (run \`node scripts/lockfile-platforms.mjs\`): ${added.join(', ')}`,
+    );
     process.exit(1);
   }
   lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b, 'en'))));

@@ -25,6 +25,7 @@ describe('alarms on the embedded default', () => {
     );
   const alarmsOf = async (pointId: string) =>
     (await api('GET', `/projects/${projectId}/alarms?point_id=${pointId}`)).body.data.items as {
+      alarm_id: string;
       rule: string;
       level: string;
       status: string;

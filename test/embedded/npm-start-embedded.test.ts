@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpsRequest, startHttpsReceiver, testCertificate, type HttpsReceiver } from '@mp/testing';
@@ -53,6 +53,9 @@ describe('npm start: the embedded default', () => {
     const out = proc!.output();
     expect(out).toMatch(/embedded mode/);
     expect(out).toMatch(/Sandbox API:\s+https:\/\/localhost:\d+\/v3/);
+    // one embedded PostgreSQL for every service (ADR 0051), not a database per service
+    expect(existsSync(join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
+    expect(existsSync(join(dataDir, 'db'))).toBe(false);
     const [, username, password] = out.match(/username "([^"]+)", password "([^"]+)"/)!;
 
     const login = await call(base, 'POST', '/auth/login', { body: { username, password, grant_type: 'password' } });

@@ -11,7 +11,8 @@ export interface RawResponse {
 }
 
 /** A TLS connection to the gateway (trusting the test certificate); `tls` options narrow what the client offers. */
-export async function connectTls(port: number, opts: tls.ConnectionOptions = {}): Promise<tls.TLSSocket> {
+// tls.connect passes socket options such as localAddress on to net.connect; its type omits them.
+export async function connectTls(port: number, opts: tls.ConnectionOptions & { localAddress?: string } = {}): Promise<tls.TLSSocket> {
   const ca = (await testCertificate()).cert;
   return new Promise((resolve, reject) => {
     const socket = tls.connect({ host: '127.0.0.1', port, ca, servername: 'localhost', ...opts }, () => resolve(socket));

@@ -1,4 +1,4 @@
-import { arrayParam, ASYNC_COMMIT_SQL, type Database } from '@mp/db';
+import { arrayParam, ASYNC_COMMIT_SQL, type Database, type Queryable } from '@mp/db';
 import type { Logger } from '@mp/kit';
 import type { EventType } from './catalogue.js';
 import type { OutgoingEvent } from './envelope.js';
@@ -214,13 +214,24 @@ export class OutboxRelay {
     }
   }
 
+  /**
+   * Claim, publish and mark in one transaction on PostgreSQL, where it keeps relay replicas off
+   * each other's rows. On PGlite the process has one session for every service (ADR 0051): a
+   * transaction held while the in-process transport runs a consumer, whose statements need that
+   * session, would wait for itself. No other session can claim rows there, so the statements run
+   * on their own; a crash between publishing and marking publishes again, as it does on PostgreSQL.
+   */
+  private claimed<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    return this.db.kind === 'pglite' ? fn(this.db) : this.db.transaction(fn);
+  }
+
   private async dispatchBatch(): Promise<number> {
     const { transport } = this.opts;
     this.letGo(Date.now());
     // what this claim leaves in the table is what it has here, whatever happens to `held` meanwhile
     const held = new Map<string, string | Uint8Array>();
     for (const [id, entry] of this.held) held.set(id, entry.dataJson);
-    const rows = await this.db.transaction(async (tx) => {
+    const rows = await this.claimed(async (tx) => {
       // The marks commit without waiting for the disk: one forgotten in a crash republishes its
       // event, which JetStream (Nats-Msg-Id) and the consumers (event_id) de-duplicate. The data of
       // events this relay holds stays in the table (PostgreSQL does not even read it).

@@ -1,6 +1,6 @@
 import { createPgDatabase, createPgliteDatabase, migrate, type Database } from '@mp/db';
 import { appendEvent, dataJsonOf, decodeEnvelope, encodeEnvelope, MemoryTransport, NatsTransport, OutboxRelay, outboxMigration, outboxMigrations, outboxTextMigration, outgoing, type DomainEvent, type ReceivedEvent } from '@mp/events';
-import { createTestDatabase, waitUntil, type TestStream } from '@mp/testing';
+import { createTestDatabase, waitUntil, type TestDatabase, type TestStream } from '@mp/testing';
 import { logger, startTestProducer, type TestProducer } from './producer.js';
 
 describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', () => {
@@ -185,7 +185,7 @@ describe('event envelope', () => {
 
   it('reads the metadata without the data, and the data when it is asked for', () => {
     const { body, dataOffset } = encodeEnvelope(outgoing(event));
-    expect(JSON.parse(body)).toEqual(event);
+    expect(JSON.parse(body.toString('utf8'))).toEqual(event);
     const got = decodeEnvelope(Buffer.from(body), dataOffset);
     expect(got.dataJson).toBe('{"n":1,"s":"ü"}');
     expect(got.event_type).toBe('data.created');

@@ -35,7 +35,7 @@ async function startProjects(keys: PlatformKeys, calls: CallerContext[], tls = f
     logger,
     auth,
     services: [
-      bindService<projects.ProjectsServer>(
+      bindService<Pick<projects.ProjectsServer, 'createProject' | 'getProject' | 'listProjects'>>(
         'mp.projects.Projects',
         projects.ProjectsService,
         {
@@ -50,7 +50,7 @@ async function startProjects(keys: PlatformKeys, calls: CallerContext[], tls = f
           },
           async listProjects(_req, c) {
             calls.push(c);
-            return { items: [] };
+            return { items: [], page: undefined };
           },
         },
         { gateway: '*', 'monitoring-data': ['getProject'] },
@@ -154,7 +154,7 @@ describe('services authenticate their callers', () => {
       expect((await md.getProject({ id: 'prj_1' }, ctx)).id).toBe('prj_1');
       expect(calls.map((c) => c.caller)).toEqual(['monitoring-data']);
       // Not in its policy: refused before the handler; the gateway's client maps it to 502001.
-      await expect(md.listProjects({}, ctx)).rejects.toMatchObject({ code: '502001' });
+      await expect(md.listProjects({ page: undefined }, ctx)).rejects.toMatchObject({ code: '502001' });
       await expect(webhooks.getProject({ id: 'prj_1' }, ctx)).rejects.toMatchObject({ code: '502001' });
       expect(calls).toHaveLength(1);
     } finally {

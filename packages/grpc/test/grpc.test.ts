@@ -28,7 +28,7 @@ describe('gRPC helpers', () => {
       logger,
       auth: keys.authFor('projects'),
       services: [
-        bindService<projects.ProjectsServer>(
+        bindService<Pick<projects.ProjectsServer, 'createProject' | 'getProject' | 'listProjects'>>(
           'mp.projects.Projects',
           projects.ProjectsService,
           {
@@ -48,7 +48,7 @@ describe('gRPC helpers', () => {
               throw new DomainError('404001', { field: 'project_id' });
             },
             async listProjects() {
-              return { items: [] };
+              return { items: [], page: undefined };
             },
           },
           GATEWAY_ONLY,
@@ -107,7 +107,7 @@ describe('gRPC client over several replicas', () => {
         logger,
         auth: keys.authFor('projects'),
         services: [
-          bindService<projects.ProjectsServer>(
+          bindService<Pick<projects.ProjectsServer, 'createProject' | 'getProject' | 'listProjects'>>(
             'mp.projects.Projects',
             projects.ProjectsService,
             {
@@ -119,7 +119,7 @@ describe('gRPC client over several replicas', () => {
                 return { id: req.id, number: `N-${i}`, name: `replica ${i}`, status: 'not_started', createdAt: 'a', updatedAt: 'b', version: 1 };
               },
               async listProjects() {
-                return { items: [] };
+                return { items: [], page: undefined };
               },
             },
             GATEWAY_ONLY,

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Database } from '@mp/db';
 import type { EventTransport } from '@mp/events';
 import { parseGatewayConfig, startGateway, type RunningGateway } from '@mp/gateway';
@@ -7,7 +8,7 @@ import { createLogger, type Logger } from '@mp/kit';
 import { alarmSettingsOf, MONITORING_DATA_SCHEMA, monitoringDataMigrations, parseMonitoringDataConfig, startMonitoringDataService } from '@mp/monitoring-data';
 import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
 import { REPORTS_SCHEMA, parseReportsConfig, reportsMigrations, startReportsService } from '@mp/reports';
-import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
+import { legacyEmbeddedSchemas, loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
 import { lockDataDir } from './data-dir-lock.js';
 import { WEBHOOKS_SCHEMA, parseWebhooksConfig, readExtraCa, startWebhooksService, webhooksMigrations } from '@mp/webhooks';
 
@@ -57,9 +58,17 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     const idConfig = parseIdentityConfig(env);
     const prConfig = parseProjectsConfig(env);
     const whConfig = parseWebhooksConfig(env);
+    const embedded = !idConfig.MP_DATABASE_URL;
     const dataLock = lockDataDir(idConfig.MP_DATA_DIR);
     stops.push(async () => dataLock.release());
     const secretsKey = loadSecretsKey(idConfig);
+    const legacy = embedded ? legacyEmbeddedSchemas(idConfig.MP_DATA_DIR, [IDENTITY_SCHEMA, PROJECTS_SCHEMA, MONITORING_DATA_SCHEMA, WEBHOOKS_SCHEMA]) : [];
+    if (legacy.length > 0) {
+      logger.warn(
+        { schemas: legacy },
+        `${resolve(idConfig.MP_DATA_DIR)}/db holds one embedded database per service (the earlier layout); they keep being used, at ~200 MiB of memory each. To move to the one shared database, export what you need and remove that folder.`,
+      );
+    }
     const keys = opts.keys ?? (await generatePlatformKeys({ mtls: true }));
 
     const open = async (config: InfraConfig, schema: string, migrations: Parameters<typeof openServiceDatabase>[2]) => {
@@ -132,8 +141,10 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       alarms: alarmSettingsOf(mdConfig),
     });
     stops.push(() => monitoringData.stop());
-    // Projects hands each change's ingest version to monitoring-data before committing (ADR 0022).
-    projects.connectIngestVersions(`127.0.0.1:${monitoringData.port}`);
+    // Projects hands each change's ingest version to monitoring-data before committing (ADR 0022);
+    // on the one embedded database in-process, so that the hand-over joins the projects
+    // transaction instead of waiting for the session it holds (ADR 0051).
+    projects.connectIngestVersions(embedded ? monitoringData.ingestVersions : `127.0.0.1:${monitoringData.port}`);
 
     // Reports reads projects and monitoring-data as the person who asked for a report.
     const rpConfig = parseReportsConfig(env);
@@ -174,7 +185,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       gateway,
       keys,
       operatorFile,
-      mode: idConfig.MP_DATABASE_URL ? 'distributed' : 'embedded',
+      mode: embedded ? 'embedded' : 'distributed',
       admin: identity.admin,
       ports: { identity: identity.port, projects: projects.port, webhooks: webhooks.port, monitoringData: monitoringData.port, reports: reports.port },
       stop: stopAll,

@@ -5,11 +5,27 @@ import { MemoryTransport, NatsTransport, type EventTransport } from '@mp/events'
 import { newMasterKey, type Logger } from '@mp/kit';
 import { streamRetention, type InfraConfig } from './infra-config.js';
 
+/**
+ * Where the embedded default keeps a service's schema: one PGlite database for the whole platform
+ * in MP_DATA_DIR/postgres, a schema per service (ADR 0051). A data folder made by an earlier
+ * version holds one PGlite database per service in MP_DATA_DIR/db/<schema>: a service whose
+ * database is there keeps using it, so no data is left behind (see legacyEmbeddedSchemas).
+ */
+export function embeddedDatabaseDir(dataDir: string, schema: string): string {
+  const legacy = join(resolve(dataDir), 'db', schema);
+  return existsSync(join(legacy, 'PG_VERSION')) ? legacy : join(resolve(dataDir), 'postgres');
+}
+
+/** The services whose embedded database is still in a folder of its own (the earlier layout). */
+export function legacyEmbeddedSchemas(dataDir: string, schemas: readonly string[]): string[] {
+  return schemas.filter((schema) => embeddedDatabaseDir(dataDir, schema) !== join(resolve(dataDir), 'postgres'));
+}
+
 /** Opens the service's database (its own schema) and applies its migrations. */
 export async function openServiceDatabase(config: InfraConfig, schema: string, migrations: Migration[], opts: { poolSize?: number } = {}): Promise<Database> {
   const db = config.MP_DATABASE_URL
     ? createPgDatabase({ url: config.MP_DATABASE_URL, schema, max: opts.poolSize ?? 10, applicationName: `mp-${schema}` })
-    : await createPgliteDatabase({ dataDir: join(resolve(config.MP_DATA_DIR), 'db', schema), schema });
+    : await createPgliteDatabase({ dataDir: embeddedDatabaseDir(config.MP_DATA_DIR, schema), schema });
   await migrate(db, schema, migrations);
   return db;
 }

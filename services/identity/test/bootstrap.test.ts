@@ -31,7 +31,7 @@ describe('identity: first start', () => {
     expect(users[0]!.password_hash).not.toContain(admin.password);
     expect(await t.sql('SELECT name FROM identity.tenants WHERE id = $1', [users[0]!.tenant_id])).toEqual([{ name: 'Default tenant' }]);
 
-    const token = await t.client.login({ username: 'admin', password: admin.password!, environment: 'live' }, anon());
+    const token = await t.client.login({ username: 'admin', password: admin.password!, environment: 'live', clientAddress: '' }, anon());
     expect(token.scope.split(' ')).toHaveLength(10);
 
     expect(await ensureFirstAdmin({ db: t.db }, { username: 'other', password: 'another password' })).toEqual({ created: false, username: 'admin' });
@@ -77,7 +77,7 @@ describe('identity: first start', () => {
       expect(new Set(sets).size).toBe(1);
 
       // A token from one replica verifies with the keys another one publishes, and refreshes at a third.
-      const token = await clients[0]!.login({ username: 'root', password: 'replica password', environment: 'live' }, anon());
+      const token = await clients[0]!.login({ username: 'root', password: 'replica password', environment: 'live', clientAddress: '' }, anon());
       await jwtVerify(token.accessToken, createLocalJWKSet(JSON.parse(sets[0]!) as JSONWebKeySet), { algorithms: ['EdDSA'], typ: 'at+jwt' });
       await expect(clients[2]!.refresh({ refreshToken: token.refreshToken, environment: 'live' }, anon())).resolves.toMatchObject({ tokenType: 'Bearer' });
     } finally {

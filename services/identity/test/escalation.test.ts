@@ -13,7 +13,7 @@ describe('identity: no principal reaches more than it holds', () => {
   let admin: CallerContext;
   let narrow: CallerContext;
   const password = 'the wide user password';
-  const login = (username: string, pw = password) => t.client.login({ username, password: pw, environment: 'live' }, anon());
+  const login = (username: string, pw = password) => t.client.login({ username, password: pw, environment: 'live', clientAddress: '' }, anon());
   const userRow = (id: string) =>
     t.sql<{ password_hash: string; permissions: string[]; disabled: boolean; version: number; name: string }>(
       'SELECT password_hash, permissions, disabled, version, name FROM identity.users WHERE id = $1',

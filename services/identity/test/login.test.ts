@@ -28,7 +28,7 @@ describe('identity: login', () => {
   afterEach(() => t?.clock.reset());
 
   it('signs in and returns the token object of spec 2.1, verifiable with the published JWKS', async () => {
-    const res = await t.client.login({ ...ADMIN, environment: 'live' }, anon());
+    const res = await t.client.login({ ...ADMIN, environment: 'live', clientAddress: '' }, anon());
     expect(res).toMatchObject({ tokenType: 'Bearer', expiresIn: 7200 });
     expect(res.scope.split(' ').sort()).toEqual([...ALL_PERMISSIONS].sort());
 
@@ -60,17 +60,17 @@ describe('identity: login', () => {
   });
 
   it('refuses a wrong password, and an unknown username alike, with 401008 on field password', async () => {
-    const wrong = await rejection(t.client.login({ username: ADMIN.username, password: 'not it', environment: 'live' }, anon()));
+    const wrong = await rejection(t.client.login({ username: ADMIN.username, password: 'not it', environment: 'live', clientAddress: '' }, anon()));
     expect(wrong).toBeInstanceOf(DomainError);
     expect(wrong).toMatchObject({ code: '401008', field: 'password' });
-    const unknown = await rejection(t.client.login({ username: 'nobody', password: 'not it', environment: 'live' }, anon()));
+    const unknown = await rejection(t.client.login({ username: 'nobody', password: 'not it', environment: 'live', clientAddress: '' }, anon()));
     expect(unknown).toMatchObject({ code: '401008', field: 'password', detail: wrong.detail });
   });
 
   it('refuses a disabled account with 401006, even with the right password', async () => {
     const id = await addUser('disabled.user', 'right password 1');
     await t.sql('UPDATE identity.users SET disabled = true WHERE id = $1', [id]);
-    const err = await rejection(t.client.login({ username: 'disabled.user', password: 'right password 1', environment: 'live' }, anon()));
+    const err = await rejection(t.client.login({ username: 'disabled.user', password: 'right password 1', environment: 'live', clientAddress: '' }, anon()));
     expect(err).toMatchObject({ code: '401006', field: null });
   });
 
@@ -155,8 +155,11 @@ describe('identity: login', () => {
   });
 
   it('binds the token to the environment it was issued in', async () => {
-    const res = await t.client.login({ ...ADMIN, environment: 'sandbox' }, anon('sandbox'));
+    const res = await t.client.login({ ...ADMIN, environment: 'sandbox', clientAddress: '' }, anon('sandbox'));
     expect(decodeJwt(res.accessToken).env).toBe('sandbox');
-    expect(await rejection(t.client.login({ ...ADMIN, environment: 'staging' }, anon()))).toMatchObject({ code: '422103', field: 'environment' });
+    expect(await rejection(t.client.login({ ...ADMIN, environment: 'staging', clientAddress: '' }, anon()))).toMatchObject({
+      code: '422103',
+      field: 'environment',
+    });
   });
 });

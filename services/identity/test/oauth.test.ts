@@ -18,7 +18,7 @@ describe('identity: OAuth 2.0 authorization code', () => {
     );
   const allow = async (step: Awaited<ReturnType<typeof begin>>, username = ADMIN.username, password = ADMIN.password) =>
     t.client.completeAuthorization(
-      { environment: 'live', requestId: step.prompt!.requestId, csrfToken: step.prompt!.csrfToken, decision: 'allow', username, password },
+      { environment: 'live', requestId: step.prompt!.requestId, csrfToken: step.prompt!.csrfToken, decision: 'allow', username, password, clientAddress: '' },
       anon(),
     );
   const codeOf = (location: string) => new URL(location).searchParams.get('code')!;
@@ -159,7 +159,15 @@ describe('identity: OAuth 2.0 authorization code', () => {
     it('redirects a declining user with error=access_denied and the state, and answers each form once', async () => {
       const step = await begin();
       const denied = await t.client.completeAuthorization(
-        { environment: 'live', requestId: step.prompt!.requestId, csrfToken: step.prompt!.csrfToken, decision: 'deny', username: '', password: '' },
+        {
+          environment: 'live',
+          requestId: step.prompt!.requestId,
+          csrfToken: step.prompt!.csrfToken,
+          decision: 'deny',
+          username: '',
+          password: '',
+          clientAddress: '',
+        },
         anon(),
       );
       const url = new URL(denied.redirectLocation!);
@@ -179,6 +187,7 @@ describe('identity: OAuth 2.0 authorization code', () => {
               decision: 'allow',
               username: ADMIN.username,
               password: ADMIN.password,
+              clientAddress: '',
             },
             anon(),
           ),
@@ -365,7 +374,7 @@ describe('identity: OAuth 2.0 authorization code', () => {
       expect(refreshed.scope).toBe('project:read data:read');
       expect(decodeJwt(refreshed.accessToken).client_id).toBe(confidential.id);
       // a password session's refresh token is not one of this client's
-      const password = await t.client.login({ ...ADMIN, environment: 'live' }, anon());
+      const password = await t.client.login({ ...ADMIN, environment: 'live', clientAddress: '' }, anon());
       expect(
         await rejection(
           t.client.exchangeToken(

@@ -4,7 +4,7 @@ import { ADMIN, anon, rejection, startTestIdentity, type TestIdentity } from './
 
 describe('identity: refresh tokens', () => {
   let t: TestIdentity;
-  const login = (environment: 'live' | 'sandbox' = 'live') => t.client.login({ ...ADMIN, environment }, anon(environment));
+  const login = (environment: 'live' | 'sandbox' = 'live') => t.client.login({ ...ADMIN, environment, clientAddress: '' }, anon(environment));
   const refresh = (refreshToken: string, environment: 'live' | 'sandbox' = 'live') => t.client.refresh({ refreshToken, environment }, anon(environment));
   const familyRows = (familyId: string) =>
     t.sql<{ jti: string; used_at: string | null; revoked_at: string | null }>(

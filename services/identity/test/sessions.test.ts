@@ -4,7 +4,7 @@ import { ADMIN, anon, rejection, startTestIdentity, system, type TestIdentity } 
 describe('identity: sessions, logout, session checks and signing-key rotation', () => {
   let t: TestIdentity;
   const login = (username = ADMIN.username, password = ADMIN.password, environment: 'live' | 'sandbox' = 'live') =>
-    t.client.login({ username, password, environment }, anon(environment));
+    t.client.login({ username, password, environment, clientAddress: '' }, anon(environment));
   /** What the gateway sends after verifying an access token's signature. */
   const check = (accessToken: string, environment: 'live' | 'sandbox' = 'live') => {
     const c = decodeJwt(accessToken) as { sid: string; sub: string; tid: string; scope: string; client_id?: string };

@@ -48,7 +48,7 @@ describe('identity: tenants and plans (operator RPCs)', () => {
     expect(created.tenant!.id).toMatch(/^ten_[0-9a-z]{20}$/);
     expect(created.admin).toMatchObject({ username: 'harbour.admin', tenantId: created.tenant!.id, name: 'Administrator' });
     expect(created.admin!.permissions).toContain('system:admin');
-    const tokens = await t.client.login({ username: 'harbour.admin', password: 'harbour admin password', environment: 'live' }, anon());
+    const tokens = await t.client.login({ username: 'harbour.admin', password: 'harbour admin password', environment: 'live', clientAddress: '' }, anon());
     expect(tokens.accessToken).toBeTruthy();
     expect(await t.client.getTenant({ id: created.tenant!.id }, system())).toEqual(created.tenant);
   });

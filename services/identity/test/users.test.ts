@@ -5,7 +5,7 @@ describe('identity: users', () => {
   let t: TestIdentity;
   let admin: CallerContext;
   const base = { name: 'Li Wei', password: 'a long enough password', permissions: ['project:read', 'task:read'], disabled: false };
-  const login = (username: string, password = base.password) => t.client.login({ username, password, environment: 'live' }, anon());
+  const login = (username: string, password = base.password) => t.client.login({ username, password, environment: 'live', clientAddress: '' }, anon());
 
   beforeAll(async () => {
     t = await startTestIdentity();

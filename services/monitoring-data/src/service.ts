@@ -40,6 +40,12 @@ export interface RunningService {
   port: number;
   /** This replica's scheduled stale-data check (tests run it on a controlled clock). */
   staleSweep: StaleSweep;
+  /**
+   * The IngestVersions handler for a projects service in this process (the embedded default):
+   * called in-process, its statement joins the projects transaction that hands the version over
+   * on the one embedded database, which a call over gRPC would wait behind (ADR 0051).
+   */
+  ingestVersions: Pick<ReturnType<typeof ingestVersionsBinding>['handlers'], 'advanceIngestVersion'>;
   /** Stops the service; gRPC calls in flight get `graceMs` to finish (a drain gives them its whole bound). */
   stop(graceMs?: number): Promise<void>;
 }
@@ -77,10 +83,11 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
   const staleSweep = new StaleSweep({ db: opts.db, clock, logger: opts.logger, relay }, deps.alarms.staleCheckMs);
   worker = new BatchWorker(deps, opts.batchPollMs ?? 1000);
   const folder = new RollupFolder(opts.db, opts.logger, opts.rollupFoldMs ?? 1000);
+  const ingestVersions = ingestVersionsBinding(versions);
   const server = await startGrpcServer({
     host: opts.host,
     port: opts.port,
-    services: [monitoringDataBinding(deps), ingestVersionsBinding(versions)],
+    services: [monitoringDataBinding(deps), ingestVersions],
     auth: opts.auth,
     logger: opts.logger,
   });
@@ -91,6 +98,7 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
   return {
     port: server.port,
     staleSweep,
+    ingestVersions: ingestVersions.handlers,
     async stop(graceMs?: number) {
       await server.stop(graceMs);
       await staleSweep.stop();

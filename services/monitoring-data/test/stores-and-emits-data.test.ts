@@ -122,15 +122,15 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
     expect(seen.slice(0, 2)).toEqual(['2026-03-02T00:00:00Z', '2026-03-01T10:30:00.250-03:30']);
     // the same instant, at two points: ordered by id within it
     expect(seen.slice(2).sort()).toEqual(['2026-03-01T00:30:00Z', '2026-03-01T08:30:00+08:00']);
-    const ranged = await h.data.listRecords({ pointId: a, from: '2026-03-01T00:00:00Z', to: '2026-03-01T12:00:00Z', order: 'asc' }, h.caller);
+    const ranged = await h.data.listRecords({ pointId: a, from: '2026-03-01T00:00:00Z', to: '2026-03-01T12:00:00Z', order: 'asc', page: undefined }, h.caller);
     expect(ranged.items.map((r) => r.values)).toEqual([{ x: 3512345.101, y: 512345.602, z: 45.297, dx: 1, dy: 2, dz: -3 }]);
-    const alarms = await h.data.listRecords({ projectId: p.id, status: 'alarm' }, h.caller);
+    const alarms = await h.data.listRecords({ projectId: p.id, status: 'alarm', page: undefined }, h.caller);
     expect(alarms.items).toHaveLength(1);
-    await expect(h.data.listRecords({ projectId: p.id, from: 'yesterday' }, h.caller)).rejects.toMatchObject({ code: '400004', field: 'from' });
+    await expect(h.data.listRecords({ projectId: p.id, from: 'yesterday', page: undefined }, h.caller)).rejects.toMatchObject({ code: '400004', field: 'from' });
   });
 
   it('corrects a record with PATCH (data.updated, version), refuses a stale version with 409004, and deletes it', async () => {
-    const [rec] = (await h.data.listRecords({ pointId: a, status: 'alarm' }, h.caller)).items;
+    const [rec] = (await h.data.listRecords({ pointId: a, status: 'alarm', page: undefined }, h.caller)).items;
     const before = (await h.outbox()).length;
     const updated = await h.data.updateRecord({ id: rec!.id, expectedVersion: 1, values: { x: 3512345.1, y: 512345.6, z: 45.29 }, remark: 're-measured', clear: [] }, h.caller);
     expect(updated).toMatchObject({ version: 2, status: 'warning', remark: 're-measured', values: { x: 3512345.1, y: 512345.6, z: 45.29, dx: 0, dy: 0, dz: -10 } });
@@ -173,7 +173,7 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
     const created = await h.data.createBatch({ projectId: p.id, records: columns(records) }, h.caller);
     expect(created).toMatchObject({ status: 'pending', totalCount: 2500, processedCount: 0 });
     const done = await waitUntil(async () => {
-      const batch = await h.data.getBatch({ id: created.id }, h.caller);
+      const batch = await h.data.getBatch({ id: created.id, errorsPage: undefined }, h.caller);
       return batch.status === 'completed' ? batch : null;
     });
     expect(done).toMatchObject({ processedCount: 2500, acceptedCount: 2497, rejectedCount: 3, abnormalCount: 0 });
@@ -189,7 +189,7 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
     expect(events.map((e) => e.event_type)).toEqual(['data.created', 'data.created', 'data.created', 'data.batch_completed']);
     expect(events.slice(0, 3).map((e) => e.data.total_count)).toEqual([999, 999, 499]);
     expect(events[3]!.data).toMatchObject({ batch_id: created.id, project_id: p.id, project_name: 'Metro Line 4 tunnel', status: 'completed', total_count: 2500, accepted_count: 2497, rejected_count: 3 });
-    await expect(h.data.getBatch({ id: 'bat_00000000000000000000' }, h.caller)).rejects.toMatchObject({ code: '404013' });
+    await expect(h.data.getBatch({ id: 'bat_00000000000000000000', errorsPage: undefined }, h.caller)).rejects.toMatchObject({ code: '404013' });
   });
 
   it('processes a batch sent in dictionary form', async () => {
@@ -202,7 +202,7 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
     const created = await h.data.createBatch({ projectId: p.id, records: columns(records, 'dictionary') }, h.caller);
     expect(created).toMatchObject({ status: 'pending', totalCount: 30 });
     const done = await waitUntil(async () => {
-      const batch = await h.data.getBatch({ id: created.id }, h.caller);
+      const batch = await h.data.getBatch({ id: created.id, errorsPage: undefined }, h.caller);
       return batch.status === 'completed' ? batch : null;
     });
     expect(done).toMatchObject({ processedCount: 30, acceptedCount: 30, rejectedCount: 0 });

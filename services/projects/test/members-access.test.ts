@@ -31,18 +31,18 @@ describe('project members and access', () => {
   afterAll(() => t?.stop());
 
   it('makes the user who creates a project its owner; an API key creates without a member row', async () => {
-    const members = await t.client.listMembers({ projectId: project.id }, owner());
+    const members = await t.client.listMembers({ projectId: project.id, page: undefined }, owner());
     expect(members.items.map((m) => [m.userId, m.role])).toEqual([
       [ids.viewer, 'viewer'],
       [ids.editor, 'editor'],
       [ownerId, 'owner'],
     ]);
     const byKey = await t.client.createProject({ name: 'By key', number: `MA-${++seq}` }, t.key);
-    expect((await t.client.listMembers({ projectId: byKey.id }, t.key)).items).toEqual([]);
+    expect((await t.client.listMembers({ projectId: byKey.id, page: undefined }, t.key)).items).toEqual([]);
   });
 
   it('keeps a member’s phone masked only', async () => {
-    const [editor] = (await t.client.listMembers({ projectId: project.id, role: 'editor' }, owner())).items;
+    const [editor] = (await t.client.listMembers({ projectId: project.id, role: 'editor', page: undefined }, owner())).items;
     expect(editor).toMatchObject({ userId: ids.editor, role: 'editor', name: 'Zhang Wei', phone: '138****5678', addedBy: ownerId });
     const rows = await t.sql<{ phone_masked: string }>('SELECT phone_masked FROM projects.project_members WHERE user_id = $1', [ids.editor]);
     expect(rows).toEqual([{ phone_masked: '138****5678' }]);
@@ -51,13 +51,13 @@ describe('project members and access', () => {
   it('refuses a non-member with 403001 everywhere in the project and leaves the project out of their list', async () => {
     const outsider = t.user(ids.outsider);
     await expectRefused(t.client.getProject({ id: project.id }, outsider), '403001', 'project_id');
-    await expectRefused(t.client.listTasks({ projectId: project.id }, outsider), '403001', 'project_id');
-    await expectRefused(t.client.listPoints({ projectId: project.id }, outsider), '403001', 'project_id');
-    await expectRefused(t.client.listMembers({ projectId: project.id }, outsider), '403001', 'project_id');
+    await expectRefused(t.client.listTasks({ projectId: project.id, page: undefined }, outsider), '403001', 'project_id');
+    await expectRefused(t.client.listPoints({ projectId: project.id, page: undefined }, outsider), '403001', 'project_id');
+    await expectRefused(t.client.listMembers({ projectId: project.id, page: undefined }, outsider), '403001', 'project_id');
     await expectRefused(t.client.createTask({ projectId: project.id, name: 'Intrude' }, outsider), '403001', 'project_id');
     await expectRefused(t.client.getIngestContext({ projectId: project.id, pointIds: [], forWrite: false }, outsider), '403001', 'project_id');
-    expect((await t.client.listProjects({}, outsider)).items).toEqual([]);
-    expect((await t.client.listProjects({}, owner())).items.map((p) => p.id)).toEqual([project.id]);
+    expect((await t.client.listProjects({ page: undefined }, outsider)).items).toEqual([]);
+    expect((await t.client.listProjects({ page: undefined }, owner())).items.map((p) => p.id)).toEqual([project.id]);
   });
 
   it('lets a viewer read but refuses every write with 403002, storing nothing', async () => {
@@ -84,13 +84,13 @@ describe('project members and access', () => {
     await expectRefused(t.client.addMember({ projectId: project.id, userId: newId('user'), role: 'viewer' }, editor), '403002', 'project_id');
     await expectRefused(t.client.removeMember({ projectId: project.id, userId: ids.viewer }, editor), '403002', 'project_id');
     await expectRefused(t.client.deleteProject({ id: project.id }, editor), '403002', 'project_id');
-    expect((await t.client.listMembers({ projectId: project.id }, editor)).items).toHaveLength(3);
+    expect((await t.client.listMembers({ projectId: project.id, page: undefined }, editor)).items).toHaveLength(3);
   });
 
   it('lets a system:admin user act without membership', async () => {
     const admin = t.user(newId('user'), { permissions: ['project:read', 'project:write', 'system:admin'] });
     expect((await t.client.getProject({ id: project.id }, admin)).id).toBe(project.id);
-    expect((await t.client.listProjects({}, admin)).items.length).toBeGreaterThanOrEqual(2);
+    expect((await t.client.listProjects({ page: undefined }, admin)).items.length).toBeGreaterThanOrEqual(2);
   });
 
   it('changes a role by adding again, removes members, and answers 404007 for a user who is not one', async () => {
@@ -108,8 +108,8 @@ describe('project members and access', () => {
     await expectRefused(t.client.addMember({ projectId: project.id, userId: 'bob', role: 'viewer' }, owner()), '400004', 'user_id');
     await expectRefused(t.client.addMember({ projectId: project.id, userId: newId('user'), role: 'admin' }, owner()), '422103', 'role');
     await expectRefused(t.client.addMember({ projectId: project.id, userId: newId('user'), role: 'viewer', phone: 'call me' }, owner()), '400004', 'phone');
-    await expectRefused(t.client.listMembers({ projectId: project.id, role: 'boss' }, owner()), '422103', 'role');
-    expect((await t.client.listMembers({ projectId: project.id }, owner())).items).toHaveLength(3);
+    await expectRefused(t.client.listMembers({ projectId: project.id, role: 'boss', page: undefined }, owner()), '422103', 'role');
+    expect((await t.client.listMembers({ projectId: project.id, page: undefined }, owner())).items).toHaveLength(3);
   });
 
   it('pages through members', async () => {

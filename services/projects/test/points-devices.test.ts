@@ -144,7 +144,8 @@ describe('monitoring points and devices', () => {
       const a = await t.client.createPoint(point({ projectId: p.id, number: 'GN-1', name: 'GNSS north', sensorType: 'gnss', deviceId: dev.id }), t.key);
       const b = await t.client.createPoint(point({ projectId: p.id, number: 'LV-1', name: 'Level east', sensorType: 'level', active: false }), t.key);
       const c = await t.client.createPoint(point({ projectId: p.id, number: 'LV-2', name: 'Level west', sensorType: 'level' }), t.key);
-      const list = (f: Partial<projects.ListPointsRequest>) => t.client.listPoints({ projectId: p.id, ...f }, t.key).then((l) => l.items.map((x) => x.id));
+      const list = (f: Partial<projects.ListPointsRequest>) =>
+        t.client.listPoints({ projectId: p.id, page: undefined, ...f }, t.key).then((l) => l.items.map((x) => x.id));
       expect(await list({ sensorType: 'level' })).toEqual([c.id, b.id]);
       expect(await list({ active: false })).toEqual([b.id]);
       expect(await list({ deviceId: dev.id })).toEqual([a.id]);
@@ -246,7 +247,7 @@ describe('monitoring points and devices', () => {
       const a = await t.client.createDevice(device({ serialNumber: 'GN-100', type: 'gnss', model: 'Trimble R12' }), tenant);
       const b = await t.client.createDevice(device({ serialNumber: 'TS-100', status: 'inactive' }), tenant);
       const c = await t.client.createDevice(device({ serialNumber: 'TS-200' }), tenant);
-      const list = (f: Partial<projects.ListDevicesRequest>) => t.client.listDevices(f, tenant).then((l) => l.items.map((x) => x.id));
+      const list = (f: Partial<projects.ListDevicesRequest>) => t.client.listDevices({ page: undefined, ...f }, tenant).then((l) => l.items.map((x) => x.id));
       expect(await list({ type: 'total_station' })).toEqual([c.id, b.id]);
       expect(await list({ status: 'inactive' })).toEqual([b.id]);
       expect(await list({ q: 'trimble' })).toEqual([a.id]);

@@ -289,7 +289,8 @@ describe('tasks', () => {
       const a = await mk('Alpha levelling', { assigneeId: worker.id, priority: 'high' });
       const b = await mk('Beta levelling', { dueAt: new Date(t.clock.now().getTime() - 1000).toISOString() });
       const c = await mk('Gamma crack survey');
-      const list = (f: Partial<projects.ListTasksRequest>) => t.client.listTasks({ projectId: p.id, ...f }, lead).then((l) => l.items.map((x) => x.id));
+      const list = (f: Partial<projects.ListTasksRequest>) =>
+        t.client.listTasks({ projectId: p.id, page: undefined, ...f }, lead).then((l) => l.items.map((x) => x.id));
       expect(await list({ status: 'assigned' })).toEqual([a.id]);
       expect(await list({ assigneeId: worker.id })).toEqual([a.id]);
       expect(await list({ priority: 'normal' })).toEqual([c.id, b.id]);
