@@ -84,6 +84,7 @@ const env = {
   MP_NATS_URL: stream.url,
   MP_NATS_STREAM: stream.stream,
   MP_NATS_SUBJECT_PREFIX: stream.subjectPrefix,
+  MP_OPS_PORT: '0',
   MP_HTTPS_PORT: '0',
   MP_SANDBOX_HTTPS_PORT: '0',
   MP_BIND_HOST: '127.0.0.1',

@@ -133,6 +133,7 @@ const env = {
   MP_SECRETS_KEY: newMasterKey(),
   MP_DATA_DIR: dir,
   MP_LOG_LEVEL: 'warn',
+  MP_OPS_PORT: '0',
 };
 const children = [];
 function startService(name, extra) {
@@ -159,7 +160,6 @@ const projectsSvc = await startService('projects', { MP_PROJECTS_GRPC_PORT: '0',
 const webhooksSvc = await startService('webhooks', {
   ...keyFileSettings(join(dir, 'keys'), 'webhooks'),
   MP_WEBHOOKS_GRPC_PORT: '0',
-  MP_WEBHOOKS_METRICS_PORT: 'off',
   MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   NODE_EXTRA_CA_CERTS: caFile,
 });

@@ -8,3 +8,6 @@ export * from './pagination.js';
 export * from './shutdown.js';
 export * from './client-source.js';
 export * from './ops-server.js';
+export * from './metrics.js';
+export * from './startup.js';
+export * from './tracing.js';

@@ -3,7 +3,7 @@ import type { EventTransport } from '@mp/events';
 import { parseGatewayConfig, startGateway, type RunningGateway } from '@mp/gateway';
 import { IDENTITY_SCHEMA, identityMigrations, parseIdentityConfig, startIdentityService } from '@mp/identity';
 import { generatePlatformKeys, writeOperatorCredential, type PlatformKeys } from '@mp/grpc';
-import { createLogger, type Logger } from '@mp/kit';
+import { createLogger, serviceLogger, startProcessOps, type Logger } from '@mp/kit';
 import { alarmSettingsOf, MONITORING_DATA_SCHEMA, monitoringDataMigrations, parseMonitoringDataConfig, startMonitoringDataService } from '@mp/monitoring-data';
 import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
 import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
@@ -29,6 +29,8 @@ export interface RunningPlatform {
   /** Set only when the first administrator was created with a generated password. */
   admin: { created: boolean; username: string; password?: string };
   ports: { identity: number; projects: number; webhooks: number; monitoringData: number };
+  /** The platform's one ops port (MP_OPS_PORT: /livez, /readyz, /metrics of every service); null when off. */
+  opsPort: number | null;
   /** The keys the services authenticate calls with (tests call services directly with them). */
   keys: PlatformKeys;
   /** MP_DATA_DIR/operator.json: the operator credential of this running platform. */
@@ -55,6 +57,10 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     const idConfig = parseIdentityConfig(env);
     const prConfig = parseProjectsConfig(env);
     const whConfig = parseWebhooksConfig(env);
+    // The ops port first: taken, it fails the start before any database or data folder is opened.
+    // One process, one registry: its /metrics covers every service (label `service`).
+    const ops = await startProcessOps(idConfig);
+    if (ops) stops.push(() => ops.close());
     const dataLock = lockDataDir(idConfig.MP_DATA_DIR);
     stops.push(async () => dataLock.release());
     const secretsKey = loadSecretsKey(idConfig);
@@ -74,7 +80,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       auth: keys.authFor('webhooks'),
       db: whDb,
       transport,
-      logger: logger.child({ service: 'webhooks' }),
+      logger: serviceLogger(logger, 'webhooks'),
       secretsKey,
       host: whConfig.MP_GRPC_HOST,
       port: whConfig.MP_WEBHOOKS_GRPC_PORT,
@@ -93,7 +99,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       auth: keys.authFor('identity'),
       db: idDb,
       transport,
-      logger: logger.child({ service: 'identity' }),
+      logger: serviceLogger(logger, 'identity'),
       config: idConfig,
       secretsKey,
       outboxRetentionMs: outboxRetentionMs(idConfig),
@@ -105,7 +111,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       auth: keys.authFor('projects'),
       db: prDb,
       transport,
-      logger: logger.child({ service: 'projects' }),
+      logger: serviceLogger(logger, 'projects'),
       host: prConfig.MP_GRPC_HOST,
       port: prConfig.MP_PROJECTS_GRPC_PORT,
       overdueSweepMs: prConfig.MP_TASK_OVERDUE_SWEEP_MS,
@@ -120,7 +126,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       auth: keys.authFor('monitoring-data'),
       db: mdDb,
       transport,
-      logger: logger.child({ service: 'monitoring-data' }),
+      logger: serviceLogger(logger, 'monitoring-data'),
       host: mdConfig.MP_GRPC_HOST,
       port: mdConfig.MP_MONITORING_DATA_GRPC_PORT,
       projects: mdConfig.MP_PROJECTS_ADDR,
@@ -140,7 +146,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       MP_WEBHOOKS_ADDR: `127.0.0.1:${webhooks.port}`,
       MP_MONITORING_DATA_ADDR: `127.0.0.1:${monitoringData.port}`,
     });
-    const gateway = await startGateway(gwConfig, logger.child({ service: 'gateway' }), {
+    const gateway = await startGateway(gwConfig, serviceLogger(logger, 'gateway'), {
       auth: keys.authFor('gateway'),
       ...(opts.tls ? { tls: opts.tls } : {}),
     });
@@ -155,6 +161,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       mode: idConfig.MP_DATABASE_URL ? 'distributed' : 'embedded',
       admin: identity.admin,
       ports: { identity: identity.port, projects: projects.port, webhooks: webhooks.port, monitoringData: monitoringData.port },
+      opsPort: ops?.port ?? null,
       stop: stopAll,
     };
   } catch (err) {

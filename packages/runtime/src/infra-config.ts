@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseConfig, serviceAuthSettings } from '@mp/kit';
+import { opsSettings, parseConfig, serviceAuthSettings } from '@mp/kit';
 
 /**
  * Where a service finds its infrastructure. Each variable left unset selects the embedded
@@ -27,6 +27,7 @@ export const infraSchema = z.object({
     .max(24 * 365)
     .default(24),
   ...serviceAuthSettings,
+  ...opsSettings,
 });
 
 /** MP_OUTBOX_RETENTION_HOURS as the relay takes it. */

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createPgDatabase, createPgliteDatabase, migrate, type Database, type Migration } from '@mp/db';
 import { MemoryTransport, NatsTransport, type EventTransport } from '@mp/events';
-import { newMasterKey, type Logger } from '@mp/kit';
+import { newMasterKey, SettingError, type Logger } from '@mp/kit';
 import type { InfraConfig } from './infra-config.js';
 
 /** Opens the service's database (its own schema) and applies its migrations. */
@@ -10,7 +10,12 @@ export async function openServiceDatabase(config: InfraConfig, schema: string, m
   const db = config.MP_DATABASE_URL
     ? createPgDatabase({ url: config.MP_DATABASE_URL, schema, max: opts.poolSize ?? 10, applicationName: `mp-${schema}` })
     : await createPgliteDatabase({ dataDir: join(resolve(config.MP_DATA_DIR), 'db', schema), schema });
-  await migrate(db, schema, migrations);
+  try {
+    await migrate(db, schema, migrations);
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw unreachable(err, config.MP_DATABASE_URL ? 'MP_DATABASE_URL' : 'MP_DATA_DIR', config.MP_DATABASE_URL ? 'the database' : 'the embedded database');
+  }
   return db;
 }
 
@@ -19,7 +24,11 @@ let sharedMemoryTransport: MemoryTransport | null = null;
 /** NATS JetStream when MP_NATS_URL is set; otherwise the one in-process transport of this process. */
 export async function openTransport(config: InfraConfig, logger: Logger): Promise<EventTransport> {
   if (config.MP_NATS_URL) {
-    return NatsTransport.connect({ url: config.MP_NATS_URL, stream: config.MP_NATS_STREAM, subjectPrefix: config.MP_NATS_SUBJECT_PREFIX, logger });
+    return NatsTransport.connect({ url: config.MP_NATS_URL, stream: config.MP_NATS_STREAM, subjectPrefix: config.MP_NATS_SUBJECT_PREFIX, logger }).catch(
+      (err: unknown) => {
+        throw unreachable(err, 'MP_NATS_URL', 'NATS JetStream');
+      },
+    );
   }
   sharedMemoryTransport ??= new MemoryTransport();
   return sharedMemoryTransport;
@@ -38,4 +47,28 @@ export function loadSecretsKey(config: InfraConfig): string {
   const key = newMasterKey();
   writeFileSync(file, key + '\n', { mode: 0o600 });
   return key;
+}
+
+/**
+ * A connection failure at start-up, naming the setting to check. Errors that are not about
+ * reaching the server (a failed migration) pass unchanged.
+ */
+function unreachable(err: unknown, setting: string, what: string): Error {
+  const e = err as NodeJS.ErrnoException & { code?: string };
+  const reach = [
+    'ECONNREFUSED',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'ETIMEDOUT',
+    'EHOSTUNREACH',
+    'ECONNRESET',
+    'CONNECTION_REFUSED',
+    '28P01',
+    '28000',
+    '3D000',
+    'EACCES',
+    'ENOENT',
+  ];
+  if (!e || !reach.includes(String(e.code))) return err instanceof Error ? err : new Error(String(err));
+  return new SettingError(setting, `cannot reach ${what} (${e.code}: ${e.message}); check ${setting}.`);
 }

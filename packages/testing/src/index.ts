@@ -3,3 +3,4 @@ export * from './nats.js';
 export * from './https.js';
 export * from './wait.js';
 export * from './grpc-clients.js';
+export * from './log-lines.js';

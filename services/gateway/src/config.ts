@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envPort, parseConfig, serviceAuthSettings } from '@mp/kit';
+import { envPort, opsSettings, parseConfig, serviceAuthSettings } from '@mp/kit';
 
 export const gatewayConfigSchema = z.object({
   MP_HTTPS_PORT: envPort(8443),
@@ -34,6 +34,7 @@ export const gatewayConfigSchema = z.object({
     .positive()
     .default(5 * 1024 * 1024),
   ...serviceAuthSettings,
+  ...opsSettings,
 
   // The front door (ADR 0017): what an unauthenticated or slow client can make one gateway
   // process hold. Timeouts in milliseconds; 0 as a connection cap turns that cap off.

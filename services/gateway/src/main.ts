@@ -1,13 +1,8 @@
-import { serviceAuthOrExit } from '@mp/grpc';
-import { createLogger, stopOnSignals } from '@mp/kit';
-import { parseGatewayConfig } from './config.js';
-import { startGateway } from './gateway.js';
+import { startOrExit } from '@mp/kit';
+import { startTracing } from '@mp/telemetry';
 
-// Standalone process entry (one gateway replica).
-const config = parseGatewayConfig();
-const auth = serviceAuthOrExit('gateway', config);
-const logger = createLogger('gateway');
-const gateway = await startGateway(config, logger, { auth });
-logger.info({ baseUrl: gateway.baseUrl, sandboxBaseUrl: gateway.sandboxBaseUrl }, 'gateway listening');
-
-stopOnSignals(() => gateway.stop());
+// Standalone process entry. Tracing (when OTEL_EXPORTER_OTLP_ENDPOINT is set) starts before the
+// application's modules are imported, so that its instrumentations see them load (ADR 0035).
+const tracing = await startOrExit('gateway', () => startTracing('gateway'));
+const { run } = await import('./process.js');
+await run(tracing);

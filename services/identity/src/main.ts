@@ -1,40 +1,8 @@
-import { serviceAuthOrExit } from '@mp/grpc';
-import { createLogger, stopOnSignals } from '@mp/kit';
-import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
-import { parseIdentityConfig } from './config.js';
-import { migrations, SCHEMA } from './migrations.js';
-import { startIdentityService } from './service.js';
+import { startOrExit } from '@mp/kit';
+import { startTracing } from '@mp/telemetry';
 
-// Standalone process entry (one pod of the identity service).
-const config = parseIdentityConfig();
-const auth = serviceAuthOrExit('identity', config);
-const logger = createLogger('identity');
-const db = await openServiceDatabase(config, SCHEMA, migrations);
-const transport = await openTransport(config, logger);
-const service = await startIdentityService({
-  auth,
-  db,
-  transport,
-  logger,
-  config,
-  secretsKey: loadSecretsKey(config),
-  outboxRetentionMs: outboxRetentionMs(config),
-});
-logger.info({ port: service.port }, 'identity service listening');
-
-if (service.admin.created) {
-  logger.info({ username: service.admin.username, generated_password: Boolean(service.admin.password) }, 'first administrator created');
-}
-if (service.admin.password) {
-  // Straight to stdout, never through the logger: log pipelines keep what they receive.
-  process.stdout.write(
-    `First administrator created: username "${service.admin.username}", password "${service.admin.password}"\n` +
-      '(shown once: keep it now, or set MP_ADMIN_USERNAME/MP_ADMIN_PASSWORD before the first start)\n',
-  );
-}
-
-stopOnSignals(
-  () => service.stop(),
-  () => transport.close(),
-  () => db.close(),
-);
+// Standalone process entry. Tracing (when OTEL_EXPORTER_OTLP_ENDPOINT is set) starts before the
+// application's modules are imported, so that its instrumentations see them load (ADR 0035).
+const tracing = await startOrExit('identity', () => startTracing('identity'));
+const { run } = await import('./process.js');
+await run(tracing);

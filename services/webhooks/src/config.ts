@@ -13,8 +13,6 @@ export const webhooksConfigSchema = infraSchema.extend({
   MP_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(1024),
   /** Attempts in flight at once for one webhook (4 while it does not answer at all). */
   MP_WEBHOOK_CONCURRENCY_PER_WEBHOOK: z.coerce.number().int().min(4).max(10_000).default(64),
-  /** Prometheus /metrics of the standalone process; `off` disables it, 0 picks a free port. */
-  MP_WEBHOOKS_METRICS_PORT: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).default(9465),
   /** How often the per-webhook success rates (metric and alarm) are recomputed. */
   MP_WEBHOOK_STATS_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /**

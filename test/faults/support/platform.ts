@@ -52,6 +52,8 @@ export async function startFaultPlatform(opts: { postgres?: PrivatePostgres; nat
   keys.writeFiles(keysDir);
   const identityOf = (party: Party) => keyFileSettings(keysDir, party);
   const base = {
+    // every process its own free ops port (several run at once)
+    MP_OPS_PORT: '0',
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     MP_DATABASE_URL: dbUrl,
@@ -91,7 +93,6 @@ export async function startFaultPlatform(opts: { postgres?: PrivatePostgres; nat
           ...base,
           ...identityOf('webhooks'),
           MP_WEBHOOKS_GRPC_PORT: '0',
-          MP_WEBHOOKS_METRICS_PORT: 'off',
           MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
           NODE_EXTRA_CA_CERTS: caFile,
           ...env,
