@@ -1,5 +1,5 @@
 import { arrayParam, ASYNC_COMMIT_SQL, type Database } from '@mp/db';
-import { counter, sampledGauge, type Logger } from '@mp/kit';
+import { contextFrom, counter, inSpan, sampledGauge, SpanKind, traceparentOf, type Logger } from '@mp/kit';
 import type { EventType } from './catalogue.js';
 import type { OutgoingEvent } from './envelope.js';
 import type { EventTransport } from './transport.js';
@@ -279,7 +279,7 @@ export class OutboxRelay {
       );
       if (rows.length === 0) return rows;
       // Publish in order; JetStream acks each. Concurrency within a batch keeps throughput up.
-      await Promise.all(rows.map((row) => transport.publish(toEvent(row, row.data ?? held.get(row.event_id)!))));
+      await Promise.all(rows.map((row) => publishRow(transport, row, row.data ?? held.get(row.event_id)!)));
       await tx.query(`UPDATE outbox SET dispatched_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)], { prepare: 'outbox_mark' });
       return rows;
     });
@@ -294,7 +294,24 @@ export class OutboxRelay {
   }
 }
 
-function toEvent(row: OutboxRow, dataJson: string | Uint8Array): OutgoingEvent {
+/**
+ * Publishes one row in a producer span that continues the trace stored with it, and sends the
+ * span's context on with the event (the transport's `traceparent` header): the consumer continues
+ * from the publish, the publish from the write (ADR 0037). Untraced, the stored value goes on.
+ */
+function publishRow(transport: EventTransport, row: OutboxRow, dataJson: string | Uint8Array): Promise<void> {
+  return inSpan(
+    `publish ${row.event_type}`,
+    {
+      kind: SpanKind.PRODUCER,
+      parent: contextFrom(row.traceparent),
+      attributes: { 'messaging.operation.type': 'send', 'messaging.message.id': row.event_id, 'mp.event_type': row.event_type },
+    },
+    () => transport.publish(toEvent(row, dataJson, traceparentOf() ?? row.traceparent)),
+  );
+}
+
+function toEvent(row: OutboxRow, dataJson: string | Uint8Array, traceparent: string | null): OutgoingEvent {
   return {
     meta: {
       event_id: row.event_id,
@@ -302,7 +319,7 @@ function toEvent(row: OutboxRow, dataJson: string | Uint8Array): OutgoingEvent {
       tenant_id: row.tenant_id,
       environment: row.environment,
       occurred_at: row.occurred_at,
-      ...(row.traceparent ? { traceparent: row.traceparent } : {}),
+      ...(traceparent ? { traceparent } : {}),
     },
     dataJson,
   };

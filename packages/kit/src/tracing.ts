@@ -1,4 +1,16 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span } from '@opentelemetry/api';
+import {
+  context,
+  createContextKey,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+} from '@opentelemetry/api';
 
 /**
  * Trace helpers for what no instrumentation library crosses for us: the outbox, the event stream
@@ -7,7 +19,7 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ty
  * sent still travels as before.
  */
 export const tracer = () => trace.getTracer('monitoring-platform');
-export { SpanKind };
+export { SpanKind, SpanStatusCode };
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
@@ -36,8 +48,17 @@ export function linkTo(traceparent: string | null | undefined): Link[] {
   return sc && trace.isSpanContextValid(sc) ? [{ context: sc }] : [];
 }
 
+/**
+ * Set in the context of a span that already stands for the library calls made inside it (a
+ * webhook attempt and the HTTPS requests of its redirects): the HTTP instrumentation makes no
+ * spans of its own there (@mp/telemetry reads it).
+ */
+export const LIBRARY_SPANS_OFF = createContextKey('mp.library-spans-off');
+
 export interface SpanOptions {
   kind: SpanKind;
+  /** No spans of instrumented libraries inside this one (LIBRARY_SPANS_OFF). */
+  quiet?: boolean;
   /** Continue this context (default: the active one). */
   parent?: Context;
   links?: Link[];
@@ -56,7 +77,8 @@ export async function inSpan<T>(name: string, opts: SpanOptions, fn: (span: Span
     parent,
   );
   try {
-    return await context.with(trace.setSpan(parent, span), () => fn(span));
+    const inner = trace.setSpan(parent, span);
+    return await context.with(opts.quiet ? inner.setValue(LIBRARY_SPANS_OFF, true) : inner, () => fn(span));
   } catch (err) {
     span.recordException(err as Error);
     span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
@@ -64,4 +86,24 @@ export async function inSpan<T>(name: string, opts: SpanOptions, fn: (span: Span
   } finally {
     span.end();
   }
+}
+
+/**
+ * Starts a span that `end()` finishes later (work that is handed over, such as an event waiting
+ * for its batch to commit), and the `traceparent` that continues it (undefined when not traced).
+ */
+export function startSpan(name: string, opts: SpanOptions): { span: Span; traceparent: string | undefined } {
+  const parent = opts.parent ?? context.active();
+  const span = tracer().startSpan(
+    name,
+    { kind: opts.kind, ...(opts.links ? { links: opts.links } : {}), ...(opts.attributes ? { attributes: opts.attributes } : {}) },
+    parent,
+  );
+  return { span, traceparent: traceparentOf(trace.setSpan(parent, span)) };
+}
+
+/** Ends a span as failed. */
+export function failSpan(span: Span, err: unknown): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+  span.end();
 }

@@ -8,11 +8,12 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
-import { KoaInstrumentation } from '@opentelemetry/instrumentation-koa';
+import { KoaInstrumentation, KoaLayerType } from '@opentelemetry/instrumentation-koa';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, SimpleSpanProcessor, TracerProvider, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
+import { LIBRARY_SPANS_OFF } from '@mp/kit';
 import { tracingSettings } from './settings.js';
 
 export interface Tracing {
@@ -57,8 +58,11 @@ export async function startTracing(serviceName: string, opts: TracingOptions = {
       instrumentations: [
         new HttpInstrumentation({
           ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]!),
+          // a webhook attempt's own client span stands for its requests (@mp/kit inSpan quiet)
+          ignoreOutgoingRequestHook: () => context.active().getValue(LIBRARY_SPANS_OFF) === true,
         }),
-        new KoaInstrumentation(),
+        // Router spans only: a span per middleware of every request cost more than it told.
+        new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),
         new GrpcInstrumentation(),
         new PgInstrumentation({ requireParentSpan: true }),
         new IORedisInstrumentation({ requireParentSpan: true }),
