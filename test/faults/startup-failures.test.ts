@@ -64,6 +64,31 @@ describe('start-up failures: one line naming the setting', () => {
     ]);
   });
 
+  it("names MP_HTTPS_PORT when the gateway's port is taken", async () => {
+    const p = startProcess(process.execPath, ['services/gateway/dist/main.js'], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        MP_DATA_DIR: dir,
+        MP_OPS_PORT: '0',
+        MP_HTTPS_PORT: String(takenPort),
+        MP_SANDBOX_HTTPS_PORT: '0',
+        MP_BIND_HOST: '127.0.0.1',
+        ...(keyFileSettings(join(dir, 'keys'), 'gateway') as Record<string, string>),
+      },
+    });
+    expect(await new Promise<number | null>((resolve) => p.child.once('exit', resolve))).toBe(1);
+    const fatal = p
+      .output()
+      .split('\n')
+      .filter((l) => l.length > 0)
+      .map((l) => parseStrictJson(l) as Record<string, unknown>)
+      .filter((r) => r.level === 60);
+    expect(fatal).toEqual([
+      expect.objectContaining({ service: 'gateway', setting: 'MP_HTTPS_PORT', msg: expect.stringContaining(`port ${takenPort} on 127.0.0.1 is taken`) }),
+    ]);
+  });
+
   it('names MP_DATABASE_URL when the database cannot be reached', async () => {
     // port 1: nothing listens there, the connection is refused
     const { code, lines } = await run({ MP_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/postgres' });

@@ -1,0 +1,89 @@
+// Cost of tracing (issue 17): `node bench/tracing/run.mjs` (after a build).
+//
+// Runs the ingestion benchmark (bench/ingest, split topology: gateway and monitoring-data as
+// processes of their own, as deployed) alternately with tracing off (no OTEL_* variables: the
+// baseline of the same session) and on with 10 % sampling (parentbased_traceidratio 0.1, OTLP
+// http/protobuf to a local receiver that counts what it is sent), RUNS times each, and prints the
+// records/s of every run and the difference of the medians.
+//
+// Options (environment): BENCH_TRACING_RUNS=2  BENCH_TRACING_RATIO=0.1  and the ingest options it
+// passes on (defaults here: BENCH_LEVELS=16 BENCH_REQUESTS=300 BENCH_SERIES=0).
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const RUNS = Number(process.env.BENCH_TRACING_RUNS ?? 2);
+const RATIO = process.env.BENCH_TRACING_RATIO ?? '0.1';
+
+// The OTLP receiver: answers every export at once and counts requests and bytes.
+const received = { requests: 0, bytes: 0 };
+const sink = http.createServer((req, res) => {
+  req.on('data', (d) => (received.bytes += d.length));
+  req.on('end', () => {
+    received.requests++;
+    res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+  });
+});
+await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
+const endpoint = `http://127.0.0.1:${sink.address().port}`;
+
+function ingest(tracing) {
+  const env = { BENCH_LEVELS: '16', BENCH_REQUESTS: '300', BENCH_SERIES: '0', ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('OTEL_')) delete env[k];
+  if (tracing) Object.assign(env, { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: RATIO });
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(here, '../ingest/run.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`bench/ingest exited ${code}:\n${out}`));
+      const rates = [...out.matchAll(/^concurrency (\d+): ([\d,]+) records\/s/gm)].map((m) => ({
+        level: Number(m[1]),
+        rate: Number(m[2].replaceAll(',', '')),
+      }));
+      resolve(rates);
+    });
+  });
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
+const loadBefore = load();
+const results = { off: [], on: [] };
+for (let i = 0; i < RUNS; i++) {
+  for (const mode of ['off', 'on']) {
+    const before = received.requests;
+    const rates = await ingest(mode === 'on');
+    const rate = Math.max(...rates.map((r) => r.rate));
+    results[mode].push(rate);
+    console.log(
+      `run ${i + 1}, tracing ${mode}: ${Math.round(rate).toLocaleString('en-US')} records/s${mode === 'on' ? ` (${received.requests - before} OTLP exports)` : ''}`,
+    );
+  }
+}
+sink.close();
+const off = median(results.off);
+const on = median(results.on);
+console.log('');
+console.log(`## Tracing cost — ${new Date().toISOString().slice(0, 10)}`);
+console.log('');
+console.log(`Machine: ${cpus().length} × ${cpus()[0].model}; load average before ${loadBefore}, after ${load()} (shared with other work).`);
+console.log(`| tracing | runs (records/s) | median records/s |`);
+console.log('|---|---|---|');
+console.log(`| off (baseline) | ${results.off.map((r) => Math.round(r).toLocaleString('en-US')).join(', ')} | ${Math.round(off).toLocaleString('en-US')} |`);
+console.log(
+  `| on, ${Number(RATIO) * 100} % sampled | ${results.on.map((r) => Math.round(r).toLocaleString('en-US')).join(', ')} | ${Math.round(on).toLocaleString('en-US')} |`,
+);
+console.log('');
+console.log(
+  `Difference: ${(((on - off) / off) * 100).toFixed(1)} % of ingestion throughput (${received.requests} OTLP exports, ${(received.bytes / 1e6).toFixed(1)} MB in all).`,
+);
