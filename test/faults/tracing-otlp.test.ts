@@ -13,6 +13,8 @@ import {
   type TestDatabase,
   type TestStream,
 } from '@mp/testing';
+import { generatePlatformKeys, keyFileSettings } from '@mp/grpc';
+import { runOperatorCommand } from '@mp/operator';
 import { dataProject, recordAt } from '../support/data-project.js';
 import { startProcess, type StartedProcess } from '../support/process.js';
 
@@ -160,6 +162,58 @@ describe('tracing: one trace from the client request to the webhook receiver (OT
     // of its own besides the attempt's
     expect(spans.filter((s) => /livez|readyz|metrics/.test(s.name))).toEqual([]);
     expect(trace.filter((s) => s.kind === 3 && s.name === 'POST')).toEqual([]);
+  });
+});
+
+// A standalone service process (services/<name>/dist/main.js, as a pod runs it) traces too,
+// under its own service name, with its gRPC server spans and their PostgreSQL statements.
+describe('tracing: a standalone service process', () => {
+  let dir: string;
+  let db: TestDatabase;
+  let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
+  let proc: StartedProcess | null = null;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mp-tracing-identity-'));
+    (await generatePlatformKeys({ mtls: false })).writeFiles(join(dir, 'keys'));
+    [db, otlp] = await Promise.all([createTestDatabase(), startOtlpReceiver()]);
+  });
+  afterAll(async () => {
+    await proc?.stop('SIGKILL');
+    await Promise.all([otlp?.close(), db?.drop()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('exports the spans of identity under service.name "identity"', async () => {
+    proc = startProcess(process.execPath, ['services/identity/dist/main.js'], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        MP_DATA_DIR: dir,
+        MP_DATABASE_URL: db.url,
+        MP_IDENTITY_GRPC_PORT: '0',
+        MP_OPS_PORT: '0',
+        MP_LOG_LEVEL: 'info',
+        ...(keyFileSettings(join(dir, 'keys'), 'identity') as Record<string, string>),
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.url}/v1/traces`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      },
+    });
+    const [, port] = await proc.waitForOutput(/"port":(\d+),[^\n]*identity service listening/, 60_000);
+    const operatorEnv = { ...keyFileSettings(join(dir, 'keys'), 'operator'), MP_IDENTITY_ADDR: `127.0.0.1:${port}` };
+    const created = JSON.parse(await runOperatorCommand(['create-tenant', '--name', 'Traced Co', '--admin-username', 'traced-admin'], operatorEnv));
+    expect(created.tenant.name).toBe('Traced Co');
+    // SIGTERM: the process stops and exports what it holds
+    expect(await proc.stop('SIGTERM')).toBe(0);
+
+    const spans = otlp.spans();
+    expect(new Set(spans.map((s) => s.service))).toEqual(new Set(['identity']));
+    const server = spans.find((s) => s.name === 'grpc.mp.identity.Identity/CreateTenant' && s.kind === 2)!;
+    expect(server).toBeDefined();
+    const statements = spans.filter((s) => s.traceId === server.traceId && s.name.startsWith('pg.query'));
+    expect(statements.length).toBeGreaterThan(0);
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+    for (const q of statements) expect(ancestors(q, byId)).toContain(server);
   });
 });
 
