@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generatePlatformKeys, keyFileSettings } from '@mp/grpc';
-import { createTestDatabase, parseStrictJson, type TestDatabase } from '@mp/testing';
+import { createTestDatabase, parseStrictJson, queryTestDatabase, type TestDatabase } from '@mp/testing';
 import { startProcess } from '../support/process.js';
 
 // Issue 17: a process that cannot start says so in one JSON log line naming the setting to
@@ -100,6 +100,25 @@ describe('start-up failures: one line naming the setting', () => {
       setting: 'MP_DATABASE_URL',
       msg: expect.stringContaining('cannot reach the database'),
     });
+  });
+
+  it('names MP_SECRETS_KEY when the key is malformed, before the database is touched', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const { code, lines } = await run({ MP_SECRETS_KEY: 'not-a-key', MP_DATABASE_URL: fresh.url });
+      expect(code).toBe(1);
+      expect(lines).toHaveLength(1);
+      expect(parseStrictJson(lines[0]!)).toMatchObject({
+        level: 60,
+        service: 'identity',
+        setting: 'MP_SECRETS_KEY',
+        msg: expect.stringContaining('must be 32 bytes'),
+      });
+      // nothing was opened: no schema in the database
+      expect(await queryTestDatabase(fresh.url, "SELECT 1 FROM information_schema.schemata WHERE schema_name = 'identity'")).toEqual([]);
+    } finally {
+      await fresh.drop();
+    }
   });
 
   it('names the OTel variable of a tracing setting it cannot use', async () => {

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { SettingError } from './startup.js';
 
 /** SHA-256 hex digest; used to store high-entropy secrets (API keys, refresh tokens). */
 export function sha256Hex(value: string): string {
@@ -21,7 +22,7 @@ export class SecretBox {
 
   constructor(masterKeyBase64: string) {
     const key = Buffer.from(masterKeyBase64, 'base64');
-    if (key.length !== 32) throw new Error('MP_SECRETS_KEY must be 32 bytes, base64-encoded');
+    if (key.length !== 32) throw new SettingError('MP_SECRETS_KEY', 'must be 32 bytes, base64-encoded (openssl rand -base64 32).');
     this.key = key;
   }
 

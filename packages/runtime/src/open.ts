@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createPgDatabase, createPgliteDatabase, migrate, type Database, type Migration } from '@mp/db';
 import { MemoryTransport, NatsTransport, type EventTransport } from '@mp/events';
-import { newMasterKey, SettingError, type Logger } from '@mp/kit';
+import { newMasterKey, SecretBox, SettingError, type Logger } from '@mp/kit';
 import type { InfraConfig } from './infra-config.js';
 
 /** Opens the service's database (its own schema) and applies its migrations. */
@@ -39,7 +39,10 @@ export async function openTransport(config: InfraConfig, logger: Logger): Promis
  * MP_SECRETS_KEY; when unset, kept in MP_DATA_DIR/secrets.key, created on first use.
  */
 export function loadSecretsKey(config: InfraConfig): string {
-  if (config.MP_SECRETS_KEY) return config.MP_SECRETS_KEY;
+  if (config.MP_SECRETS_KEY) {
+    new SecretBox(config.MP_SECRETS_KEY); // refuses a malformed key naming MP_SECRETS_KEY
+    return config.MP_SECRETS_KEY;
+  }
   const dir = resolve(config.MP_DATA_DIR);
   const file = join(dir, 'secrets.key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();

@@ -13,6 +13,7 @@ export async function run(tracing: Tracing | null): Promise<void> {
     const auth = loadServiceAuth('identity', config);
     // The ops port before anything is opened: taken, it stops the start at once.
     const ops = await startProcessOps(config);
+    const secretsKey = loadSecretsKey(config);
     const logger = createLogger('identity');
     const db = await openServiceDatabase(config, SCHEMA, migrations);
     const transport = await openTransport(config, logger);
@@ -22,7 +23,7 @@ export async function run(tracing: Tracing | null): Promise<void> {
       transport,
       logger,
       config,
-      secretsKey: loadSecretsKey(config),
+      secretsKey,
       outboxRetentionMs: outboxRetentionMs(config),
     });
     logger.info({ port: service.port }, 'identity service listening');

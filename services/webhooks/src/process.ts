@@ -13,6 +13,7 @@ export async function run(tracing: Tracing | null): Promise<void> {
     const auth = loadServiceAuth('webhooks', config);
     // The ops port before anything is opened: taken, it stops the start at once.
     const ops = await startProcessOps(config);
+    const secretsKey = loadSecretsKey(config);
     const logger = createLogger('webhooks');
     const db = await openServiceDatabase(config, SCHEMA, migrations, { poolSize: 20 });
     const transport = await openTransport(config, logger);
@@ -21,7 +22,7 @@ export async function run(tracing: Tracing | null): Promise<void> {
       db,
       transport,
       logger,
-      secretsKey: loadSecretsKey(config),
+      secretsKey,
       host: config.MP_GRPC_HOST,
       port: config.MP_WEBHOOKS_GRPC_PORT,
       allowPrivateTargets: config.MP_WEBHOOK_ALLOW_PRIVATE_TARGETS,
