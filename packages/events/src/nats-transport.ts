@@ -196,6 +196,10 @@ export class NatsTransport implements EventTransport {
             let event: DomainEvent;
             try {
               event = await this.decode(m);
+              // The message's own trace header is the context to continue (ADR 0037); the
+              // metadata's copy serves messages published without it.
+              const traceparent = m.headers?.get('traceparent');
+              if (traceparent && traceparent.length <= 128) event.traceparent = traceparent;
             } catch (err) {
               if (isFetchFailure(err)) {
                 // the stream could not be read just now (not a bad message): offer it again later
