@@ -1,11 +1,16 @@
 // `npm start`: the whole platform in one process. Embedded adapters (PGlite, in-process events,
 // in-memory limits) unless MP_DATABASE_URL / MP_NATS_URL / MP_REDIS_URL point at real ones.
+// Tracing (when OTEL_EXPORTER_OTLP_ENDPOINT is set) starts before the platform's modules are
+// imported, so that its instrumentations see them load (ADR 0035).
 import { relative } from 'node:path';
-import { startPlatform } from '@mp/launcher';
+import { startTracing } from '@mp/telemetry';
 
 const started = performance.now();
 let platform;
+let tracing = null;
 try {
+  tracing = await startTracing('monitoring-platform');
+  const { startPlatform } = await import('@mp/launcher');
   platform = await startPlatform();
 } catch (err) {
   // One line that says what to change; the stack is for MP_LOG_LEVEL=debug.
@@ -13,7 +18,7 @@ try {
   if (process.env.MP_LOG_LEVEL === 'debug') console.error(err);
   process.exit(1);
 }
-const { gateway, admin, mode } = platform;
+const { gateway, admin, mode, opsPort } = platform;
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 const rel = gateway.certificatePath ? relative(process.cwd(), gateway.certificatePath) : null;
 const cert = gateway.certificatePath ? (rel && !rel.startsWith('..') ? rel : gateway.certificatePath) : null;
@@ -24,6 +29,8 @@ const lines = [
   `  Live API:     ${gateway.baseUrl}`,
   `  Sandbox API:  ${gateway.sandboxBaseUrl}`,
 ];
+if (opsPort !== null) lines.push(`  Operations:   http://${process.env.MP_OPS_HOST || '127.0.0.1'}:${opsPort}/metrics (and /livez, /readyz; MP_OPS_PORT)`);
+if (tracing) lines.push(`  Tracing:      on, exporting to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT}`);
 if (cert) lines.push(`  Certificate:  ${cert} (self-signed unless MP_TLS_CERT_FILE is set; curl --cacert ${cert} …)`);
 lines.push('', 'Sign in:');
 if (admin.password) {
@@ -48,6 +55,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     stopping = true;
     process.stdout.write('\nStopping: finishing requests in flight…\n');
     await platform.stop();
+    await tracing?.shutdown();
     process.stdout.write('Stopped.\n');
     process.exit(0);
   });

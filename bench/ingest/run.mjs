@@ -84,6 +84,7 @@ const env = {
   MP_NATS_URL: stream.url,
   MP_NATS_STREAM: stream.stream,
   MP_NATS_SUBJECT_PREFIX: stream.subjectPrefix,
+  MP_OPS_PORT: '0',
   MP_HTTPS_PORT: '0',
   MP_SANDBOX_HTTPS_PORT: '0',
   MP_BIND_HOST: '127.0.0.1',
@@ -145,15 +146,16 @@ try {
       children.push(c);
       return new Promise((resolve, reject) => {
         let out = '';
+        let started = false;
+        // Errors of the process are shown for the whole run, not only until it is ready.
         c.stdout.on('data', (d) => {
           out += d;
           for (const line of out.split('\n').slice(0, -1)) {
             const rec = JSON.parse(line);
             if (rec.level >= 50) process.stderr.write(line + '\n');
-            const found = ready(rec);
+            const found = started ? undefined : ready(rec);
             if (found !== undefined) {
-              c.stdout.removeAllListeners('data');
-              c.stdout.resume();
+              started = true;
               resolve(found);
             }
           }
@@ -228,6 +230,9 @@ try {
   const key = { 'x-api-key': keyRes.body.data.key };
   const project = (await call('POST', '/projects', { name: 'Benchmark tunnel', number: 'BENCH-1', start_date: '2020-01-01' }, key)).body.data;
   const sql = new pg.Pool({ connectionString: dbUrl, max: 8 });
+  // an idle connection ended by the server (another user of a shared machine terminating
+  // backends) must not end the benchmark: the pool opens a new one
+  sql.on('error', () => undefined);
   const tenantId = (await sql.query('SELECT tenant_id FROM projects.projects WHERE id = $1', [project.id])).rows[0].tenant_id;
   const caller = { requestId: 'req_bench', tenantId, environment: 'live', principalId: 'key_bench', principalType: 'api_key', permissions: [] };
   const pc = createClient(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${info.ports.projects}`, {

@@ -19,6 +19,7 @@ describe('npm start: the embedded default', () => {
       MP_DATA_DIR: dataDir,
       MP_HTTPS_PORT: '0',
       MP_SANDBOX_HTTPS_PORT: '0',
+      MP_OPS_PORT: '0',
       MP_BIND_HOST: '127.0.0.1',
       MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       MP_LOG_LEVEL: 'warn',

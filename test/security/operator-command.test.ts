@@ -55,9 +55,14 @@ describe('the operator command against a standalone identity process', () => {
     const p = startProcess(process.execPath, ['services/identity/dist/main.js'], { env: baseEnv() });
     const code = await new Promise<number | null>((resolve) => p.child.once('exit', resolve));
     expect(code).toBe(1);
-    expect(p.output().trim().split('\n')).toEqual([
-      'identity: cannot start: MP_SERVICE_KEY_FILE and MP_SERVICE_PEER_KEYS_DIR must be set: the identity process authenticates every gRPC call with its service key (make the keys with `npm run operator -- keygen --out DIR`).',
-    ]);
+    // one JSON log line (issue 17: every line of a process is JSON)
+    const lines = p.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: 60,
+      service: 'identity',
+      msg: 'cannot start: MP_SERVICE_KEY_FILE and MP_SERVICE_PEER_KEYS_DIR must be set: the identity process authenticates every gRPC call with its service key (make the keys with `npm run operator -- keygen --out DIR`).',
+    });
     // It opened nothing: no schema was made in the database.
     expect(await queryTestDatabase(db.url, "SELECT 1 FROM information_schema.schemata WHERE schema_name = 'identity'")).toEqual([]);
   });

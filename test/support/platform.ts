@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPlatform, type RunningPlatform } from '@mp/launcher';
-import { createLogger } from '@mp/kit';
+import { createLogger, type Logger } from '@mp/kit';
 import { createTestDatabase, createTestStream, httpsRequest, testCertificate, type ApiResponse, type TestDatabase, type TestStream } from '@mp/testing';
 
 export interface TestPlatform {
@@ -30,7 +30,7 @@ export const ALL_PERMISSIONS = [
  * database and stream of its own, every port chosen by the OS, private webhook targets allowed
  * (receivers run on 127.0.0.1) and the test CA trusted by the webhook sender.
  */
-export async function startTestPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
+export async function startTestPlatform(env: Record<string, string> = {}, opts: { logger?: Logger } = {}): Promise<TestPlatform> {
   const db = await createTestDatabase();
   const stream = createTestStream();
   const tls = await testCertificate();
@@ -40,7 +40,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
   const admin = { username: 'admin', password: 'correct horse battery staple' };
   const platform = await startPlatform({
     tls,
-    logger: createLogger('test', process.env.MP_LOG_LEVEL ?? 'warn'),
+    logger: opts.logger ?? createLogger('test', process.env.MP_LOG_LEVEL ?? 'warn'),
     env: {
       MP_DATABASE_URL: db.url,
       MP_NATS_URL: stream.url,
@@ -55,6 +55,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
       MP_WEBHOOKS_GRPC_PORT: '0',
       MP_MONITORING_DATA_GRPC_PORT: '0',
       MP_REPORTS_GRPC_PORT: '0',
+      MP_OPS_PORT: '0',
       MP_ADMIN_USERNAME: admin.username,
       MP_ADMIN_PASSWORD: admin.password,
       MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
@@ -101,7 +102,11 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     login,
     async apiKey(permissions, opts = {}) {
       const token = await login(opts);
-      const res = await api('POST', '/api-keys', { body: { name: `test ${permissions.join(',')}`, permissions }, headers: { authorization: `Bearer ${token}` }, ...opts });
+      const res = await api('POST', '/api-keys', {
+        body: { name: `test ${permissions.join(',')}`, permissions },
+        headers: { authorization: `Bearer ${token}` },
+        ...opts,
+      });
       if (res.status !== 200) throw new Error(`api key creation failed: ${res.text}`);
       return res.body.data.key as string;
     },

@@ -10,7 +10,7 @@ import {
   type NatsConnection,
 } from 'nats';
 import { bufferOf } from '@mp/db';
-import type { Logger } from '@mp/kit';
+import { sampledGauge, type Logger } from '@mp/kit';
 import { subjectFor, type DomainEvent } from './catalogue.js';
 import { decodeEnvelope, encodeEnvelope, readEnvelope, receivedEvent, type EventMeta, type OutgoingEvent, type ReceivedEvent } from './envelope.js';
 import type { EventTransport, SubscribeOptions, Subscription } from './transport.js';
@@ -235,6 +235,10 @@ export class NatsTransport implements EventTransport {
             let event: DomainEvent;
             try {
               event = await this.decode(m);
+              // The message's own trace header is the context to continue (ADR 0037); the
+              // metadata's copy serves messages published without it.
+              const traceparent = m.headers?.get('traceparent');
+              if (traceparent && traceparent.length <= 128) event.traceparent = traceparent;
             } catch (err) {
               if (isFetchFailure(err)) {
                 // the stream could not be read just now (not a bad message): offer it again later
@@ -267,8 +271,22 @@ export class NatsTransport implements EventTransport {
       }
     };
     const running = loop();
+    // Consumer lag as JetStream counts it, read when scraped (bounded: one series per durable name).
+    const lag = async () => {
+      const info = await jsm.consumers.info(this.opts.stream, durableName);
+      return [{ labels: { consumer: durableName }, value: info.num_pending + info.num_ack_pending }];
+    };
+    const unregisterLag = sampledGauge(
+      {
+        name: 'mp_jetstream_consumer_lag',
+        help: 'Events in the stream not yet acknowledged by the durable consumer (waiting plus in flight), by consumer.',
+        labelNames: ['consumer'],
+      },
+      lag,
+    );
     return {
       stop: async () => {
+        unregisterLag();
         stopped = true;
         messages?.stop();
         await running;

@@ -1,5 +1,5 @@
 import { utf8Param, type Queryable, type Migration } from '@mp/db';
-import { newId } from '@mp/kit';
+import { newId, traceparentOf } from '@mp/kit';
 import type { EventType } from './catalogue.js';
 import type { EventMeta } from './envelope.js';
 
@@ -73,13 +73,16 @@ export type NewEvent<D> = NewEventBase & ({ data: D } | { dataJson: string | Uin
  * only if the change that caused it committed. Returns the event's metadata.
  */
 export async function appendEvent<D extends Record<string, unknown>>(tx: Queryable, event: NewEvent<D>): Promise<EventMeta> {
+  // The trace continues from the span writing the event (the gRPC call that changed something),
+  // or, untraced, from what the client sent (ADR 0037).
+  const traceparent = traceparentOf() ?? event.traceparent;
   const meta: EventMeta = {
     event_id: newId('event'),
     event_type: event.type,
     tenant_id: event.tenantId,
     environment: event.environment,
     occurred_at: event.occurredAt ?? new Date().toISOString(),
-    ...(event.traceparent ? { traceparent: event.traceparent } : {}),
+    ...(traceparent ? { traceparent } : {}),
   };
   await tx.query(
     `INSERT INTO outbox (event_id, event_type, tenant_id, environment, occurred_at, data, traceparent)

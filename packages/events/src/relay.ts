@@ -1,11 +1,13 @@
 import { arrayParam, ASYNC_COMMIT_SQL, type Database, type Queryable } from '@mp/db';
-import type { Logger } from '@mp/kit';
+import { contextFrom, counter, inSpan, sampledGauge, SpanKind, traceparentOf, type Logger } from '@mp/kit';
 import type { EventType } from './catalogue.js';
 import type { OutgoingEvent } from './envelope.js';
 import type { EventTransport } from './transport.js';
 
 export interface RelayOptions {
   db: Database;
+  /** The producing service, the `service` label of the outbox metrics. */
+  service?: string;
   transport: EventTransport;
   logger: Logger;
   /** How often to look for rows nobody kicked the relay for (after a crash, or another replica's). */
@@ -29,6 +31,12 @@ export interface HandedEvent {
   eventId: string;
   dataJson: string | Uint8Array;
 }
+
+const published = counter({
+  name: 'mp_outbox_published_total',
+  help: 'Events the outbox relay published to the event transport, by producing service.',
+  labelNames: ['service'],
+});
 
 /** Oldest rows looked at per purge statement, so no purge holds many locks or a long transaction. */
 const PURGE_BATCH = 5000;
@@ -84,7 +92,42 @@ export class OutboxRelay {
 
   start(): void {
     this.stopped = false;
+    this.unregisterMetrics ??= this.registerMetrics();
     this.schedule(0);
+  }
+
+  private unregisterMetrics: (() => void) | null = null;
+
+  /**
+   * The backlog as the database has it when scraped (every replica reports the same table, so
+   * dashboards take the max per service, not the sum).
+   */
+  private registerMetrics(): () => void {
+    const service = this.opts.service ?? 'unknown';
+    let pending: Promise<{ n: number; age: number }> | null = null;
+    // One query serves both gauges of one scrape.
+    const read = () =>
+      (pending ??= this.opts.db
+        .query<{ n: number; age: number | null }>(
+          `SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(occurred_at)), 0)::float8 AS age FROM outbox WHERE dispatched_at IS NULL`,
+        )
+        .then(({ rows }) => ({ n: rows[0]!.n, age: rows[0]!.age ?? 0 }))
+        .finally(() => setImmediate(() => (pending = null))));
+    const offs = [
+      sampledGauge(
+        { name: 'mp_outbox_pending_events', help: 'Events committed to an outbox and not yet published, by producing service.', labelNames: ['service'] },
+        async () => [{ labels: { service }, value: (await read()).n }],
+      ),
+      sampledGauge(
+        {
+          name: 'mp_outbox_oldest_pending_age_seconds',
+          help: 'Age of the oldest event not yet published (0 when none), by producing service.',
+          labelNames: ['service'],
+        },
+        async () => [{ labels: { service }, value: Math.max(0, (await read()).age) }],
+      ),
+    ];
+    return () => offs.forEach((off) => off());
   }
 
   /**
@@ -108,6 +151,8 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unregisterMetrics?.();
+    this.unregisterMetrics = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
@@ -245,12 +290,13 @@ export class OutboxRelay {
       );
       if (rows.length === 0) return rows;
       // Publish in order; JetStream acks each. Concurrency within a batch keeps throughput up.
-      await Promise.all(rows.map((row) => transport.publish(toEvent(row, row.data ?? held.get(row.event_id)!))));
+      await Promise.all(rows.map((row) => publishRow(transport, row, row.data ?? held.get(row.event_id)!)));
       await tx.query(`UPDATE outbox SET dispatched_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)], { prepare: 'outbox_mark' });
       return rows;
     });
     // only once the marks committed: until then a retry may need the data again
     for (const row of rows) this.release(row.event_id);
+    if (rows.length) published.inc({ service: this.opts.service ?? 'unknown' }, rows.length);
     // A claim short of a full batch saw every pending row nobody else had locked, and data is
     // handed over only after its commit: what it was offered and did not get, another replica's
     // relay has published or is publishing, so this one lets go of it now rather than in 60 s.
@@ -259,7 +305,24 @@ export class OutboxRelay {
   }
 }
 
-function toEvent(row: OutboxRow, dataJson: string | Uint8Array): OutgoingEvent {
+/**
+ * Publishes one row in a producer span that continues the trace stored with it, and sends the
+ * span's context on with the event (the transport's `traceparent` header): the consumer continues
+ * from the publish, the publish from the write (ADR 0037). Untraced, the stored value goes on.
+ */
+function publishRow(transport: EventTransport, row: OutboxRow, dataJson: string | Uint8Array): Promise<void> {
+  return inSpan(
+    `publish ${row.event_type}`,
+    {
+      kind: SpanKind.PRODUCER,
+      parent: contextFrom(row.traceparent),
+      attributes: { 'messaging.operation.type': 'send', 'messaging.message.id': row.event_id, 'mp.event_type': row.event_type },
+    },
+    () => transport.publish(toEvent(row, dataJson, traceparentOf() ?? row.traceparent)),
+  );
+}
+
+function toEvent(row: OutboxRow, dataJson: string | Uint8Array, traceparent: string | null): OutgoingEvent {
   return {
     meta: {
       event_id: row.event_id,
@@ -267,7 +330,7 @@ function toEvent(row: OutboxRow, dataJson: string | Uint8Array): OutgoingEvent {
       tenant_id: row.tenant_id,
       environment: row.environment,
       occurred_at: row.occurred_at,
-      ...(row.traceparent ? { traceparent: row.traceparent } : {}),
+      ...(traceparent ? { traceparent } : {}),
     },
     dataJson,
   };

@@ -1,10 +1,12 @@
 import { Server, status, type handleUnaryCall, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
 import { DomainError, isDomainError } from '@mp/errors';
-import type { Logger } from '@mp/kit';
+import { listenError, type Logger } from '@mp/kit';
 import { CALLER_METADATA_KEY, CallerAuthError, verifyCallerContext } from './caller-token.js';
 import type { CallerContext } from './context.js';
 import { toGrpcError } from './errors.js';
+import { observeCall } from './metrics.js';
+import { routeLibraryLog } from './library-log.js';
 import { serverCredentials, type ServiceAuth } from './tls.js';
 
 /**
@@ -44,7 +46,12 @@ function adapt<S>(binding: ServiceBinding<S>, auth: ServiceAuth, logger: Logger)
   const impl: UntypedServiceImplementation = {};
   for (const [method, fn] of Object.entries(binding.handlers) as [string, (req: unknown, ctx: CallerContext) => Promise<unknown>][]) {
     const path = binding.definition[method]!.path;
-    impl[method] = ((call, callback) => {
+    impl[method] = ((call, rawCallback) => {
+      const startedAt = performance.now();
+      const callback: typeof rawCallback = (err, ...rest) => {
+        observeCall(binding.name, method, err ? (err.code ?? status.UNKNOWN) : status.OK, startedAt);
+        rawCallback(err, ...rest);
+      };
       // Authenticate before anything else: an unsigned, expired, tampered or misdirected context,
       // or a caller this method does not admit, never reaches the use case.
       let ctx: CallerContext;
@@ -98,7 +105,10 @@ export async function startGrpcServer(opts: {
   services: ServiceBinding<never>[] | ServiceBinding<any>[];
   auth: ServiceAuth;
   logger: Logger;
+  /** The setting that chose the port (`MP_IDENTITY_GRPC_PORT`), named when it cannot be bound. */
+  portSetting?: string;
 }): Promise<GrpcServerHandle> {
+  routeLibraryLog(opts.logger);
   const server = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
   const statusMap: ServingStatusMap = { '': 'SERVING' };
   for (const s of opts.services) statusMap[s.name] = 'SERVING';
@@ -107,7 +117,9 @@ export async function startGrpcServer(opts: {
   health.addToServer(server);
   for (const s of opts.services) server.addService(s.definition, adapt(s, opts.auth, opts.logger));
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${opts.host ?? '127.0.0.1'}:${opts.port}`, serverCredentials(opts.auth.tls), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(`${opts.host ?? '127.0.0.1'}:${opts.port}`, serverCredentials(opts.auth.tls), (err, p) =>
+      err ? reject(listenError(opts.portSetting ?? 'gRPC port', opts.host ?? '127.0.0.1', opts.port, err)) : resolve(p),
+    ),
   );
   return {
     port,

@@ -9,3 +9,6 @@ export * from './shutdown.js';
 export * from './client-source.js';
 export * from './ops-server.js';
 export * from './required-settings.js';
+export * from './metrics.js';
+export * from './startup.js';
+export * from './tracing.js';

@@ -1,5 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import { processMetrics } from './metrics.js';
+import { listenError } from './startup.js';
 
 /**
  * What a process tells its operators on its internal port (never the public one):
@@ -60,4 +63,25 @@ export async function startOpsServer(endpoints: OpsEndpoints, host: string, port
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The ops settings of `npm start` (the embedded platform in one process): `MP_OPS_PORT` (`off`
+ * serves none, 0 a free port) and `MP_OPS_HOST`, loopback by default on a developer's machine.
+ * Standalone processes (pods) read `lifecycleSettings` instead, whose host is 0.0.0.0 so that
+ * probes and Prometheus reach it.
+ */
+export const opsSettings = {
+  MP_OPS_PORT: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).default(DEFAULT_OPS_PORT),
+  MP_OPS_HOST: z.string().min(1).default('127.0.0.1'),
+};
+
+export type OpsSettings = { MP_OPS_PORT: 'off' | number; MP_OPS_HOST: string };
+
+/** Starts the process's ops server with its process metrics, unless MP_OPS_PORT is `off`. */
+export async function startProcessOps(settings: OpsSettings, ready?: OpsEndpoints['ready']): Promise<OpsServer | null> {
+  if (settings.MP_OPS_PORT === 'off') return null;
+  return startOpsServer({ metrics: processMetrics(), ...(ready ? { ready } : {}) }, settings.MP_OPS_HOST, settings.MP_OPS_PORT).catch((err: unknown) => {
+    throw listenError('MP_OPS_PORT', settings.MP_OPS_HOST, settings.MP_OPS_PORT, err);
+  });
 }

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { SettingError } from './startup.js';
 
 /** SHA-256 hex digest; used to store high-entropy secrets (API keys, refresh tokens). */
 export function sha256Hex(value: string): string {
@@ -27,10 +28,10 @@ export class SecretBox {
     const parts = ring.split(',').map((k) => k.trim());
     this.keys = parts.map((base64, i) => {
       const key = Buffer.from(base64, 'base64');
-      if (key.length !== 32) throw new Error(`MP_SECRETS_KEY: ${parts.length > 1 ? `key ${i + 1} of the ring` : 'the key'} must be 32 bytes, base64-encoded`);
+      if (key.length !== 32) throw new SettingError('MP_SECRETS_KEY', `${parts.length > 1 ? `key ${i + 1} of the ring` : 'the key'} must be 32 bytes, base64-encoded (openssl rand -base64 32).`);
       return { id: keyId(key), key };
     });
-    if (new Set(this.keys.map((k) => k.id)).size !== this.keys.length) throw new Error('MP_SECRETS_KEY: a key appears twice in the ring');
+    if (new Set(this.keys.map((k) => k.id)).size !== this.keys.length) throw new SettingError('MP_SECRETS_KEY', 'a key appears twice in the ring.');
   }
 
   /** The id of the key that seals (the ring's first). */

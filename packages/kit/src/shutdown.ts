@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { envPort } from './config.js';
 import type { Logger } from './logger.js';
+import { processMetrics } from './metrics.js';
 import { DEFAULT_OPS_PORT, startOpsServer, type OpsEndpoints, type OpsServer } from './ops-server.js';
+import { listenError } from './startup.js';
 
 /** The settings of every standalone process's ops server and drain (README "Settings"). */
 export const lifecycleSettings = {
@@ -26,8 +28,9 @@ export interface Lifecycle {
   /**
    * The process now serves: /readyz answers 200, and a signal drains it by running `steps` in
    * order (servers first, so in-flight calls finish; then transport and database), then exits.
+   * `extraMetrics` joins the process registry's /metrics (series read at scrape time).
    */
-  serving(steps: (() => Promise<void>)[], metrics?: OpsEndpoints['metrics']): void;
+  serving(steps: (() => Promise<void>)[], extraMetrics?: OpsEndpoints['metrics']): void;
 }
 
 /**
@@ -39,9 +42,18 @@ export interface Lifecycle {
 export async function startLifecycle(name: string, settings: LifecycleSettings, logger: Logger): Promise<Lifecycle> {
   let state: 'starting' | 'serving' | 'draining' = 'starting';
   let steps: (() => Promise<void>)[] = [];
-  const endpoints: OpsEndpoints = { ready: () => state === 'serving' };
-  // The server reads `endpoints` on each request: metrics join once the service has them.
-  const ops = await startOpsServer(endpoints, settings.MP_OPS_HOST, settings.MP_OPS_PORT);
+  const registry = processMetrics();
+  let extra: OpsEndpoints['metrics'] | undefined;
+  const endpoints: OpsEndpoints = {
+    ready: () => state === 'serving',
+    metrics: async () => {
+      const own = await registry();
+      return extra ? { contentType: own.contentType, text: `${own.text}\n${(await extra()).text}` } : own;
+    },
+  };
+  const ops = await startOpsServer(endpoints, settings.MP_OPS_HOST, settings.MP_OPS_PORT).catch((err: unknown) => {
+    throw listenError('MP_OPS_PORT', settings.MP_OPS_HOST, settings.MP_OPS_PORT, err);
+  });
   logger.info({ ops_port: ops.port }, `${name} ops server listening`);
 
   const drain = async (signal: NodeJS.Signals) => {
@@ -70,9 +82,9 @@ export async function startLifecycle(name: string, settings: LifecycleSettings, 
   return {
     ops,
     ready: () => state === 'serving',
-    serving(stopSteps, metrics) {
+    serving(stopSteps, extraMetrics) {
       steps = stopSteps;
-      if (metrics) endpoints.metrics = metrics;
+      extra = extraMetrics;
       if (state === 'starting') state = 'serving';
     },
   };

@@ -4,7 +4,8 @@ import type { EventTransport } from '@mp/events';
 import { parseGatewayConfig, startGateway, type RunningGateway } from '@mp/gateway';
 import { IDENTITY_SCHEMA, identityMigrations, parseIdentityConfig, startIdentityService } from '@mp/identity';
 import { generatePlatformKeys, writeOperatorCredential, type PlatformKeys } from '@mp/grpc';
-import { createLogger, type Logger } from '@mp/kit';
+import { z } from 'zod';
+import { createLogger, opsSettings, parseConfig, serviceLogger, startProcessOps, type Logger } from '@mp/kit';
 import { alarmSettingsOf, MONITORING_DATA_SCHEMA, monitoringDataMigrations, parseMonitoringDataConfig, startMonitoringDataService } from '@mp/monitoring-data';
 import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
 import { REPORTS_SCHEMA, parseReportsConfig, reportsMigrations, startReportsService } from '@mp/reports';
@@ -31,6 +32,8 @@ export interface RunningPlatform {
   /** Set only when the first administrator was created with a generated password. */
   admin: { created: boolean; username: string; password?: string };
   ports: { identity: number; projects: number; webhooks: number; monitoringData: number; reports: number };
+  /** The platform's one ops port (MP_OPS_PORT: /livez, /readyz, /metrics of every service); null when off. */
+  opsPort: number | null;
   /** The keys the services authenticate calls with (tests call services directly with them). */
   keys: PlatformKeys;
   /** MP_DATA_DIR/operator.json: the operator credential of this running platform. */
@@ -59,6 +62,10 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     const prConfig = parseProjectsConfig(env);
     const whConfig = parseWebhooksConfig(env);
     const embedded = !idConfig.MP_DATABASE_URL;
+    // The ops port first: taken, it fails the start before any database or data folder is opened.
+    // One process, one registry: its /metrics covers every service (label `service`).
+    const ops = await startProcessOps(parseConfig(z.object(opsSettings), env));
+    if (ops) stops.push(() => ops.close());
     const dataLock = lockDataDir(idConfig.MP_DATA_DIR);
     stops.push(async () => dataLock.release());
     const secretsKey = loadSecretsKey(idConfig);
@@ -85,7 +92,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       auth: keys.authFor('webhooks'),
       db: whDb,
       transport,
-      logger: logger.child({ service: 'webhooks' }),
+      logger: serviceLogger(logger, 'webhooks'),
       secretsKey,
       host: whConfig.MP_GRPC_HOST,
       port: whConfig.MP_WEBHOOKS_GRPC_PORT,
@@ -104,7 +111,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       auth: keys.authFor('identity'),
       db: idDb,
       transport,
-      logger: logger.child({ service: 'identity' }),
+      logger: serviceLogger(logger, 'identity'),
       config: idConfig,
       secretsKey,
       outboxRetentionMs: outboxRetentionMs(idConfig),
@@ -116,7 +123,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       auth: keys.authFor('projects'),
       db: prDb,
       transport,
-      logger: logger.child({ service: 'projects' }),
+      logger: serviceLogger(logger, 'projects'),
       host: prConfig.MP_GRPC_HOST,
       port: prConfig.MP_PROJECTS_GRPC_PORT,
       overdueSweepMs: prConfig.MP_TASK_OVERDUE_SWEEP_MS,
@@ -131,7 +138,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       auth: keys.authFor('monitoring-data'),
       db: mdDb,
       transport,
-      logger: logger.child({ service: 'monitoring-data' }),
+      logger: serviceLogger(logger, 'monitoring-data'),
       host: mdConfig.MP_GRPC_HOST,
       port: mdConfig.MP_MONITORING_DATA_GRPC_PORT,
       projects: mdConfig.MP_PROJECTS_ADDR,
@@ -153,7 +160,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       auth: keys.authFor('reports'),
       db: rpDb,
       transport,
-      logger: logger.child({ service: 'reports' }),
+      logger: serviceLogger(logger, 'reports'),
       host: rpConfig.MP_GRPC_HOST,
       port: rpConfig.MP_REPORTS_GRPC_PORT,
       sources: { projects: `127.0.0.1:${projects.port}`, monitoringData: `127.0.0.1:${monitoringData.port}` },
@@ -173,7 +180,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       MP_MONITORING_DATA_ADDR: `127.0.0.1:${monitoringData.port}`,
       MP_REPORTS_ADDR: `127.0.0.1:${reports.port}`,
     });
-    const gateway = await startGateway(gwConfig, logger.child({ service: 'gateway' }), {
+    const gateway = await startGateway(gwConfig, serviceLogger(logger, 'gateway'), {
       auth: keys.authFor('gateway'),
       ...(opts.tls ? { tls: opts.tls } : {}),
     });
@@ -188,6 +195,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       mode: embedded ? 'embedded' : 'distributed',
       admin: identity.admin,
       ports: { identity: identity.port, projects: projects.port, webhooks: webhooks.port, monitoringData: monitoringData.port, reports: reports.port },
+      opsPort: ops?.port ?? null,
       stop: stopAll,
     };
   } catch (err) {

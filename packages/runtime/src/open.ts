@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createPgDatabase, createPgliteDatabase, migrate, type Database, type Migration } from '@mp/db';
 import { MemoryTransport, NatsTransport, type EventTransport } from '@mp/events';
-import { newMasterKey, type Logger } from '@mp/kit';
+import { newMasterKey, SecretBox, SettingError, type Logger } from '@mp/kit';
 import { streamRetention, type InfraConfig } from './infra-config.js';
 
 /**
@@ -26,7 +26,12 @@ export async function openServiceDatabase(config: InfraConfig, schema: string, m
   const db = config.MP_DATABASE_URL
     ? createPgDatabase({ url: config.MP_DATABASE_URL, schema, max: opts.poolSize ?? 10, applicationName: `mp-${schema}` })
     : await createPgliteDatabase({ dataDir: embeddedDatabaseDir(config.MP_DATA_DIR, schema), schema });
-  await migrate(db, schema, migrations);
+  try {
+    await migrate(db, schema, migrations);
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw unreachable(err, config.MP_DATABASE_URL ? 'MP_DATABASE_URL' : 'MP_DATA_DIR', config.MP_DATABASE_URL ? 'the database' : 'the embedded database');
+  }
   return db;
 }
 
@@ -41,6 +46,8 @@ export async function openTransport(config: InfraConfig, logger: Logger): Promis
       subjectPrefix: config.MP_NATS_SUBJECT_PREFIX,
       logger,
       retention: streamRetention(config),
+    }).catch((err: unknown) => {
+      throw unreachable(err, 'MP_NATS_URL', 'NATS JetStream');
     });
   }
   sharedMemoryTransport ??= new MemoryTransport();
@@ -52,7 +59,10 @@ export async function openTransport(config: InfraConfig, logger: Logger): Promis
  * MP_SECRETS_KEY; when unset, kept in MP_DATA_DIR/secrets.key, created on first use.
  */
 export function loadSecretsKey(config: InfraConfig): string {
-  if (config.MP_SECRETS_KEY) return config.MP_SECRETS_KEY;
+  if (config.MP_SECRETS_KEY) {
+    new SecretBox(config.MP_SECRETS_KEY); // refuses a malformed key naming MP_SECRETS_KEY
+    return config.MP_SECRETS_KEY;
+  }
   const dir = resolve(config.MP_DATA_DIR);
   const file = join(dir, 'secrets.key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
@@ -60,4 +70,28 @@ export function loadSecretsKey(config: InfraConfig): string {
   const key = newMasterKey();
   writeFileSync(file, key + '\n', { mode: 0o600 });
   return key;
+}
+
+/**
+ * A connection failure at start-up, naming the setting to check. Errors that are not about
+ * reaching the server (a failed migration) pass unchanged.
+ */
+function unreachable(err: unknown, setting: string, what: string): Error {
+  const e = err as NodeJS.ErrnoException & { code?: string };
+  const reach = [
+    'ECONNREFUSED',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'ETIMEDOUT',
+    'EHOSTUNREACH',
+    'ECONNRESET',
+    'CONNECTION_REFUSED',
+    '28P01',
+    '28000',
+    '3D000',
+    'EACCES',
+    'ENOENT',
+  ];
+  if (!e || !reach.includes(String(e.code))) return err instanceof Error ? err : new Error(String(err));
+  return new SettingError(setting, `cannot reach ${what} (${e.code}: ${e.message}); check ${setting}.`);
 }

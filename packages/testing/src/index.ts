@@ -4,3 +4,4 @@ export * from './https.js';
 export * from './wait.js';
 export * from './grpc-clients.js';
 export * from './contract.js';
+export * from './log-lines.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AddressInfo, Server } from 'node:net';
 import type { ServiceAuth } from '@mp/grpc';
-import { loadOrCreateCertificate, type Logger } from '@mp/kit';
+import { listenError, loadOrCreateCertificate, type Logger } from '@mp/kit';
 import { createApp } from './app.js';
 import { createServiceClients } from './clients.js';
 import type { GatewayConfig } from './config.js';
@@ -154,7 +154,12 @@ export async function startGateway(
       webhookSourceAddresses: config.MP_WEBHOOK_SOURCE_ADDRESSES,
     });
     const server = createHttpsOnlyServer(tls, app.callback(), docsUrl, frontDoor);
-    const port = await listen(server, wanted, config.MP_BIND_HOST);
+    const setting = environment === 'live' ? 'MP_HTTPS_PORT' : 'MP_SANDBOX_HTTPS_PORT';
+    const port = await listen(server, wanted, config.MP_BIND_HOST).catch((err: unknown) => {
+      // the other port, already open, must not keep the process (or a test) running
+      for (const open of servers) open.close();
+      throw listenError(setting, config.MP_BIND_HOST, wanted, err);
+    });
     ports[environment] = port;
     const configured = environment === 'live' ? config.MP_PUBLIC_BASE_URL : config.MP_PUBLIC_SANDBOX_BASE_URL;
     urls[environment] = (configured ?? `https://localhost:${port}/v3`).replace(/\/$/, '');

@@ -1,15 +1,8 @@
-import { serviceAuthOrExit } from '@mp/grpc';
-import { createLogger, requireSettingsOrExit, startLifecycle } from '@mp/kit';
-import { parseGatewayConfig } from './config.js';
-import { startGateway } from './gateway.js';
+import { startOrExit } from '@mp/kit';
+import { startTracing } from '@mp/telemetry';
 
-// Standalone process entry (one gateway replica).
-const config = parseGatewayConfig();
-const auth = serviceAuthOrExit('gateway', config);
-requireSettingsOrExit('gateway', config, ['MP_REDIS_URL']);
-const logger = createLogger('gateway');
-const life = await startLifecycle('gateway', config, logger);
-const gateway = await startGateway(config, logger, { auth, ready: life.ready });
-logger.info({ baseUrl: gateway.baseUrl, sandboxBaseUrl: gateway.sandboxBaseUrl }, 'gateway listening');
-
-life.serving([() => gateway.drain(), () => gateway.stop()], () => gateway.metrics());
+// Standalone process entry. Tracing (when OTEL_EXPORTER_OTLP_ENDPOINT is set) starts before the
+// application's modules are imported, so that its instrumentations see them load (ADR 0035).
+const tracing = await startOrExit('gateway', () => startTracing('gateway'));
+const { run } = await import('./process.js');
+await run(tracing);

@@ -1,38 +1,8 @@
-import { serviceAuthOrExit } from '@mp/grpc';
-import { createLogger, requireSettingsOrExit, startLifecycle } from '@mp/kit';
-import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
-import { parseIdentityConfig } from './config.js';
-import { migrations, SCHEMA } from './migrations.js';
-import { startIdentityService } from './service.js';
+import { startOrExit } from '@mp/kit';
+import { startTracing } from '@mp/telemetry';
 
-// Standalone process entry (one pod of the identity service).
-const config = parseIdentityConfig();
-const auth = serviceAuthOrExit('identity', config);
-requireSettingsOrExit('identity', config, ['MP_DATABASE_URL', 'MP_NATS_URL', 'MP_SECRETS_KEY']);
-const logger = createLogger('identity');
-const life = await startLifecycle('identity', config, logger);
-const db = await openServiceDatabase(config, SCHEMA, migrations);
-const transport = await openTransport(config, logger);
-const service = await startIdentityService({
-  auth,
-  db,
-  transport,
-  logger,
-  config,
-  secretsKey: loadSecretsKey(config),
-  outboxRetentionMs: outboxRetentionMs(config),
-});
-logger.info({ port: service.port }, 'identity service listening');
-
-if (service.admin.created) {
-  logger.info({ username: service.admin.username, generated_password: Boolean(service.admin.password) }, 'first administrator created');
-}
-if (service.admin.password) {
-  // Straight to stdout, never through the logger: log pipelines keep what they receive.
-  process.stdout.write(
-    `First administrator created: username "${service.admin.username}", password "${service.admin.password}"\n` +
-      '(shown once: keep it now, or set MP_ADMIN_USERNAME/MP_ADMIN_PASSWORD before the first start)\n',
-  );
-}
-
-life.serving([() => service.stop(config.MP_SHUTDOWN_TIMEOUT_MS), () => transport.close(), () => db.close()]);
+// Standalone process entry. Tracing (when OTEL_EXPORTER_OTLP_ENDPOINT is set) starts before the
+// application's modules are imported, so that its instrumentations see them load (ADR 0035).
+const tracing = await startOrExit('identity', () => startTracing('identity'));
+const { run } = await import('./process.js');
+await run(tracing);

@@ -69,7 +69,7 @@ export async function startIdentityService(opts: IdentityServiceOptions): Promis
     },
   );
 
-  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, retentionMs: opts.outboxRetentionMs });
+  const relay = new OutboxRelay({ service: 'identity', db: opts.db, transport: opts.transport, logger: opts.logger, retentionMs: opts.outboxRetentionMs });
   const deps: IdentityDeps = {
     db: opts.db,
     relay,
@@ -92,6 +92,7 @@ export async function startIdentityService(opts: IdentityServiceOptions): Promis
     services: [identityBinding(deps)],
     auth: opts.auth,
     logger: opts.logger,
+    portSetting: 'MP_IDENTITY_GRPC_PORT',
   });
   relay.start();
 

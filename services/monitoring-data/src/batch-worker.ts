@@ -5,6 +5,7 @@ import type { CallerContext } from '@mp/grpc';
 import type { DataDeps } from './deps.js';
 import { expandColumns } from './columns.js';
 import { storeWrite, validateWrite } from './ingest.js';
+import { countFailures, countIngested } from './metrics.js';
 import { formatMeasuredAt } from './measured-at.js';
 import { checkProjectAcceptsData, type RecordFailure } from './record-rules.js';
 
@@ -28,7 +29,11 @@ function slice(cols: monitoringData.RecordColumns, start: number, end: number): 
 }
 
 /** Chunk-relative failure → batch-relative (index and the `records[i]` of its field). */
-const shift = (f: RecordFailure, by: number): RecordFailure => ({ ...f, index: f.index + by, field: f.field.replace(/^records\[(\d+)\]/, (_, i: string) => `records[${Number(i) + by}]`) });
+const shift = (f: RecordFailure, by: number): RecordFailure => ({
+  ...f,
+  index: f.index + by,
+  field: f.field.replace(/^records\[(\d+)\]/, (_, i: string) => `records[${Number(i) + by}]`),
+});
 
 /**
  * Processes stored batches. Any replica may run one: a batch is claimed with FOR UPDATE SKIP
@@ -130,7 +135,13 @@ export class BatchWorker {
           now,
           batchId: batch.id,
           onDuplicates: (dups) => {
-            for (const d of dups) failures.push({ index: d.index + start, code: '409003', field: `records[${d.index + start}].measured_at`, detail: `Point ${d.point.id} already has a record at ${formatMeasuredAt(d.ms, d.offset)}.` });
+            for (const d of dups)
+              failures.push({
+                index: d.index + start,
+                code: '409003',
+                field: `records[${d.index + start}].measured_at`,
+                detail: `Point ${d.point.id} already has a record at ${formatMeasuredAt(d.ms, d.offset)}.`,
+              });
           },
         });
         const { rows } = await tx.query<{ accepted_count: number; rejected_count: number; abnormal_count: number; completed_at: string | null }>(
@@ -153,6 +164,8 @@ export class BatchWorker {
         return stored;
       });
       if (!done) return;
+      countIngested('batch', done.records.length);
+      countFailures('batch', failures);
       deps.knownPoints.remember(checked.ok.map((r) => r.point.id));
       deps.relay.kick(done.events);
     }

@@ -1,32 +1,8 @@
-import { serviceAuthOrExit } from '@mp/grpc';
-import { createLogger, requireSettingsOrExit, startLifecycle } from '@mp/kit';
-import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
-import { parseMonitoringDataConfig } from './config.js';
-import { migrations, SCHEMA } from './migrations.js';
-import { startMonitoringDataService } from './service.js';
-import { alarmSettingsOf } from './alarms/config.js';
+import { startOrExit } from '@mp/kit';
+import { startTracing } from '@mp/telemetry';
 
-// Standalone process entry (one replica of the monitoring-data service).
-const config = parseMonitoringDataConfig();
-const auth = serviceAuthOrExit('monitoring-data', config);
-requireSettingsOrExit('monitoring-data', config, ['MP_DATABASE_URL', 'MP_NATS_URL']);
-const logger = createLogger('monitoring-data');
-const life = await startLifecycle('monitoring-data', config, logger);
-const db = await openServiceDatabase(config, SCHEMA, migrations, { poolSize: config.MP_MONITORING_DATA_DB_POOL });
-const transport = await openTransport(config, logger);
-const service = await startMonitoringDataService({
-  auth,
-  db,
-  transport,
-  logger,
-  host: config.MP_GRPC_HOST,
-  port: config.MP_MONITORING_DATA_GRPC_PORT,
-  projects: config.MP_PROJECTS_ADDR,
-  contextTtlMs: config.MP_MONITORING_DATA_CONTEXT_TTL_MS,
-  batchChunk: config.MP_MONITORING_DATA_BATCH_CHUNK,
-  outboxRetentionMs: outboxRetentionMs(config),
-  alarms: alarmSettingsOf(config),
-});
-logger.info({ port: service.port }, 'monitoring-data service listening');
-
-life.serving([() => service.stop(config.MP_SHUTDOWN_TIMEOUT_MS), () => transport.close(), () => db.close()]);
+// Standalone process entry. Tracing (when OTEL_EXPORTER_OTLP_ENDPOINT is set) starts before the
+// application's modules are imported, so that its instrumentations see them load (ADR 0035).
+const tracing = await startOrExit('monitoring-data', () => startTracing('monitoring-data'));
+const { run } = await import('./process.js');
+await run(tracing);

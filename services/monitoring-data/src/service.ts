@@ -65,7 +65,13 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
           deadlineMs: 10_000,
         })
       : opts.projects;
-  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, retentionMs: opts.outboxRetentionMs });
+  const relay = new OutboxRelay({
+    service: 'monitoring-data',
+    db: opts.db,
+    transport: opts.transport,
+    logger: opts.logger,
+    retentionMs: opts.outboxRetentionMs,
+  });
   const versions = new IngestVersions(opts.db);
   let worker: BatchWorker | null = null;
   const deps: DataDeps = {
@@ -90,6 +96,7 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
     services: [monitoringDataBinding(deps), ingestVersions],
     auth: opts.auth,
     logger: opts.logger,
+    portSetting: 'MP_MONITORING_DATA_GRPC_PORT',
   });
   relay.start();
   worker.start();

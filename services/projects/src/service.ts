@@ -39,12 +39,19 @@ export interface RunningService {
 
 /** Starts the projects gRPC service, its outbox relay and its overdue sweep on an already migrated database. */
 export async function startProjectsService(opts: ProjectsServiceOptions): Promise<RunningService> {
-  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, retentionMs: opts.outboxRetentionMs });
+  const relay = new OutboxRelay({ service: 'projects', db: opts.db, transport: opts.transport, logger: opts.logger, retentionMs: opts.outboxRetentionMs });
   const ingestVersions = new IngestVersionTarget(opts.auth);
   if (opts.ingestVersions) ingestVersions.connect(opts.ingestVersions);
   const deps = { db: opts.db, relay, logger: opts.logger, clock: opts.clock ?? systemClock, ingestVersions };
   const sweep = new OverdueSweep(deps, { intervalMs: opts.overdueSweepMs ?? 30_000 });
-  const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [projectsBinding(deps)], auth: opts.auth, logger: opts.logger });
+  const server = await startGrpcServer({
+    host: opts.host,
+    port: opts.port,
+    services: [projectsBinding(deps)],
+    auth: opts.auth,
+    logger: opts.logger,
+    portSetting: 'MP_PROJECTS_GRPC_PORT',
+  });
   relay.start();
   sweep.start();
   return {

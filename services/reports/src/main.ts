@@ -1,32 +1,8 @@
-import { serviceAuthOrExit } from '@mp/grpc';
-import { createLogger, requireSettingsOrExit, startLifecycle } from '@mp/kit';
-import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
-import { parseReportsConfig } from './config.js';
-import { migrations, SCHEMA } from './migrations.js';
-import { startReportsService } from './service.js';
+import { startOrExit } from '@mp/kit';
+import { startTracing } from '@mp/telemetry';
 
-// Standalone process entry (one pod of the reports service).
-const config = parseReportsConfig();
-const auth = serviceAuthOrExit('reports', config);
-requireSettingsOrExit('reports', config, ['MP_DATABASE_URL', 'MP_NATS_URL']);
-const logger = createLogger('reports');
-const life = await startLifecycle('reports', config, logger);
-const db = await openServiceDatabase(config, SCHEMA, migrations);
-const transport = await openTransport(config, logger);
-const service = await startReportsService({
-  auth,
-  db,
-  transport,
-  logger,
-  host: config.MP_GRPC_HOST,
-  port: config.MP_REPORTS_GRPC_PORT,
-  sources: { projects: config.MP_PROJECTS_ADDR, monitoringData: config.MP_MONITORING_DATA_ADDR },
-  concurrency: config.MP_REPORTS_CONCURRENCY,
-  leaseMs: config.MP_REPORTS_LEASE_MS,
-  pollMs: config.MP_REPORTS_POLL_MS,
-  generate: config.MP_REPORTS_GENERATE,
-  outboxRetentionMs: outboxRetentionMs(config),
-});
-logger.info({ port: service.port, ops_port: life.ops.port }, 'reports service listening');
-
-life.serving([() => service.stop(config.MP_SHUTDOWN_TIMEOUT_MS), () => transport.close(), () => db.close()]);
+// Standalone process entry. Tracing (when OTEL_EXPORTER_OTLP_ENDPOINT is set) starts before the
+// application's modules are imported, so that its instrumentations see them load (ADR 0035).
+const tracing = await startOrExit('reports', () => startTracing('reports'));
+const { run } = await import('./process.js');
+await run(tracing);

@@ -1,4 +1,5 @@
 import { ASYNC_COMMIT_SQL, type Queryable } from '@mp/db';
+import { contextFrom, inSpan, linkTo, SpanKind, SpanStatusCode } from '@mp/kit';
 import type { WebhooksDeps } from './deps.js';
 import { signatureHeaders } from './delivery/sign.js';
 import { sendWebhook, type AttemptResult } from './delivery/send.js';
@@ -14,6 +15,8 @@ export interface ClaimedDelivery {
   event_type: string;
   occurred_at: string;
   data: unknown;
+  /** The trace context stored with the event (null when untraced). */
+  traceparent: string | null;
   webhook_id: string;
   url: string;
   /** The secret that signs now (the old one during a rotation's grace period). */
@@ -29,8 +32,58 @@ export function retryDelaySeconds(retryInterval: number, retryNumber: number): n
   return retryInterval * 5 ** (retryNumber - 1);
 }
 
+/**
+ * The client span of one attempt (ADR 0037). A delivery's first attempt continues the trace of its
+ * event (the write that caused it, through outbox, stream and consumer); a retry or resend, minutes
+ * or hours later, starts a trace of its own linked to the event's, so one slow receiver does not
+ * stretch the write's trace over hours. The span stands for the attempt's HTTPS requests
+ * (redirects included), so they make no spans of their own; the receiver gets no trace header.
+ */
+function attemptSpan<T>(d: ClaimedDelivery, fn: () => Promise<T & Pick<AttemptResult, 'outcome' | 'httpStatus' | 'redirects'>>): Promise<T> {
+  const first = d.attempts === 0 && d.cycle === 1;
+  return inSpan(
+    'webhook POST',
+    {
+      kind: SpanKind.CLIENT,
+      quiet: true,
+      ...(d.traceparent ? (first ? { parent: contextFrom(d.traceparent) } : { parent: contextFrom(null), links: linkTo(d.traceparent) }) : {}),
+      attributes: {
+        'http.request.method': 'POST',
+        'server.address': hostOf(d.url),
+        'mp.webhook_id': d.webhook_id,
+        'mp.delivery_id': d.id,
+        'mp.event_type': d.event_type,
+        'mp.attempt': d.attempts + 1,
+        'mp.cycle': d.cycle,
+      },
+    },
+    async (span) => {
+      const result = await fn();
+      span.setAttributes({
+        'mp.outcome': result.outcome,
+        'mp.redirects': result.redirects,
+        ...(result.httpStatus !== null ? { 'http.response.status_code': result.httpStatus } : {}),
+      });
+      if (result.outcome !== 'delivered') span.setStatus({ code: SpanStatusCode.ERROR, message: `attempt ${result.outcome}` });
+      return result;
+    },
+  );
+}
+
+const hostOf = (url: string): string => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'invalid';
+  }
+};
+
 /** Sends one attempt of a delivery (signed anew with a fresh timestamp) and returns the result. */
 export async function sendAttempt(deps: Pick<WebhooksDeps, 'secrets' | 'sender'>, d: ClaimedDelivery): Promise<AttemptResult> {
+  return attemptSpan(d, () => send(deps, d));
+}
+
+function send(deps: Pick<WebhooksDeps, 'secrets' | 'sender'>, d: ClaimedDelivery): Promise<AttemptResult> {
   const body = envelopeBody({ event_id: d.event_id, event_type: d.event_type, occurred_at: d.occurred_at, data: d.data }, d.webhook_id);
   const headers = signatureHeaders(deps.secrets.open(d.secret_sealed), d.event_id, body);
   return sendWebhook({

@@ -61,7 +61,7 @@ export async function claimDueDeliveries(db: Database, n: number, leaseMs: numbe
            FROM due WHERE d.id = due.id
          RETURNING d.id, d.attempts, d.cycle, d.event_id, d.event_type, d.webhook_id
        )
-       SELECT c.id, c.attempts, c.cycle, c.event_id, c.event_type, e.occurred_at, e.data, c.webhook_id,
+       SELECT c.id, c.attempts, c.cycle, c.event_id, c.event_type, e.occurred_at, e.data, e.traceparent, c.webhook_id,
               w.url, ${SIGNING_SECRET_SQL('w')} AS secret_sealed, w.max_retries, w.retry_interval, w.active, (w.deleted_at IS NOT NULL) AS deleted
          FROM claimed c JOIN events e ON e.event_id = c.event_id JOIN webhooks w ON w.id = c.webhook_id CROSS JOIN async_commit`,
       [n, leaseMs, busy.map(([id]) => id), busy.map(([, k]) => k), perWebhook],

@@ -176,6 +176,8 @@ export class DeliveryWorker {
     this.deps.metrics.observeAttempt(result);
     // Give up waiting for the database a second before the lease lapses and another claim may start.
     const status = await this.recorder.record({ delivery: d, startedAt, finishedAt, result, allowRetry: true }, claimedAt + this.leaseMs - 1000);
+    if (status === 'delivered' || status === 'failed')
+      this.deps.metrics.deliveryLatency.observe({ outcome: status }, Math.max(0, finishedAt.getTime() - Date.parse(d.occurred_at)) / 1000);
     this.logger.debug({ delivery_id: d.id, event_id: d.event_id, status, http_status: result.httpStatus, duration_ms: result.durationMs }, 'delivery attempt');
   }
 }

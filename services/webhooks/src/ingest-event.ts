@@ -1,4 +1,5 @@
 import type { Database } from '@mp/db';
+import { contextFrom, failSpan, SpanKind, startSpan } from '@mp/kit';
 import { dataAtHand, dataJsonOf, dataSizeOf, loadEventData, type DomainEvent } from '@mp/events';
 import type { WebhooksDeps } from './deps.js';
 
@@ -39,7 +40,11 @@ async function subscribedOnly(db: Database, events: DomainEvent[]): Promise<numb
  * goes to PostgreSQL (as the JSON text it arrived in, never parsed here, and not even decoded for
  * the others). The insert itself keeps only subscribed events either way.
  */
-export async function ingestEvents(db: Database, events: DomainEvent[]): Promise<{ stored: number; created: number }> {
+export async function ingestEvents(
+  db: Database,
+  events: DomainEvent[],
+  traceparents: (string | undefined)[] = [],
+): Promise<{ stored: number; created: number }> {
   let bytes = 0;
   let allAtHand = true;
   for (const e of events) {
@@ -53,11 +58,11 @@ export async function ingestEvents(db: Database, events: DomainEvent[]): Promise
   for (let i = 0; i < kept.length; i += LOADS_AT_ONCE) await Promise.all(kept.slice(i, i + LOADS_AT_ONCE).map((k) => loadEventData(events[k]!)));
   const { rows } = await db.query<{ stored: number; created: number }>(
     `WITH input AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
-         AS t(event_id, event_type, tenant_id, environment, occurred_at, data)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[])
+         AS t(event_id, event_type, tenant_id, environment, occurred_at, data, traceparent)
      ), stored AS (
-       INSERT INTO events (event_id, event_type, tenant_id, environment, occurred_at, data)
-       SELECT i.event_id, i.event_type, i.tenant_id, i.environment, i.occurred_at, i.data::jsonb FROM input i
+       INSERT INTO events (event_id, event_type, tenant_id, environment, occurred_at, data, traceparent)
+       SELECT i.event_id, i.event_type, i.tenant_id, i.environment, i.occurred_at, i.data::jsonb, i.traceparent FROM input i
         WHERE EXISTS (SELECT 1 FROM webhooks w
                        WHERE w.tenant_id = i.tenant_id AND w.environment = i.environment AND w.active AND w.deleted_at IS NULL AND i.event_type = ANY (w.events))
        ON CONFLICT (event_id) DO NOTHING
@@ -77,6 +82,7 @@ export async function ingestEvents(db: Database, events: DomainEvent[]): Promise
       kept.map((i) => events[i]!.environment),
       kept.map((i) => events[i]!.occurred_at),
       kept.map((i) => dataJsonOf(events[i]!)),
+      kept.map((i) => traceparents[i] ?? events[i]!.traceparent ?? null),
     ],
     { prepare: 'webhooks_ingest' },
   );
@@ -85,6 +91,8 @@ export async function ingestEvents(db: Database, events: DomainEvent[]): Promise
 
 interface Waiting {
   event: DomainEvent;
+  /** The consumer span's context, stored with the event for its deliveries. */
+  traceparent: string | undefined;
   resolve(): void;
   reject(err: unknown): void;
 }
@@ -105,10 +113,22 @@ export class EventIngester {
   ) {}
 
   ingest(event: DomainEvent): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ event, resolve, reject });
-      if (!this.flushing) this.flushing = this.flush();
+    // A consumer span per event, continuing the publish, from its arrival until its batch committed.
+    const { span, traceparent } = startSpan(`receive ${event.event_type}`, {
+      kind: SpanKind.CONSUMER,
+      parent: contextFrom(event.traceparent),
+      attributes: { 'messaging.operation.type': 'process', 'messaging.message.id': event.event_id, 'mp.event_type': event.event_type },
     });
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ event, traceparent, resolve, reject });
+      if (!this.flushing) this.flushing = this.flush();
+    }).then(
+      () => span.end(),
+      (err: unknown) => {
+        failSpan(span, err);
+        throw err;
+      },
+    );
   }
 
   private async flush(): Promise<void> {
@@ -117,9 +137,13 @@ export class EventIngester {
     while (this.queue.length) {
       const batch = this.queue.splice(0, this.maxBatch);
       // A redelivered event can sit in the same batch as its first copy; keep one.
-      const unique = [...new Map(batch.map((w) => [w.event.event_id, w.event])).values()];
+      const unique = [...new Map(batch.map((w) => [w.event.event_id, w])).values()];
       try {
-        const { stored, created } = await ingestEvents(this.deps.db, unique);
+        const { stored, created } = await ingestEvents(
+          this.deps.db,
+          unique.map((w) => w.event),
+          unique.map((w) => w.traceparent),
+        );
         this.deps.metrics.eventsIngested.inc(stored);
         if (created > 0) {
           this.deps.metrics.deliveriesCreated.inc(created);

@@ -1,34 +1,8 @@
-import { serviceAuthOrExit } from '@mp/grpc';
-import { createLogger, requireSettingsOrExit, startLifecycle } from '@mp/kit';
-import { loadSecretsKey, openServiceDatabase, openTransport } from '@mp/runtime';
-import { parseWebhooksConfig } from './config.js';
-import { migrations, SCHEMA } from './migrations.js';
-import { readExtraCa, startWebhooksService } from './service.js';
+import { startOrExit } from '@mp/kit';
+import { startTracing } from '@mp/telemetry';
 
-// Standalone process entry (one pod of the webhooks service).
-const config = parseWebhooksConfig();
-const auth = serviceAuthOrExit('webhooks', config);
-requireSettingsOrExit('webhooks', config, ['MP_DATABASE_URL', 'MP_NATS_URL', 'MP_SECRETS_KEY']);
-const logger = createLogger('webhooks');
-const life = await startLifecycle('webhooks', config, logger);
-const db = await openServiceDatabase(config, SCHEMA, migrations, { poolSize: 20 });
-const transport = await openTransport(config, logger);
-const service = await startWebhooksService({
-  auth,
-  db,
-  transport,
-  logger,
-  secretsKey: loadSecretsKey(config),
-  host: config.MP_GRPC_HOST,
-  port: config.MP_WEBHOOKS_GRPC_PORT,
-  allowPrivateTargets: config.MP_WEBHOOK_ALLOW_PRIVATE_TARGETS,
-  timeoutMs: config.MP_WEBHOOK_TIMEOUT_MS,
-  concurrency: config.MP_WEBHOOK_CONCURRENCY,
-  perWebhookConcurrency: config.MP_WEBHOOK_CONCURRENCY_PER_WEBHOOK,
-  statsIntervalMs: config.MP_WEBHOOK_STATS_INTERVAL_MS,
-  deliveryRetentionDays: config.MP_WEBHOOK_DELIVERY_RETENTION_DAYS,
-  extraCa: readExtraCa(config.NODE_EXTRA_CA_CERTS),
-});
-logger.info({ port: service.port }, 'webhooks service listening');
-
-life.serving([() => service.stop(config.MP_SHUTDOWN_TIMEOUT_MS), () => transport.close(), () => db.close()], service.metrics);
+// Standalone process entry. Tracing (when OTEL_EXPORTER_OTLP_ENDPOINT is set) starts before the
+// application's modules are imported, so that its instrumentations see them load (ADR 0035).
+const tracing = await startOrExit('webhooks', () => startTracing('webhooks'));
+const { run } = await import('./process.js');
+await run(tracing);

@@ -1,61 +1,62 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { counter, DURATION_BUCKETS, gauge, histogram } from '@mp/kit';
 import type { AttemptResult } from './delivery/send.js';
 
+/** Webhooks named by id in mp_webhook_success_rate: the lowest rates below the threshold only. */
+export const SUCCESS_RATE_SERIES_CAP = 20;
+
 /**
- * Prometheus metrics of one webhooks service (its own registry, so several services in one
- * process or test never collide). Per-webhook series carry only the webhook id: at most 50
- * webhooks per tenant and environment keeps the label set bounded.
+ * Prometheus metrics of the webhooks service, on the process registry (ADR 0036). Every label set
+ * is bounded: outcomes and statuses, and webhook ids only on the success-rate series of at most
+ * SUCCESS_RATE_SERIES_CAP webhooks, those below the threshold (the ones an operator must look at).
  */
 export class WebhookMetrics {
-  readonly registry = new Registry();
-  readonly attempts = new Counter({
+  readonly attempts = counter({
     name: 'mp_webhook_attempts_total',
     help: 'Delivery attempts by outcome (delivered, failed, retry).',
     labelNames: ['outcome'],
-    registers: [this.registry],
   });
-  readonly attemptDuration = new Histogram({
+  readonly attemptDuration = histogram({
     name: 'mp_webhook_attempt_duration_seconds',
     help: 'Duration of delivery attempts, redirects included.',
     labelNames: ['outcome'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [this.registry],
+    buckets: DURATION_BUCKETS,
   });
-  readonly inFlight = new Gauge({ name: 'mp_webhook_attempts_in_flight', help: 'Delivery attempts in flight in this process.', registers: [this.registry] });
-  readonly eventsIngested = new Counter({
+  readonly inFlight = gauge({ name: 'mp_webhook_attempts_in_flight', help: 'Delivery attempts in flight in this process.' });
+  readonly eventsIngested = counter({
     name: 'mp_webhook_events_ingested_total',
     help: 'Domain events stored for delivery (at least one subscribed webhook; repeats excluded).',
-    registers: [this.registry],
   });
-  readonly deliveriesCreated = new Counter({
+  readonly deliveriesCreated = counter({
     name: 'mp_webhook_deliveries_created_total',
     help: 'Deliveries created for ingested events.',
-    registers: [this.registry],
   });
-  readonly successRate = new Gauge({
+  readonly deliveryLatency = histogram({
+    name: 'mp_webhook_delivery_latency_seconds',
+    help: 'From the event occurring to its delivery finishing (delivered or finally failed), retries included.',
+    labelNames: ['outcome'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400],
+  });
+  readonly successRate = gauge({
     name: 'mp_webhook_success_rate',
-    help: 'Per webhook: delivered / (delivered + failed) over deliveries created in the last 24 h that have finished. Spec §6.5 advises an alarm below 0.95.',
+    help: `Webhooks below the success threshold (at most ${SUCCESS_RATE_SERIES_CAP}, the lowest): delivered / (delivered + failed) over the last 24 h. Spec §6.5 advises an alarm below 0.95.`,
     labelNames: ['webhook_id'],
-    registers: [this.registry],
   });
-  readonly deliveries24h = new Gauge({
+  readonly belowThreshold = gauge({
+    name: 'mp_webhooks_below_success_threshold',
+    help: 'Webhooks whose 24-hour delivery success rate is below the threshold (0.95), with enough finished deliveries to judge.',
+  });
+  readonly lowestSuccessRate = gauge({
+    name: 'mp_webhook_success_rate_lowest',
+    help: 'The lowest 24-hour delivery success rate of any webhook with enough finished deliveries to judge (1 when none).',
+  });
+  readonly deliveries24h = gauge({
     name: 'mp_webhook_deliveries_24h',
-    help: 'Per webhook and status: deliveries created in the last 24 h.',
-    labelNames: ['webhook_id', 'status'],
-    registers: [this.registry],
+    help: 'Deliveries created in the last 24 h, by status, all webhooks together.',
+    labelNames: ['status'],
   });
-
-  private defaultsCollected = false;
 
   observeAttempt(result: Pick<AttemptResult, 'outcome' | 'durationMs'>): void {
     this.attempts.inc({ outcome: result.outcome });
     this.attemptDuration.observe({ outcome: result.outcome }, result.durationMs / 1000);
-  }
-
-  /** Process metrics (memory, event loop lag, …); only for a process that serves /metrics. */
-  collectProcessMetrics(): void {
-    if (this.defaultsCollected) return;
-    this.defaultsCollected = true;
-    collectDefaultMetrics({ register: this.registry, prefix: 'mp_webhooks_' });
   }
 }

@@ -120,4 +120,12 @@ export const migrations: Migration[] = [
       CREATE INDEX deliveries_open_by_webhook ON deliveries (webhook_id, created_at DESC, id DESC) WHERE status <> 'delivered';
     `,
   },
+  {
+    id: '004_event_traceparent',
+    sql: `
+      -- ADR 0037: the trace context of the consumer span that stored the event, continued by the
+      -- delivery's first attempt (later ones link to it). Null when untraced.
+      ALTER TABLE events ADD COLUMN traceparent text;
+    `,
+  },
 ];

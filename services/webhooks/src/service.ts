@@ -3,7 +3,7 @@ import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Database } from '@mp/db';
 import type { EventTransport, Subscription } from '@mp/events';
 import { startGrpcServer, type ServiceAuth } from '@mp/grpc';
-import { SecretBox, startOpsServer, systemClock, type Clock, type Logger, type OpsServer } from '@mp/kit';
+import { SecretBox, systemClock, type Clock, type Logger } from '@mp/kit';
 import type { WebhooksDeps } from './deps.js';
 import { createDeliveryAgent } from './delivery/agent.js';
 import { DEFAULT_TIMEOUT_MS } from './delivery/send.js';
@@ -38,8 +38,6 @@ export interface WebhooksServiceOptions {
    * together (EventIngester), so ingestion is not one disk flush per event. Default 512.
    */
   ingestConcurrency?: number;
-  /** Serve Prometheus /metrics on this port (0: a free one); not served when absent. */
-  metricsPort?: number;
   /** How often success rates are recomputed (metric and alarm); default 30 s. */
   statsIntervalMs?: number;
   /** Finished deliveries a webhook needs before its success rate can raise the alarm; default 20. */
@@ -79,13 +77,14 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
     ...(opts.alarmMinFinished !== undefined ? { minFinished: opts.alarmMinFinished } : {}),
   });
   const purger = new DeliveryHistoryPurger(opts.db, opts.logger, { retentionMs: (opts.deliveryRetentionDays ?? 30) * 86_400_000 });
-  const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [webhooksBinding(deps)], auth: opts.auth, logger: opts.logger });
-  const exposition = async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() });
-  let metricsServer: OpsServer | null = null;
-  if (opts.metricsPort !== undefined) {
-    metrics.collectProcessMetrics();
-    metricsServer = await startOpsServer({ metrics: exposition }, opts.host ?? '127.0.0.1', opts.metricsPort);
-  }
+  const server = await startGrpcServer({
+    host: opts.host,
+    port: opts.port,
+    services: [webhooksBinding(deps)],
+    auth: opts.auth,
+    logger: opts.logger,
+    portSetting: 'MP_WEBHOOKS_GRPC_PORT',
+  });
   const ingester = new EventIngester(deps);
   // Two pullers on one durable consumer (JetStream hands each message to one of them, and one
   // keeps consuming while the other reconnects), each handing up to half of ingestConcurrency
@@ -107,18 +106,11 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
       per_webhook_concurrency: opts.perWebhookConcurrency ?? 64,
       delivery_retention_days: opts.deliveryRetentionDays ?? 30,
       allow_private_targets: opts.allowPrivateTargets,
-      metrics_port: metricsServer?.port ?? null,
     },
     'webhook delivery settings',
   );
   return {
     port: server.port,
-    metricsPort: metricsServer?.port ?? null,
-    /** The Prometheus exposition, for the process's ops server (standalone) when metricsPort is not set. */
-    metrics() {
-      metrics.collectProcessMetrics();
-      return exposition();
-    },
     deps,
     monitor,
     purger,
@@ -129,7 +121,6 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
       await monitor.stop();
       await purger.stop();
       await worker!.stop();
-      await metricsServer?.close();
       agent.destroy();
     },
   };

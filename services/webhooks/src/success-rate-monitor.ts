@@ -1,6 +1,7 @@
 import type { Logger } from '@mp/kit';
 import type { WebhooksDeps } from './deps.js';
 import { deliveryStats, STATS_WINDOW_HOURS } from './delivery-stats.js';
+import { SUCCESS_RATE_SERIES_CAP } from './metrics.js';
 
 export interface MonitorOptions {
   /** How often the rates are recomputed. */
@@ -13,7 +14,7 @@ export interface MonitorOptions {
 
 /**
  * Recomputes every webhook's 24-hour success rate, publishes it as the mp_webhook_success_rate
- * gauge, and logs an alarm (pino warn, `alarm: "webhook_success_rate_low"`) when a webhook falls
+ * gauges (bounded: totals, and the lowest few webhooks by id), and logs an alarm (pino warn, `alarm: "webhook_success_rate_low"`) when a webhook falls
  * below the threshold, once per fall; a recovery is logged at info. Every replica computes the
  * same numbers from the database, so any replica's /metrics is right.
  */
@@ -22,7 +23,6 @@ export class SuccessRateMonitor {
   private stopped = false;
   private running: Promise<void> | null = null;
   private readonly alarmed = new Set<string>();
-  private readonly published = new Set<string>();
 
   constructor(
     private readonly deps: Pick<WebhooksDeps, 'db' | 'metrics'>,
@@ -54,16 +54,15 @@ export class SuccessRateMonitor {
       hooks.map((h) => h.id),
     );
     const seen = new Set<string>();
+    const totals = { delivered: 0, failed: 0, pending: 0 };
+    const low: { id: string; rate: number }[] = [];
+    let lowest = 1;
     for (const hook of hooks) {
       const s = stats.get(hook.id);
       if (!s) continue;
       seen.add(hook.id);
-      for (const status of ['delivered', 'failed', 'pending'] as const) this.deps.metrics.deliveries24h.set({ webhook_id: hook.id, status }, s[status]);
-      if (s.success_rate === null) {
-        this.deps.metrics.successRate.remove({ webhook_id: hook.id });
-        continue;
-      }
-      this.deps.metrics.successRate.set({ webhook_id: hook.id }, s.success_rate);
+      for (const status of ['delivered', 'failed', 'pending'] as const) totals[status] += s[status];
+      if (s.success_rate === null) continue;
       const fields = {
         webhook_id: hook.id,
         webhook_name: hook.name,
@@ -75,26 +74,29 @@ export class SuccessRateMonitor {
         window_hours: STATS_WINDOW_HOURS,
         threshold,
       };
-      const low = s.success_rate < threshold && s.delivered + s.failed >= minFinished;
-      if (low && !this.alarmed.has(hook.id)) {
+      const judged = s.delivered + s.failed >= minFinished;
+      if (judged) lowest = Math.min(lowest, s.success_rate);
+      const isLow = s.success_rate < threshold && judged;
+      if (isLow) low.push({ id: hook.id, rate: s.success_rate });
+      if (isLow && !this.alarmed.has(hook.id)) {
         this.alarmed.add(hook.id);
         this.logger.warn(
           { alarm: 'webhook_success_rate_low', ...fields },
           `webhook delivery success rate ${(s.success_rate * 100).toFixed(2)}% is below ${threshold * 100}%`,
         );
-      } else if (!low && s.success_rate >= threshold && this.alarmed.delete(hook.id)) {
+      } else if (!isLow && s.success_rate >= threshold && this.alarmed.delete(hook.id)) {
         this.logger.info({ alarm: 'webhook_success_rate_recovered', ...fields }, `webhook delivery success rate back at ${(s.success_rate * 100).toFixed(2)}%`);
       }
     }
-    // Webhooks deleted (or without deliveries any more) leave the metrics.
-    for (const id of this.published) {
-      if (seen.has(id)) continue;
-      this.deps.metrics.successRate.remove({ webhook_id: id });
-      for (const status of ['delivered', 'failed', 'pending']) this.deps.metrics.deliveries24h.remove({ webhook_id: id, status });
-      this.alarmed.delete(id);
-    }
-    this.published.clear();
-    for (const id of seen) this.published.add(id);
+    const { metrics } = this.deps;
+    for (const status of ['delivered', 'failed', 'pending'] as const) metrics.deliveries24h.set({ status }, totals[status]);
+    metrics.belowThreshold.set(low.length);
+    metrics.lowestSuccessRate.set(lowest);
+    // Only the lowest few are named, so the series stay bounded however many webhooks there are.
+    metrics.successRate.reset();
+    for (const { id, rate } of low.sort((a, b) => a.rate - b.rate).slice(0, SUCCESS_RATE_SERIES_CAP)) metrics.successRate.set({ webhook_id: id }, rate);
+    // Webhooks deleted (or without deliveries any more) can alarm afresh later.
+    for (const id of this.alarmed) if (!seen.has(id)) this.alarmed.delete(id);
   }
 
   private schedule(delayMs: number): void {

@@ -52,6 +52,8 @@ export async function startFaultPlatform(opts: { postgres?: PrivatePostgres; nat
   keys.writeFiles(keysDir);
   const identityOf = (party: Party) => keyFileSettings(keysDir, party);
   const base = {
+    // every process its own free ops port (several run at once)
+    MP_OPS_PORT: '0',
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     MP_DATABASE_URL: dbUrl,

@@ -1,19 +1,21 @@
 import type { Middleware } from 'koa';
 import { isDomainError, DomainError } from '@mp/errors';
-import type { Logger } from '@mp/kit';
+import { currentTraceId, type Logger } from '@mp/kit';
 import { errorBody } from '../envelope.js';
-import { newRequestId } from '../request-id.js';
+import { requestIdOf } from '../request-id.js';
 import type { Environment } from '../clients.js';
 import type { GatewayState } from '../state.js';
+import { countRateLimitRefusal, observeRequest, routeOf } from '../metrics.js';
 
 /**
  * Outermost middleware: gives the request its id (X-Request-Id and meta.request_id agree), turns
- * every failure into the error envelope, and logs. Only 5xx is logged as an error.
+ * every failure into the error envelope, counts the request and writes its access line at info
+ * (5xx at error). The line holds no header, query or body: nothing a secret could sit in.
  */
 export function requestContext(opts: { environment: Environment; docsUrl: () => string; logger: Logger }): Middleware {
   return async (ctx, next) => {
     const state = ctx.state as GatewayState;
-    state.requestId = newRequestId();
+    state.requestId = requestIdOf(ctx.get('X-Request-Id') || undefined);
     state.environment = opts.environment;
     ctx.set('X-Request-Id', state.requestId);
     const started = performance.now();
@@ -23,12 +25,26 @@ export function requestContext(opts: { environment: Environment; docsUrl: () => 
       const domain = isDomainError(err) ? err : new DomainError('500001', { detail: `Internal error; quote request ${state.requestId} to support.` });
       if (!isDomainError(err)) opts.logger.error({ err, request_id: state.requestId }, 'unhandled error');
       ctx.status = domain.httpStatus;
+      // Every limit refuses with its own 429xxx code, whichever middleware or route applied it.
+      if (domain.httpStatus === 429) countRateLimitRefusal(domain.code);
       for (const [k, v] of Object.entries(domain.headers)) ctx.set(k, v);
       ctx.body = errorBody(domain, state.requestId, opts.docsUrl());
     }
-    const ms = Math.round((performance.now() - started) * 10) / 10;
-    const line = { request_id: state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms, env: opts.environment };
+    const seconds = (performance.now() - started) / 1000;
+    const route = routeOf(ctx);
+    observeRequest(opts.environment, ctx.method, route, ctx.status, seconds);
+    const traceId = currentTraceId(ctx.get('traceparent') || undefined);
+    const line = {
+      request_id: state.requestId,
+      method: ctx.method,
+      route,
+      status: ctx.status,
+      ms: Math.round(seconds * 10_000) / 10,
+      env: opts.environment,
+      ...(traceId ? { trace_id: traceId } : {}),
+      ...(state.caller?.tenantId ? { tenant_id: state.caller.tenantId } : {}),
+    };
     if (ctx.status >= 500) opts.logger.error(line, 'request');
-    else opts.logger.debug(line, 'request');
+    else opts.logger.info(line, 'request');
   };
 }

@@ -1,11 +1,12 @@
 import { monitoringData } from '@mp/contracts';
 import { IdempotencyKey, type Queryable } from '@mp/db';
-import { DomainError } from '@mp/errors';
+import { DomainError, isDomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import type { DataDeps } from '../deps.js';
 import { expandColumns, inDictionaryForm, writeResult } from '../columns.js';
 import { storeWrite, validateWrite, type StoredWrite } from '../ingest.js';
 import { formatMeasuredAt } from '../measured-at.js';
+import { countIngested, countRefused } from '../metrics.js';
 import { requireId } from '../project-id.js';
 import { checkProjectAcceptsData, type RecordFailure } from '../record-rules.js';
 
@@ -26,13 +27,32 @@ const refuse = (f: RecordFailure) => new DomainError(f.code, { field: f.field, d
  * the key row commits with the records, so a refused write leaves no key behind.
  */
 export async function writeRecords(deps: DataDeps, req: monitoringData.WriteRecordsRequest, caller: CallerContext): Promise<monitoringData.WriteRecordsResult> {
+  try {
+    return await write(deps, req, caller);
+  } catch (err) {
+    // All or nothing: every record of a refused write is refused, under the code that refused it.
+    if (isDomainError(err) && err.httpStatus < 500) countRefused('write', err.code, Math.max(1, req.records ? expandColumns(req.records).pointId.length : 0));
+    throw err;
+  }
+}
+
+async function write(deps: DataDeps, req: monitoringData.WriteRecordsRequest, caller: CallerContext): Promise<monitoringData.WriteRecordsResult> {
   const projectId = requireId('project', req.projectId);
   const dictionary = req.records !== undefined && inDictionaryForm(req.records);
   const cols = req.records && expandColumns(req.records);
   const n = cols?.pointId.length ?? 0;
-  if (!cols || n === 0) throw new DomainError('422101', { field: 'records', detail: 'records must hold at least one record.', suggestion: 'Send { "records": [ { "point_id", "measured_at", "values" } ] }.' });
+  if (!cols || n === 0)
+    throw new DomainError('422101', {
+      field: 'records',
+      detail: 'records must hold at least one record.',
+      suggestion: 'Send { "records": [ { "point_id", "measured_at", "values" } ] }.',
+    });
   if (n > MAX_RECORDS_PER_WRITE) {
-    throw new DomainError('400003', { field: 'records', detail: `A write takes at most ${MAX_RECORDS_PER_WRITE} records; got ${n}.`, suggestion: 'Split the records into several requests, or upload them with POST /v3/projects/{project_id}/data/batches.' });
+    throw new DomainError('400003', {
+      field: 'records',
+      detail: `A write takes at most ${MAX_RECORDS_PER_WRITE} records; got ${n}.`,
+      suggestion: 'Split the records into several requests, or upload them with POST /v3/projects/{project_id}/data/batches.',
+    });
   }
   // The request is hashed in its protobuf encoding: one pass over the columns, not key by key.
   const once = IdempotencyKey.of(caller, 'WriteRecords', () => monitoringData.WriteRecordsRequest.encode(req).finish(), deps.clock.now());
@@ -52,7 +72,12 @@ export async function writeRecords(deps: DataDeps, req: monitoringData.WriteReco
       batchId: null,
       onDuplicates: (dups) => {
         const first = dups.reduce((a, b) => (b.index < a.index ? b : a));
-        throw refuse({ index: first.index, code: '409003', field: `records[${first.index}].measured_at`, detail: `Point ${first.point.id} already has a record at ${formatMeasuredAt(first.ms, first.offset)}.` });
+        throw refuse({
+          index: first.index,
+          code: '409003',
+          field: `records[${first.index}].measured_at`,
+          detail: `Point ${first.point.id} already has a record at ${formatMeasuredAt(first.ms, first.offset)}.`,
+        });
       },
     });
     stored = write;
@@ -63,6 +88,7 @@ export async function writeRecords(deps: DataDeps, req: monitoringData.WriteReco
   };
   const result = await (once ? once.run(deps.db, store) : deps.db.transaction(store));
   if (stored) {
+    countIngested('write', stored.records.length);
     deps.knownPoints.remember(stored.records.map((r) => r.point.id));
     deps.relay.kick(stored.events);
   }

@@ -42,6 +42,8 @@ export async function testWebhook(deps: WebhooksDeps, req: webhooks.WebhookRef, 
     attempts: 0,
     cycle: 1,
     ...event,
+    // a test attempt is part of the call that asked for it (the active span)
+    traceparent: null,
     webhook_id: webhook.id,
     url: webhook.url,
     secret_sealed: webhook.signing_secret_sealed,

@@ -1,0 +1,23 @@
+import { loadServiceAuth } from '@mp/grpc';
+import { createLogger, requireSettingsOrExit, startLifecycle, startOrExit } from '@mp/kit';
+import { parseGatewayConfig } from './config.js';
+import { startGateway } from './gateway.js';
+import type { Tracing } from '@mp/telemetry';
+
+// The standalone process (one gateway replica): `main.ts` starts tracing first, then imports this.
+export async function run(tracing: Tracing | null): Promise<void> {
+  const { gateway, life } = await startOrExit('gateway', async () => {
+    const config = parseGatewayConfig();
+    const auth = loadServiceAuth('gateway', config);
+    requireSettingsOrExit('gateway', config, ['MP_REDIS_URL']);
+    const logger = createLogger('gateway');
+    // The ops server before anything is opened (a taken port stops the start at once): /livez
+    // answers during migrations, /readyz says "not yet" until the process serves (ADR 0045).
+    const life = await startLifecycle('gateway', config, logger);
+    const gateway = await startGateway(config, logger, { auth, ready: life.ready });
+    logger.info({ baseUrl: gateway.baseUrl, sandboxBaseUrl: gateway.sandboxBaseUrl }, 'gateway listening');
+    return { gateway, life };
+  });
+
+  life.serving([() => gateway.drain(), () => gateway.stop(), async () => tracing?.shutdown()], () => gateway.metrics());
+}

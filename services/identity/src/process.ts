@@ -1,0 +1,47 @@
+import { loadServiceAuth } from '@mp/grpc';
+import { createLogger, requireSettingsOrExit, startLifecycle, startOrExit } from '@mp/kit';
+import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
+import { parseIdentityConfig } from './config.js';
+import { migrations, SCHEMA } from './migrations.js';
+import { startIdentityService } from './service.js';
+import type { Tracing } from '@mp/telemetry';
+
+// The standalone process (one pod of the identity service): `main.ts` starts tracing first, then imports this.
+export async function run(tracing: Tracing | null): Promise<void> {
+  const { service, transport, db, life, config } = await startOrExit('identity', async () => {
+    const config = parseIdentityConfig();
+    const auth = loadServiceAuth('identity', config);
+    requireSettingsOrExit('identity', config, ['MP_DATABASE_URL', 'MP_NATS_URL', 'MP_SECRETS_KEY']);
+    const logger = createLogger('identity');
+    // The ops server before anything is opened (a taken port stops the start at once): /livez
+    // answers during migrations, /readyz says "not yet" until the process serves (ADR 0045).
+    const life = await startLifecycle('identity', config, logger);
+    const secretsKey = loadSecretsKey(config);
+    const db = await openServiceDatabase(config, SCHEMA, migrations);
+    const transport = await openTransport(config, logger);
+    const service = await startIdentityService({
+      auth,
+      db,
+      transport,
+      logger,
+      config,
+      secretsKey,
+      outboxRetentionMs: outboxRetentionMs(config),
+    });
+    logger.info({ port: service.port }, 'identity service listening');
+
+    if (service.admin.created) {
+      logger.info({ username: service.admin.username, generated_password: Boolean(service.admin.password) }, 'first administrator created');
+    }
+    if (service.admin.password) {
+      // Straight to stdout, never through the logger: log pipelines keep what they receive.
+      process.stdout.write(
+        `First administrator created: username "${service.admin.username}", password "${service.admin.password}"\n` +
+          '(shown once: keep it now, or set MP_ADMIN_USERNAME/MP_ADMIN_PASSWORD before the first start)\n',
+      );
+    }
+    return { service, transport, db, life, config };
+  });
+
+  life.serving([() => service.stop(config.MP_SHUTDOWN_TIMEOUT_MS), () => transport.close(), () => db.close(), async () => tracing?.shutdown()]);
+}
