@@ -168,7 +168,7 @@ describe('observability: access logs and the platform metrics', () => {
     expect(m.type).toMatch(/^text\/plain; version=0\.0\.4/);
     expect((await ops(opsPort, '/other')).status).toBe(404);
     // the public port does not serve them
-    expectError(await t.api('GET', '/metrics'), 400001, 'path');
+    expectError(await t.api('GET', '/metrics'), 404015, 'path');
   });
 
   it('wrote every log line as strict JSON with unique keys', () => {

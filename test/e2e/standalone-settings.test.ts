@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generatePlatformKeys, keyFileSettings, type Party } from '@mp/grpc';
 import { newMasterKey } from '@mp/kit';
-import { createTestDatabase, queryTestDatabase, TEST_NATS_URL, type TestDatabase } from '@mp/testing';
+import { createTestDatabase, parseStrictJson, queryTestDatabase, TEST_NATS_URL, type TestDatabase } from '@mp/testing';
 import { startProcess } from '../support/process.js';
 
 // Issue 18: a standalone service started without the infrastructure it needs refuses to start in
@@ -54,9 +54,14 @@ describe('a standalone process without its infrastructure settings', () => {
     ['webhooks', 'MP_SECRETS_KEY', 'the master key every replica shares to seal and read stored secrets (32 random bytes, base64) (MP_SECRETS_KEY)'],
     ['gateway', 'MP_REDIS_URL', 'Redis, where the gateway replicas count rate limits together (MP_REDIS_URL)'],
   ] as const)('%s without %s exits 1 with one line naming it', async (service, setting, why) => {
-    expect(await refusal(service, [setting])).toEqual({
-      code: 1,
-      lines: [`${service}: cannot start: ${setting} is not set: a standalone ${service} process needs ${why}. The embedded adapters serve only \`npm start\`.`],
+    const { code, lines } = await refusal(service, [setting]);
+    expect(code).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(parseStrictJson(lines[0]!)).toMatchObject({
+      level: 60,
+      service,
+      setting,
+      msg: `cannot start: ${setting} is not set: a standalone ${service} process needs ${why}. The embedded adapters serve only \`npm start\`.`,
     });
   });
 
@@ -64,7 +69,11 @@ describe('a standalone process without its infrastructure settings', () => {
     const { code, lines } = await refusal('identity', ['MP_NATS_URL', 'MP_SECRETS_KEY']);
     expect(code).toBe(1);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^identity: cannot start: MP_NATS_URL, MP_SECRETS_KEY are not set: /);
+    expect(parseStrictJson(lines[0]!)).toMatchObject({
+      level: 60,
+      setting: 'MP_NATS_URL, MP_SECRETS_KEY',
+      msg: expect.stringMatching(/^cannot start: MP_NATS_URL, MP_SECRETS_KEY are not set: /),
+    });
     // No embedded fallback was made: no data folder, no key file, no schema.
     expect(readdirSync(dir).sort()).toEqual(['keys']);
     expect(await queryTestDatabase(db.url, "SELECT 1 FROM information_schema.schemata WHERE schema_name = 'identity'")).toEqual([]);

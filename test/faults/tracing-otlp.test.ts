@@ -9,11 +9,13 @@ import {
   httpsRequest,
   startHttpsReceiver,
   testCertificate,
+  TEST_NATS_URL,
   type HttpsReceiver,
   type TestDatabase,
   type TestStream,
 } from '@mp/testing';
 import { generatePlatformKeys, keyFileSettings } from '@mp/grpc';
+import { newMasterKey } from '@mp/kit';
 import { runOperatorCommand } from '@mp/operator';
 import { dataProject, recordAt } from '../support/data-project.js';
 import { startProcess, type StartedProcess } from '../support/process.js';
@@ -191,6 +193,8 @@ describe('tracing: a standalone service process', () => {
         HOME: process.env.HOME,
         MP_DATA_DIR: dir,
         MP_DATABASE_URL: db.url,
+        MP_NATS_URL: TEST_NATS_URL,
+        MP_SECRETS_KEY: newMasterKey(),
         MP_IDENTITY_GRPC_PORT: '0',
         MP_OPS_PORT: '0',
         MP_LOG_LEVEL: 'info',

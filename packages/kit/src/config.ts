@@ -1,3 +1,4 @@
+import { SettingError } from './startup.js';
 import { z } from 'zod';
 
 /**
@@ -8,7 +9,9 @@ export function parseConfig<S extends z.ZodType>(schema: S, env: Record<string, 
   const result = schema.safeParse(env);
   if (result.success) return result.data;
   const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
-  throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  // A SettingError, so that a process's start-up failure line names the settings to change.
+  const names = [...new Set(result.error.issues.map((i) => String(i.path[0] ?? '(root)')))].join(', ');
+  throw new SettingError(names, `Invalid configuration:\n${lines.join('\n')}`, true);
 }
 
 /** A boolean environment variable: "true"/"1" or "false"/"0"/unset. */

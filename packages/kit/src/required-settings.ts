@@ -1,3 +1,5 @@
+import { SettingError } from './startup.js';
+
 /**
  * What each infrastructure setting gives a standalone process. The embedded adapters (PGlite, the
  * in-process event transport, per-process rate limits, a key file in MP_DATA_DIR) are right only
@@ -14,21 +16,19 @@ const WHY = {
 
 export type RequiredSetting = keyof typeof WHY;
 
-/** The one line a standalone process prints when settings it needs are unset; null when none is. */
-export function missingSettingsLine(party: string, config: Record<string, unknown>, required: RequiredSetting[]): string | null {
+/**
+ * Refuses the start of a standalone process whose settings name no infrastructure, before anything
+ * is opened: a SettingError naming every missing setting, which startOrExit writes as the one
+ * fatal log line (`setting` holds the names) before the process exits 1.
+ */
+export function requireSettings(party: string, config: Record<string, unknown>, required: RequiredSetting[]): void {
   const missing = required.filter((name) => config[name] === undefined || config[name] === '');
-  if (!missing.length) return null;
+  if (!missing.length) return;
   const names = missing.join(', ');
-  return (
-    `${party}: cannot start: ${names} ${missing.length === 1 ? 'is' : 'are'} not set: a standalone ${party} process needs ` +
-    `${missing.map((n) => `${WHY[n]} (${n})`).join('; ')}. The embedded adapters serve only \`npm start\`.`
+  throw new SettingError(
+    names,
+    `${names} ${missing.length === 1 ? 'is' : 'are'} not set: a standalone ${party} process needs ` +
+      `${missing.map((n) => `${WHY[n]} (${n})`).join('; ')}. The embedded adapters serve only \`npm start\`.`,
+    true,
   );
-}
-
-/** missingSettingsLine for a process entry: the line on stderr and exit code 1, before anything is opened. */
-export function requireSettingsOrExit(party: string, config: Record<string, unknown>, required: RequiredSetting[]): void {
-  const line = missingSettingsLine(party, config, required);
-  if (!line) return;
-  process.stderr.write(`${line}\n`);
-  process.exit(1);
 }

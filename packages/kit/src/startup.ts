@@ -8,8 +8,10 @@ export class SettingError extends Error {
   constructor(
     readonly setting: string,
     message: string,
+    /** The whole message when it already names the setting (several missing settings, for one). */
+    whole = false,
   ) {
-    super(`${setting}: ${message}`);
+    super(whole ? message : `${setting}: ${message}`);
     this.name = 'SettingError';
   }
 }

@@ -52,7 +52,7 @@ describe('startLifecycle', () => {
   it('is live at once, ready only while serving, and drains in order on SIGTERM', async () => {
     const c = child('finishes');
     const [, port] = await c.until(/"ops_port":(\d+)/);
-    expect([await get(Number(port), '/livez'), await get(Number(port), '/readyz'), await get(Number(port), '/metrics')]).toEqual([200, 503, 404]);
+    expect([await get(Number(port), '/livez'), await get(Number(port), '/readyz'), await get(Number(port), '/metrics')]).toEqual([200, 503, 200]);
     c.proc.stdin.write('go\n');
     await c.until(/serving/);
     expect(await get(Number(port), '/readyz')).toBe(200);

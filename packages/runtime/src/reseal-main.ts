@@ -1,5 +1,5 @@
 import type { Migration } from '@mp/db';
-import { createLogger, requireSettingsOrExit, SecretBox } from '@mp/kit';
+import { createLogger, requireSettings, SecretBox, startOrExit } from '@mp/kit';
 import type { InfraConfig } from './infra-config.js';
 import { openServiceDatabase } from './open.js';
 import { resealColumns, type SealedColumn } from './reseal.js';
@@ -10,10 +10,12 @@ import { resealColumns, type SealedColumn } from './reseal.js';
  * column and exits 0, or 1 when a value opens with no key of the ring.
  */
 export async function runReseal(service: string, config: InfraConfig, schema: string, migrations: Migration[], columns: SealedColumn[]): Promise<void> {
-  requireSettingsOrExit(`${service} reseal`, config, ['MP_DATABASE_URL', 'MP_SECRETS_KEY']);
+  const { box, db } = await startOrExit(`${service}-reseal`, async () => {
+    requireSettings(`${service} reseal`, config, ['MP_DATABASE_URL', 'MP_SECRETS_KEY']);
+    const box = new SecretBox(config.MP_SECRETS_KEY!);
+    return { box, db: await openServiceDatabase(config, schema, migrations, { poolSize: 2 }) };
+  });
   const logger = createLogger(`${service}-reseal`);
-  const box = new SecretBox(config.MP_SECRETS_KEY!);
-  const db = await openServiceDatabase(config, schema, migrations, { poolSize: 2 });
   try {
     for (const count of await resealColumns(db, box, columns)) logger.info({ ...count, key_id: box.currentKeyId }, 'secrets resealed');
   } catch (err) {

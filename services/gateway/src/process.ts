@@ -1,5 +1,5 @@
 import { loadServiceAuth } from '@mp/grpc';
-import { createLogger, requireSettingsOrExit, startLifecycle, startOrExit } from '@mp/kit';
+import { createLogger, requireSettings, startLifecycle, startOrExit } from '@mp/kit';
 import { parseGatewayConfig } from './config.js';
 import { startGateway } from './gateway.js';
 import type { Tracing } from '@mp/telemetry';
@@ -9,7 +9,7 @@ export async function run(tracing: Tracing | null): Promise<void> {
   const { gateway, life } = await startOrExit('gateway', async () => {
     const config = parseGatewayConfig();
     const auth = loadServiceAuth('gateway', config);
-    requireSettingsOrExit('gateway', config, ['MP_REDIS_URL']);
+    requireSettings('gateway', config, ['MP_REDIS_URL']);
     const logger = createLogger('gateway');
     // The ops server before anything is opened (a taken port stops the start at once): /livez
     // answers during migrations, /readyz says "not yet" until the process serves (ADR 0045).

@@ -1,5 +1,5 @@
 import { loadServiceAuth } from '@mp/grpc';
-import { createLogger, requireSettingsOrExit, startLifecycle, startOrExit } from '@mp/kit';
+import { createLogger, requireSettings, startLifecycle, startOrExit } from '@mp/kit';
 import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
 import { parseMonitoringDataConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
@@ -12,7 +12,7 @@ export async function run(tracing: Tracing | null): Promise<void> {
   const { service, transport, db, life, config } = await startOrExit('monitoring-data', async () => {
     const config = parseMonitoringDataConfig();
     const auth = loadServiceAuth('monitoring-data', config);
-    requireSettingsOrExit('monitoring-data', config, ['MP_DATABASE_URL', 'MP_NATS_URL']);
+    requireSettings('monitoring-data', config, ['MP_DATABASE_URL', 'MP_NATS_URL']);
     const logger = createLogger('monitoring-data');
     // The ops server before anything is opened (a taken port stops the start at once): /livez
     // answers during migrations, /readyz says "not yet" until the process serves (ADR 0045).

@@ -1,5 +1,5 @@
 import { loadServiceAuth } from '@mp/grpc';
-import { createLogger, requireSettingsOrExit, startLifecycle, startOrExit } from '@mp/kit';
+import { createLogger, requireSettings, startLifecycle, startOrExit } from '@mp/kit';
 import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
 import { parseProjectsConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
@@ -11,7 +11,7 @@ export async function run(tracing: Tracing | null): Promise<void> {
   const { service, transport, db, life, config } = await startOrExit('projects', async () => {
     const config = parseProjectsConfig();
     const auth = loadServiceAuth('projects', config);
-    requireSettingsOrExit('projects', config, ['MP_DATABASE_URL', 'MP_NATS_URL']);
+    requireSettings('projects', config, ['MP_DATABASE_URL', 'MP_NATS_URL']);
     const logger = createLogger('projects');
     // The ops server before anything is opened (a taken port stops the start at once): /livez
     // answers during migrations, /readyz says "not yet" until the process serves (ADR 0045).

@@ -1,5 +1,5 @@
 import { loadServiceAuth } from '@mp/grpc';
-import { createLogger, requireSettingsOrExit, startLifecycle, startOrExit } from '@mp/kit';
+import { createLogger, requireSettings, startLifecycle, startOrExit } from '@mp/kit';
 import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
 import { parseReportsConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
@@ -11,7 +11,7 @@ export async function run(tracing: Tracing | null): Promise<void> {
   const { service, transport, db, life, config } = await startOrExit('reports', async () => {
     const config = parseReportsConfig();
     const auth = loadServiceAuth('reports', config);
-    requireSettingsOrExit('reports', config, ['MP_DATABASE_URL', 'MP_NATS_URL']);
+    requireSettings('reports', config, ['MP_DATABASE_URL', 'MP_NATS_URL']);
     const logger = createLogger('reports');
     const life = await startLifecycle('reports', config, logger);
     const db = await openServiceDatabase(config, SCHEMA, migrations);

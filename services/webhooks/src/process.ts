@@ -1,5 +1,5 @@
 import { loadServiceAuth } from '@mp/grpc';
-import { createLogger, requireSettingsOrExit, startLifecycle, startOrExit } from '@mp/kit';
+import { createLogger, requireSettings, startLifecycle, startOrExit } from '@mp/kit';
 import { loadSecretsKey, openServiceDatabase, openTransport } from '@mp/runtime';
 import { parseWebhooksConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
@@ -11,7 +11,7 @@ export async function run(tracing: Tracing | null): Promise<void> {
   const { service, transport, db, life, config } = await startOrExit('webhooks', async () => {
     const config = parseWebhooksConfig();
     const auth = loadServiceAuth('webhooks', config);
-    requireSettingsOrExit('webhooks', config, ['MP_DATABASE_URL', 'MP_NATS_URL', 'MP_SECRETS_KEY']);
+    requireSettings('webhooks', config, ['MP_DATABASE_URL', 'MP_NATS_URL', 'MP_SECRETS_KEY']);
     const logger = createLogger('webhooks');
     // The ops server before anything is opened (a taken port stops the start at once): /livez
     // answers during migrations, /readyz says "not yet" until the process serves (ADR 0045).
