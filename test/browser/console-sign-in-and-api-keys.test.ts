@@ -182,7 +182,7 @@ describe('console session endpoints refuse cross-site requests', () => {
 
   it('needs the Origin of the console itself', async () => {
     for (const headers of [
-      { 'x-mp-console': '1' },
+      { 'x-mp-console': '1' } as Record<string, string>,
       { 'x-mp-console': '1', origin: 'https://attacker.example' },
       { 'x-mp-console': '1', origin: origin.replace('https', 'http') },
     ]) {

@@ -36,7 +36,7 @@ describe('security: privilege escalation, lockout as a weapon, forged token time
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text), text });
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text), text, bytes: Buffer.concat(chunks) });
           });
         },
       );

@@ -11,7 +11,7 @@ const FIVE_MB = 5 * 1024 * 1024;
 
 /** The envelope checks of expectError on a raw response. */
 function expectRawError(res: RawResponse, code: number, field: string | null = null): void {
-  expectError({ status: res.status, headers: res.headers, body: res.body, text: '' }, code, field);
+  expectError({ status: res.status, headers: res.headers, body: res.body, text: '', bytes: Buffer.alloc(0) }, code, field);
 }
 
 describe('gateway front door, default settings', () => {

@@ -8,7 +8,7 @@ export interface TlsMaterial {
   key: string;
 }
 
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+x509.cryptoProvider.set(webcrypto as never);
 
 /**
  * A self-signed certificate for local runs and tests: ECDSA P-256, valid for localhost,

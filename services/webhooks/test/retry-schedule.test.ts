@@ -211,6 +211,7 @@ describe('nextStep (the rule the worker records)', () => {
     retry_interval: retryInterval,
     active: true,
     deleted: false,
+    traceparent: null,
   });
   const result = (outcome: AttemptResult['outcome'], httpStatus: number | null): AttemptResult => ({
     outcome,

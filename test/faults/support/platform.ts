@@ -63,7 +63,6 @@ export async function startFaultPlatform(opts: { postgres?: PrivatePostgres; nat
     MP_SECRETS_KEY: newMasterKey(),
     MP_DATA_DIR: dir,
     MP_LOG_LEVEL: 'info',
-    MP_OPS_PORT: '0',
   };
   const ctx: CallerContext = {
     requestId: newId('request'),
