@@ -95,7 +95,6 @@ const env = {
   MP_LIMIT_DATA_RECORDS_PER_MINUTE: '1000000000',
   MP_LIMIT_API_PER_MINUTE: '1000000000',
   MP_LIMIT_CONCURRENT: '1000',
-  // Each standalone process's ops server on a free port (the default 9464 would be taken by the first).
 };
 delete env.MP_REDIS_URL;
 // BENCH_PROFILE=<dir> writes a V8 CPU profile of the platform process there (for finding hot spots).

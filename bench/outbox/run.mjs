@@ -35,18 +35,28 @@ const record = (i) => ({
   status: 'normal',
   quality_flag: 'valid',
 });
-const payload = JSON.stringify({ project_id: 'prj_00000000000000000001', project_name: 'Benchmark tunnel', records: Array.from({ length: 1000 }, (_, i) => record(i)), total_count: 1000, abnormal_count: 0 });
+const payload = JSON.stringify({
+  project_id: 'prj_00000000000000000001',
+  project_name: 'Benchmark tunnel',
+  records: Array.from({ length: 1000 }, (_, i) => record(i)),
+  total_count: 1000,
+  abnormal_count: 0,
+});
 
 const db = await createTestDatabase();
 const pool = new pg.Pool({ connectionString: db.url, max: 4 });
 try {
   const table = (name) => `o_${name.replace(/[^a-z0-9]+/g, '_')}`;
   for (const [name, v] of Object.entries(VARIANTS)) {
-    await pool.query(`CREATE TABLE ${table(name)} (seq bigserial PRIMARY KEY, event_id text NOT NULL UNIQUE, data ${v.type} NOT NULL, dispatched_at timestamptz)`);
+    await pool.query(
+      `CREATE TABLE ${table(name)} (seq bigserial PRIMARY KEY, event_id text NOT NULL UNIQUE, data ${v.type} NOT NULL, dispatched_at timestamptz)`,
+    );
     await pool.query(`CREATE INDEX ON ${table(name)} (seq) WHERE dispatched_at IS NULL`);
     if (v.after) await pool.query(`ALTER TABLE ${table(name)} ${v.after}`);
   }
-  console.log(`Outbox payload storage — ${new Date().toISOString()} — ${cpus().length} × ${cpus()[0].model.trim()}, Node ${process.version}, ${(await pool.query('SHOW server_version')).rows[0].server_version}`);
+  console.log(
+    `Outbox payload storage — ${new Date().toISOString()} — ${cpus().length} × ${cpus()[0].model.trim()}, Node ${process.version}, ${(await pool.query('SHOW server_version')).rows[0].server_version}`,
+  );
   console.log(`payload ${payload.length} bytes (1,000 records), ${EVENTS} events per variant and round, ${ROUNDS} rounds`);
   let n = 0;
   const results = Object.fromEntries(Object.keys(VARIANTS).map((k) => [k, { insert: [], read: [], bytes: 0 }]));
@@ -56,7 +66,8 @@ try {
       const c0 = postgresCpuS();
       await Promise.all(
         Array.from({ length: 4 }, async () => {
-          for (let i = 0; i < EVENTS / 4; i++) await pool.query({ name: `insert_${t}`, text: `INSERT INTO ${t} (event_id, data) VALUES ($1, $2)`, values: [`evt_${n++}`, payload] });
+          for (let i = 0; i < EVENTS / 4; i++)
+            await pool.query({ name: `insert_${t}`, text: `INSERT INTO ${t} (event_id, data) VALUES ($1, $2)`, values: [`evt_${n++}`, payload] });
         }),
       );
       const c1 = postgresCpuS();
@@ -64,7 +75,9 @@ try {
       try {
         for (;;) {
           await client.query('BEGIN');
-          const { rows } = await client.query(`SELECT seq, data::text AS data FROM ${t} WHERE dispatched_at IS NULL ORDER BY seq LIMIT 50 FOR UPDATE SKIP LOCKED`);
+          const { rows } = await client.query(
+            `SELECT seq, data::text AS data FROM ${t} WHERE dispatched_at IS NULL ORDER BY seq LIMIT 50 FOR UPDATE SKIP LOCKED`,
+          );
           if (rows.length === 0) {
             await client.query('COMMIT');
             break;
@@ -85,7 +98,9 @@ try {
     const { rows } = await pool.query(`SELECT avg(pg_column_size(data))::int AS bytes FROM ${table(name)}`);
     const r = results[name];
     const range = (xs) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
-    console.log(`${name.padEnd(20)} insert ${range(r.insert)} ms, relay claim + mark ${range(r.read)} ms of PostgreSQL CPU per event; stored ${rows[0].bytes} bytes per payload`);
+    console.log(
+      `${name.padEnd(20)} insert ${range(r.insert)} ms, relay claim + mark ${range(r.read)} ms of PostgreSQL CPU per event; stored ${rows[0].bytes} bytes per payload`,
+    );
   }
 } finally {
   await pool.end();

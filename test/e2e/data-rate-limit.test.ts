@@ -8,7 +8,12 @@ describe('data-write rate limit', () => {
   let key: string;
   let projectId: string;
   const h = () => ({ 'x-api-key': key });
-  const records = (n: number, from: number) => Array.from({ length: n }, (_, i) => ({ point_id: 'pt_00000000000000000000', measured_at: new Date(Date.UTC(2026, 2, 1) + (from + i) * 1000).toISOString(), values: { dz: 1 } }));
+  const records = (n: number, from: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      point_id: 'pt_00000000000000000000',
+      measured_at: new Date(Date.UTC(2026, 2, 1) + (from + i) * 1000).toISOString(),
+      values: { dz: 1 },
+    }));
 
   beforeAll(async () => {
     t = await startTestPlatform({ MP_LIMIT_DATA_RECORDS_PER_MINUTE: '10' });

@@ -25,7 +25,9 @@ describe('Idempotency-Key on webhooks, API keys, users, OAuth clients, data writ
     for (const p of plain) expect(stored!.response).not.toContain(p);
   };
   const dataEvents = (type: string) =>
-    sql<{ data: { records?: { data_id: string }[]; batch_id?: string } }>('SELECT data::json AS data FROM monitoring_data.outbox WHERE event_type = $1', [type]);
+    sql<{ data: { records?: { data_id: string }[]; batch_id?: string } }>('SELECT data::json AS data FROM monitoring_data.outbox WHERE event_type = $1', [
+      type,
+    ]);
   const record = (minute: number, pointId = point) => ({
     point_id: pointId,
     measured_at: `2026-05-01T08:${String(minute).padStart(2, '0')}:00+08:00`,

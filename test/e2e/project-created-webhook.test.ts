@@ -32,7 +32,10 @@ describe('project.created travels from the API write to signed webhooks', () => 
     receivers.slow = await startHttpsReceiver({ fallback: { status: 200, delayMs: 4000 } });
     for (const name of ['ok', 'flaky', 'rejecting', 'redirecting', 'slow']) await createHook(name, receivers[name]!.url);
 
-    const res = await t.api('POST', '/projects', { headers: { 'x-api-key': key }, body: { name: 'Metro Line 4 tunnel', number: 'ML4-2026', start_date: '2026-03-01' } });
+    const res = await t.api('POST', '/projects', {
+      headers: { 'x-api-key': key },
+      body: { name: 'Metro Line 4 tunnel', number: 'ML4-2026', start_date: '2026-03-01' },
+    });
     expect(res.status).toBe(200);
     project = res.body.data;
   });
@@ -88,7 +91,10 @@ describe('project.created travels from the API write to signed webhooks', () => 
     expect(messages.filter((m) => m.data.event_type === 'project.created')).toHaveLength(1);
     expect(messages[0]!.msgId).toBe(eventId);
     expect(messages[0]!.subject).toBe(`${t.stream.subjectPrefix}.project.created`);
-    const outbox = await queryTestDatabase<{ event_id: string; dispatched: boolean }>(t.db.url, 'SELECT event_id, dispatched_at IS NOT NULL AS dispatched FROM projects.outbox');
+    const outbox = await queryTestDatabase<{ event_id: string; dispatched: boolean }>(
+      t.db.url,
+      'SELECT event_id, dispatched_at IS NOT NULL AS dispatched FROM projects.outbox',
+    );
     expect(outbox).toEqual([{ event_id: eventId, dispatched: true }]);
   });
 

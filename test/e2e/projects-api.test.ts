@@ -5,7 +5,11 @@ describe('projects (first cut)', () => {
   let t: TestPlatform;
   let key: string;
   const h = () => ({ 'x-api-key': key });
-  const outboxRows = () => queryTestDatabase<{ event_type: string; data: Record<string, unknown> }>(t.db.url, 'SELECT event_type, data::json AS data FROM projects.outbox ORDER BY seq');
+  const outboxRows = () =>
+    queryTestDatabase<{ event_type: string; data: Record<string, unknown> }>(
+      t.db.url,
+      'SELECT event_type, data::json AS data FROM projects.outbox ORDER BY seq',
+    );
 
   beforeAll(async () => {
     t = await startTestPlatform();
@@ -14,10 +18,21 @@ describe('projects (first cut)', () => {
   afterAll(() => t?.stop());
 
   it('creates a project and writes project.created to the outbox in the same transaction', async () => {
-    const res = await t.api('POST', '/projects', { headers: h(), body: { name: 'North slope', number: 'NS-001', description: 'Slope above the depot', start_date: '2026-04-01', end_date: '2027-04-01' } });
+    const res = await t.api('POST', '/projects', {
+      headers: h(),
+      body: { name: 'North slope', number: 'NS-001', description: 'Slope above the depot', start_date: '2026-04-01', end_date: '2027-04-01' },
+    });
     expect(res.status).toBe(200);
     const p = res.body.data;
-    expect(p).toMatchObject({ name: 'North slope', number: 'NS-001', description: 'Slope above the depot', status: 'not_started', start_date: '2026-04-01', end_date: '2027-04-01', version: 1 });
+    expect(p).toMatchObject({
+      name: 'North slope',
+      number: 'NS-001',
+      description: 'Slope above the depot',
+      status: 'not_started',
+      start_date: '2026-04-01',
+      end_date: '2027-04-01',
+      version: 1,
+    });
     expect(p.id).toMatch(/^prj_[0-9a-z]{20}$/);
     const rows = await queryTestDatabase(t.db.url, 'SELECT id, name, number, status FROM projects.projects WHERE id = $1', [p.id]);
     expect(rows).toEqual([{ id: p.id, name: 'North slope', number: 'NS-001', status: 'not_started' }]);
@@ -37,7 +52,7 @@ describe('projects (first cut)', () => {
 
   it.each([
     [{ number: 'X-1' }, 422101, 'name'],
-    [{ name: 'Dam', }, 422101, 'number'],
+    [{ name: 'Dam' }, 422101, 'number'],
     [{ name: 42, number: 'X-1' }, 422102, 'name'],
     [{ name: 'D', number: 'X-1' }, 400003, 'name'],
     [{ name: '  ', number: 'X-1' }, 400003, 'name'],
@@ -93,7 +108,9 @@ describe('projects (first cut)', () => {
     const list = await t.api('GET', '/projects', { headers: { 'x-api-key': sandboxKey }, sandbox: true });
     expect(list.body.data.items).toEqual([]);
     // The same number is free in the sandbox.
-    expect((await t.api('POST', '/projects', { headers: { 'x-api-key': sandboxKey }, body: { name: 'North slope', number: 'NS-001' }, sandbox: true })).status).toBe(200);
+    expect(
+      (await t.api('POST', '/projects', { headers: { 'x-api-key': sandboxKey }, body: { name: 'North slope', number: 'NS-001' }, sandbox: true })).status,
+    ).toBe(200);
     // A live key is not valid at the sandbox base URL.
     expectError(await t.api('GET', '/projects', { headers: h(), sandbox: true }), 401001);
   });

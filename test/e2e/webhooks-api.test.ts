@@ -20,10 +20,19 @@ describe('webhook endpoints', () => {
   });
 
   it('creates a webhook with defaults and returns the secret only then', async () => {
-    const res = await t.api('POST', '/webhooks', { headers: h(), body: { name: 'Site office', url: receiver.url, events: ['data.abnormal', 'task.status_changed'] } });
+    const res = await t.api('POST', '/webhooks', {
+      headers: h(),
+      body: { name: 'Site office', url: receiver.url, events: ['data.abnormal', 'task.status_changed'] },
+    });
     expect(res.status).toBe(200);
     const w = res.body.data;
-    expect(w).toMatchObject({ name: 'Site office', url: receiver.url, events: ['data.abnormal', 'task.status_changed'], retry_policy: { max_retries: 3, retry_interval: 5 }, active: true });
+    expect(w).toMatchObject({
+      name: 'Site office',
+      url: receiver.url,
+      events: ['data.abnormal', 'task.status_changed'],
+      retry_policy: { max_retries: 3, retry_interval: 5 },
+      active: true,
+    });
     expect(w.id).toMatch(/^whk_[0-9a-z]{20}$/);
     expect(w.secret).toMatch(/^whsec_[A-Za-z0-9]{32}$/);
     expect(new Date(w.created_at).toISOString()).toBe(w.created_at);
@@ -64,10 +73,22 @@ describe('webhook endpoints', () => {
   });
 
   it('PUT accepts a body holding only events and changes nothing else', async () => {
-    const created = (await t.api('POST', '/webhooks', { headers: h(), body: { name: 'Change me', url: receiver.url, events: ['data.created'], retry_policy: { max_retries: 5, retry_interval: 10 } } })).body.data;
+    const created = (
+      await t.api('POST', '/webhooks', {
+        headers: h(),
+        body: { name: 'Change me', url: receiver.url, events: ['data.created'], retry_policy: { max_retries: 5, retry_interval: 10 } },
+      })
+    ).body.data;
     const res = await t.api('PUT', `/webhooks/${created.id}`, { headers: h(), body: { events: ['report.generated', 'report.approved'] } });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: created.id, name: 'Change me', url: receiver.url, events: ['report.generated', 'report.approved'], retry_policy: { max_retries: 5, retry_interval: 10 }, active: true });
+    expect(res.body.data).toMatchObject({
+      id: created.id,
+      name: 'Change me',
+      url: receiver.url,
+      events: ['report.generated', 'report.approved'],
+      retry_policy: { max_retries: 5, retry_interval: 10 },
+      active: true,
+    });
     const partial = await t.api('PUT', `/webhooks/${created.id}`, { headers: h(), body: { retry_policy: { max_retries: 1 }, active: false } });
     expect(partial.body.data).toMatchObject({ retry_policy: { max_retries: 1, retry_interval: 10 }, active: false });
   });
@@ -94,7 +115,14 @@ describe('webhook endpoints', () => {
     expect(res.body.data).toMatchObject({ event_type: 'webhook.test', status: 'delivered', http_status: 200, webhook_id: created.id });
     const req = receiver.requests[before]!;
     expect(req.json).toMatchObject({ event_type: 'webhook.test', webhook_id: created.id, event_id: res.body.data.event_id });
-    expect(verifySignature({ secret: created.secret, signatureHeader: req.headers['x-service-signature'] as string, timestampHeader: req.headers['x-service-timestamp'] as string, rawBody: req.rawBody })).toBe(true);
+    expect(
+      verifySignature({
+        secret: created.secret,
+        signatureHeader: req.headers['x-service-signature'] as string,
+        timestampHeader: req.headers['x-service-timestamp'] as string,
+        rawBody: req.rawBody,
+      }),
+    ).toBe(true);
     const deliveries = await t.api('GET', `/webhooks/${created.id}/deliveries`, { headers: h() });
     expect(deliveries.body.data.items.map((d: { delivery_id: string }) => d.delivery_id)).toEqual([res.body.data.delivery_id]);
   });
@@ -127,7 +155,11 @@ describe('webhook endpoints', () => {
     try {
       const strictKey = await strict.apiKey(['system:admin']);
       for (const url of ['https://127.0.0.1/hook', 'https://10.0.0.5/hook', 'https://[::1]/hook', 'https://localhost/hook']) {
-        expectError(await strict.api('POST', '/webhooks', { headers: { 'x-api-key': strictKey }, body: { name: 'x', url, events: ['data.created'] } }), 422103, 'url');
+        expectError(
+          await strict.api('POST', '/webhooks', { headers: { 'x-api-key': strictKey }, body: { name: 'x', url, events: ['data.created'] } }),
+          422103,
+          'url',
+        );
       }
     } finally {
       await strict.stop();

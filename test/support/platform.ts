@@ -21,8 +21,16 @@ export interface TestPlatform {
 }
 
 export const ALL_PERMISSIONS = [
-  'project:read', 'project:write', 'task:read', 'task:write', 'data:read', 'data:write',
-  'report:read', 'report:write', 'system:read', 'system:admin',
+  'project:read',
+  'project:write',
+  'task:read',
+  'task:write',
+  'data:read',
+  'data:write',
+  'report:read',
+  'report:write',
+  'system:read',
+  'system:admin',
 ];
 
 /**

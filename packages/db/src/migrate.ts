@@ -12,9 +12,7 @@ export async function migrate(db: Database, schema: string, migrations: Migratio
     await tx.query('SELECT pg_advisory_xact_lock($1)', [lockKey]);
     // Inside the lock: replicas creating the schema at the same moment would collide otherwise.
     await tx.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await tx.query(
-      `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
-    );
+    await tx.query(`CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Set((await tx.query<{ id: string }>(`SELECT id FROM ${schema}.schema_migrations`)).rows.map((r) => r.id));
     for (const m of [...migrations].sort((a, b) => a.id.localeCompare(b.id))) {
       if (done.has(m.id)) continue;

@@ -11,14 +11,19 @@ describe.each(DRIVERS)('array parameters on %s', (_name, kind) => {
 
   it('arrive element for element: text with quotes, commas, braces, backslashes and non-ASCII, and NULLs', async () => {
     const texts = ['plain', '', 'a "quoted", {braced} value', 'back\\slash', 'Süd-Böschung 北', 'ASCII first, then 4-byte 😀𝒳 and é', 'NULL', null];
-    const { rows } = await db.query<{ v: string | null; i: number }>('SELECT v, i::int AS i FROM unnest($1::text[]) WITH ORDINALITY AS u(v, i) ORDER BY i', [arrayParam('text', texts)]);
+    const { rows } = await db.query<{ v: string | null; i: number }>('SELECT v, i::int AS i FROM unnest($1::text[]) WITH ORDINALITY AS u(v, i) ORDER BY i', [
+      arrayParam('text', texts),
+    ]);
     expect(rows.map((r) => r.v)).toEqual(texts);
   });
 
   it('keep numbers exact (float8 to the last bit, int2 signed) and NULLs', async () => {
     const floats = [0.1, -3512345.101, 1e300, -0, 5e-324, 45.30100000000001, null];
     const shorts = [0, -1080, 840, 32767, -32768, null];
-    const { rows } = await db.query<{ f: (number | null)[]; s: (number | null)[] }>('SELECT $1::float8[] AS f, $2::smallint[] AS s', [arrayParam('float8', floats), arrayParam('int2', shorts)]);
+    const { rows } = await db.query<{ f: (number | null)[]; s: (number | null)[] }>('SELECT $1::float8[] AS f, $2::smallint[] AS s', [
+      arrayParam('float8', floats),
+      arrayParam('int2', shorts),
+    ]);
     expect(rows[0]!.f).toEqual(floats);
     expect(rows[0]!.s).toEqual(shorts);
   });
@@ -36,7 +41,9 @@ describe.each(DRIVERS)('array parameters on %s', (_name, kind) => {
     await db.exec('CREATE TABLE IF NOT EXISTS pairs (k text PRIMARY KEY, v float8)');
     const n = await db.transaction(async (tx) => {
       const insert = (ks: string[], vs: number[]) =>
-        tx.query('INSERT INTO pairs (k, v) SELECT * FROM unnest($1::text[], $2::float8[])', [arrayParam('text', ks), arrayParam('float8', vs)], { prepare: 'pairs_insert' });
+        tx.query('INSERT INTO pairs (k, v) SELECT * FROM unnest($1::text[], $2::float8[])', [arrayParam('text', ks), arrayParam('float8', vs)], {
+          prepare: 'pairs_insert',
+        });
       await insert(['a', 'b'], [1.5, 2.5]);
       await insert([], []);
       return (await insert(['c'], [3.5])).rowCount;

@@ -4,7 +4,10 @@ import { DRIVERS, openTestDatabase } from './drivers.js';
 
 const migrations: Migration[] = [
   { id: '001_items', sql: "CREATE TABLE items (id text PRIMARY KEY, n integer NOT NULL, at timestamptz NOT NULL DEFAULT now(), note text DEFAULT 'a;b');" },
-  { id: '002_fn', sql: 'CREATE FUNCTION twice(x int) RETURNS int AS $$ SELECT x * 2; $$ LANGUAGE sql; -- comment; with semicolon\nCREATE INDEX items_n ON items (n);' },
+  {
+    id: '002_fn',
+    sql: 'CREATE FUNCTION twice(x int) RETURNS int AS $$ SELECT x * 2; $$ LANGUAGE sql; -- comment; with semicolon\nCREATE INDEX items_n ON items (n);',
+  },
 ];
 
 // The same behaviour must hold on both drivers: the service code cannot tell them apart.
@@ -86,7 +89,10 @@ describe('reserved connections (PostgreSQL)', () => {
       await held;
       await pooled;
       expect(pooledDone).toBe(true);
-      const names = await queryTestDatabase<{ n: string }>(tdb.url, "SELECT application_name AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'svc%' ORDER BY 1");
+      const names = await queryTestDatabase<{ n: string }>(
+        tdb.url,
+        "SELECT application_name AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'svc%' ORDER BY 1",
+      );
       expect(names.map((r) => r.n)).toEqual(['svc', 'svc-reserved']);
     } finally {
       await db.close();

@@ -22,8 +22,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '400001',
     message: 'invalid request parameters',
     category: 'invalid_request',
-    suggestion:
-      'Supply every required query and path parameter with the documented type, e.g. limit as an integer from 1 to 100.',
+    suggestion: 'Supply every required query and path parameter with the documented type, e.g. limit as an integer from 1 to 100.',
     commonCauses: [
       'A required query or path parameter is missing',
       'A parameter has the wrong type, e.g. limit=abc instead of a number',
@@ -51,8 +50,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '400002',
     message: 'malformed request body',
     category: 'invalid_request',
-    suggestion:
-      'Send a valid JSON document with the header Content-Type: application/json.',
+    suggestion: 'Send a valid JSON document with the header Content-Type: application/json.',
     commonCauses: [
       'The body is not valid JSON (trailing comma, single quotes, unquoted keys)',
       'The Content-Type header is missing or not application/json',
@@ -82,8 +80,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '400003',
     message: 'parameter value out of range',
     category: 'invalid_request',
-    suggestion:
-      'Keep every parameter within its documented range, e.g. limit between 1 and 100.',
+    suggestion: 'Keep every parameter within its documented range, e.g. limit between 1 and 100.',
     commonCauses: [
       'A number is too large or too small, e.g. limit=500 when the maximum is 100',
       'A string is too long, e.g. a search term or name over its maximum length',
@@ -103,8 +100,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '400004',
     message: 'parameter format invalid',
     category: 'invalid_request',
-    suggestion:
-      'Send dates in ISO 8601 (e.g. 2024-05-01T08:30:00+08:00) and ids with their type prefix (e.g. prj_…, pt_…).',
+    suggestion: 'Send dates in ISO 8601 (e.g. 2024-05-01T08:30:00+08:00) and ids with their type prefix (e.g. prj_…, pt_…).',
     commonCauses: [
       'A date is not ISO 8601, e.g. 2024/05/01 08:30 or a Unix timestamp',
       'An id has the wrong format or prefix, e.g. 12345 or tsk_… where pt_… is expected',
@@ -132,8 +128,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '400005',
     message: 'request body too large',
     category: 'invalid_request',
-    suggestion:
-      'Keep each request body under 5 MB; split large uploads into several smaller requests.',
+    suggestion: 'Keep each request body under 5 MB; split large uploads into several smaller requests.',
     commonCauses: [
       'Too many monitoring records sent in a single request (body over 5 MB)',
       'Large embedded content such as base64 attachments in the JSON body',
@@ -174,8 +169,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '401001',
     message: 'API key invalid',
     category: 'authentication',
-    suggestion:
-      'Send a valid, active API key of this environment in the X-API-Key header, or create a new key in the console.',
+    suggestion: 'Send a valid, active API key of this environment in the X-API-Key header, or create a new key in the console.',
     commonCauses: [
       'The key is wrong, truncated or contains extra whitespace',
       'The key was revoked or has expired',
@@ -199,8 +193,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '401002',
     message: 'JWT expired',
     category: 'authentication',
-    suggestion:
-      'Obtain a new access token with POST /v3/auth/refresh and repeat the request once; access tokens live 7200 seconds.',
+    suggestion: 'Obtain a new access token with POST /v3/auth/refresh and repeat the request once; access tokens live 7200 seconds.',
     commonCauses: [
       'The access token is older than its 7200-second lifetime',
       'The client caches the token without checking expires_in',
@@ -234,8 +227,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '401003',
     message: 'JWT invalid',
     category: 'authentication',
-    suggestion:
-      'Send the access token unchanged as "Authorization: Bearer <token>", exactly as returned by login or refresh.',
+    suggestion: 'Send the access token unchanged as "Authorization: Bearer <token>", exactly as returned by login or refresh.',
     commonCauses: [
       'The token is malformed or truncated (copy-paste error, missing segment)',
       'The token was modified or its signature does not verify',
@@ -263,8 +255,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '401004',
     message: 'insufficient permission',
     category: 'authentication',
-    suggestion:
-      'Use an API key or token that carries the permission identifier the endpoint needs (e.g. data:write to write monitoring data).',
+    suggestion: 'Use an API key or token that carries the permission identifier the endpoint needs (e.g. data:write to write monitoring data).',
     commonCauses: [
       'The API key lacks the needed permission identifier, e.g. only data:read for a data write',
       'The OAuth token was granted a narrower scope than the operation requires',
@@ -310,8 +301,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '401005',
     message: 'OAuth client not authorized',
     category: 'authentication',
-    suggestion:
-      'Send the registered client_id and client_secret of an active OAuth client to POST /v3/oauth/token.',
+    suggestion: 'Send the registered client_id and client_secret of an active OAuth client to POST /v3/oauth/token.',
     commonCauses: [
       'Wrong client_id or client_secret',
       'The OAuth client was deleted or its secret was replaced',
@@ -353,8 +343,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '401006',
     message: 'account disabled',
     category: 'authentication',
-    suggestion:
-      'Ask a tenant administrator to re-enable the account, or sign in with an active account.',
+    suggestion: 'Ask a tenant administrator to re-enable the account, or sign in with an active account.',
     commonCauses: [
       'An administrator disabled the account',
       'The account of a departed employee or contractor was deactivated',
@@ -385,8 +374,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '401007',
     message: 'too many failed logins',
     category: 'authentication',
-    suggestion:
-      'Wait 30 minutes for the security lock to expire, then log in with the correct password.',
+    suggestion: 'Wait 30 minutes for the security lock to expire, then log in with the correct password.',
     commonCauses: [
       'Several wrong passwords in a row triggered the 30-minute security lock',
       'A script or device keeps retrying with an outdated password',
@@ -434,8 +422,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '403001',
     message: 'no access to project',
     category: 'permission',
-    suggestion:
-      'Ask a project administrator to add you as a member of the project, or use a project you belong to.',
+    suggestion: 'Ask a project administrator to add you as a member of the project, or use a project you belong to.',
     commonCauses: [
       'The caller is not a member of the project',
       'The membership was removed after the project team changed',
@@ -465,8 +452,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '403002',
     message: 'operation not permitted',
     category: 'permission',
-    suggestion:
-      'Ask a project administrator for a project role with write access before changing this project.',
+    suggestion: 'Ask a project administrator for a project role with write access before changing this project.',
     commonCauses: [
       'The caller is a project member with a read-only role',
       'Write permission for the project was withdrawn',
@@ -496,8 +482,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '403003',
     message: 'data isolation restriction',
     category: 'permission',
-    suggestion:
-      "Access only resources of your own tenant; use the ids returned by your tenant's API calls.",
+    suggestion: "Access only resources of your own tenant; use the ids returned by your tenant's API calls.",
     commonCauses: [
       'The resource belongs to another tenant',
       'An id was copied from another organisation’s export or shared link',
@@ -526,8 +511,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '403004',
     message: 'feature not licensed',
     category: 'permission',
-    suggestion:
-      'Upgrade the tenant plan to include this feature, or use an endpoint your plan covers.',
+    suggestion: 'Upgrade the tenant plan to include this feature, or use an endpoint your plan covers.',
     commonCauses: [
       'The subscription plan does not include the feature (e.g. report generation or batch imports)',
       'The plan was downgraded or a trial ended',
@@ -568,13 +552,8 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '404001',
     message: 'project does not exist',
     category: 'not_found',
-    suggestion:
-      'Check the project id; list your projects with GET /v3/projects and use an id from that list.',
-    commonCauses: [
-      'The project id is misspelled or truncated',
-      'The project was deleted',
-      'The id comes from the other environment (sandbox or live)',
-    ],
+    suggestion: 'Check the project id; list your projects with GET /v3/projects and use an id from that list.',
+    commonCauses: ['The project id is misspelled or truncated', 'The project was deleted', 'The id comes from the other environment (sandbox or live)'],
     solutions: [
       'List existing projects with GET /v3/projects?q=<name>',
       'Use the id returned by POST /v3/projects when the project was created',
@@ -589,8 +568,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '404002',
     message: 'task does not exist',
     category: 'not_found',
-    suggestion:
-      "Check the task id; list the project's tasks with GET /v3/projects/{project_id}/tasks.",
+    suggestion: "Check the task id; list the project's tasks with GET /v3/projects/{project_id}/tasks.",
     commonCauses: [
       'The task id is misspelled or truncated',
       'The task was deleted or belongs to a deleted project',
@@ -610,8 +588,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '404003',
     message: 'monitoring point does not exist',
     category: 'not_found',
-    suggestion:
-      "Check the point id; list the project's points with GET /v3/projects/{project_id}/points.",
+    suggestion: "Check the point id; list the project's points with GET /v3/projects/{project_id}/points.",
     commonCauses: [
       'The point id is misspelled, or the point number (e.g. JC-01) was used instead of its id',
       'The monitoring point was deleted',
@@ -631,13 +608,8 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '404004',
     message: 'data record does not exist',
     category: 'not_found',
-    suggestion:
-      'Check the data id; find the record with GET /v3/points/{point_id}/data and a time range.',
-    commonCauses: [
-      'The data id is misspelled or truncated',
-      'The record was deleted',
-      'The record was part of a batch that has not finished processing',
-    ],
+    suggestion: 'Check the data id; find the record with GET /v3/points/{point_id}/data and a time range.',
+    commonCauses: ['The data id is misspelled or truncated', 'The record was deleted', 'The record was part of a batch that has not finished processing'],
     solutions: [
       'Query the records of the point with GET /v3/points/{point_id}/data?from=…&to=…',
       'Use the data_id returned in the write response or the data.created event',
@@ -652,13 +624,8 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '404005',
     message: 'report does not exist',
     category: 'not_found',
-    suggestion:
-      'Check the report id; list reports with GET /v3/reports and use an id from that list.',
-    commonCauses: [
-      'The report id is misspelled or truncated',
-      'The report was deleted',
-      'The id comes from the other environment (sandbox or live)',
-    ],
+    suggestion: 'Check the report id; list reports with GET /v3/reports and use an id from that list.',
+    commonCauses: ['The report id is misspelled or truncated', 'The report was deleted', 'The id comes from the other environment (sandbox or live)'],
     solutions: [
       'List reports with GET /v3/reports',
       'Use the id returned by POST /v3/projects/{project_id}/reports or the report.generated event',
@@ -673,8 +640,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '404006',
     message: 'template does not exist',
     category: 'not_found',
-    suggestion:
-      'Check the template id; list available templates with GET /v3/templates.',
+    suggestion: 'Check the template id; list available templates with GET /v3/templates.',
     commonCauses: [
       'The template id is misspelled or truncated',
       'The template was deleted',
@@ -694,13 +660,8 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '404007',
     message: 'user does not exist',
     category: 'not_found',
-    suggestion:
-      'Check the user id; list users with GET /v3/users and use an id from that list.',
-    commonCauses: [
-      'The user id is misspelled, or a username was used instead of the id',
-      'The user was deleted',
-      'The user belongs to another tenant',
-    ],
+    suggestion: 'Check the user id; list users with GET /v3/users and use an id from that list.',
+    commonCauses: ['The user id is misspelled, or a username was used instead of the id', 'The user was deleted', 'The user belongs to another tenant'],
     solutions: [
       'List users with GET /v3/users?q=<name>',
       'Use the usr_ id, not the username or display name',
@@ -715,8 +676,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '404008',
     message: 'device does not exist',
     category: 'not_found',
-    suggestion:
-      'Check the device id; list registered devices with GET /v3/devices.',
+    suggestion: 'Check the device id; list registered devices with GET /v3/devices.',
     commonCauses: [
       'The device id is misspelled, or the serial number was used instead of the id',
       'The device was deleted or decommissioned',
@@ -802,7 +762,10 @@ export const catalogue: Record<string, ErrorEntry> = {
     category: 'not_found',
     suggestion: 'Check the alarm id (alm_…); list the alarms of the project to find the right id.',
     commonCauses: ['The id belongs to the other environment (live or sandbox) or another tenant', 'A typo in the id'],
-    solutions: ['List the alarms with GET /v3/projects/{project_id}/alarms and use an id from that list', 'Call the base URL of the environment the alarm was raised in'],
+    solutions: [
+      'List the alarms with GET /v3/projects/{project_id}/alarms and use an id from that list',
+      'Call the base URL of the environment the alarm was raised in',
+    ],
     example: {
       request: { method: 'GET', path: '/v3/alarms/alm_0000000000000000000x' },
       correct: { method: 'GET', path: '/v3/alarms/alm_4n2k8q1m7p3x9c5v6b0z' },
@@ -824,8 +787,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '409001',
     message: 'duplicate project number',
     category: 'conflict',
-    suggestion:
-      'Choose a project number that is not used yet, or work with the existing project that has this number.',
+    suggestion: 'Choose a project number that is not used yet, or work with the existing project that has this number.',
     commonCauses: [
       'A project with the same number already exists',
       'A create request was repeated without an Idempotency-Key after a timeout',
@@ -855,8 +817,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '409002',
     message: 'duplicate point number',
     category: 'conflict',
-    suggestion:
-      'Use a point number that is unique within the project, or update the existing point instead.',
+    suggestion: 'Use a point number that is unique within the project, or update the existing point instead.',
     commonCauses: [
       'A point with the same number already exists in the project',
       'A point import was run twice',
@@ -898,8 +859,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '409003',
     message: 'duplicate data',
     category: 'conflict',
-    suggestion:
-      'A record for this point and measured_at already exists; update it with PATCH /v3/data/{data_id} or delete it first.',
+    suggestion: 'A record for this point and measured_at already exists; update it with PATCH /v3/data/{data_id} or delete it first.',
     commonCauses: [
       'Data for the same point and time point was already written',
       'An upload was retried after a timeout although the first attempt succeeded',
@@ -937,8 +897,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '409004',
     message: 'concurrent modification conflict',
     category: 'conflict',
-    suggestion:
-      'The resource was changed by someone else; reload it, reapply your change and send it with the current version.',
+    suggestion: 'The resource was changed by someone else; reload it, reapply your change and send it with the current version.',
     commonCauses: [
       'Another user changed the resource after you read it (stale version or If-Match)',
       'Two clients edit the same resource at the same time',
@@ -969,8 +928,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '409005',
     message: 'task status conflict',
     category: 'conflict',
-    suggestion:
-      "Read the task's current status and request only a transition that is allowed from it.",
+    suggestion: "Read the task's current status and request only a transition that is allowed from it.",
     commonCauses: [
       'The current status forbids the operation, e.g. restarting a cancelled task',
       'The task was already completed by another user',
@@ -1002,8 +960,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '409006',
     message: 'idempotency key reused with a different request',
     category: 'conflict',
-    suggestion:
-      'Use a new Idempotency-Key for each distinct request; reuse a key only to retry the identical request within 24 hours.',
+    suggestion: 'Use a new Idempotency-Key for each distinct request; reuse a key only to retry the identical request within 24 hours.',
     commonCauses: [
       'The same Idempotency-Key was sent with a different body within 24 hours',
       'The client uses a fixed or counter-based key that repeats across requests',
@@ -1050,7 +1007,11 @@ export const catalogue: Record<string, ErrorEntry> = {
     message: 'project status conflict',
     category: 'conflict',
     suggestion: 'Read the project status and choose a move allowed from it (see the transition table in the API reference).',
-    commonCauses: ['The project is already in the requested status', 'The move skips a step, e.g. not_started to completed', 'Another user changed the status first'],
+    commonCauses: [
+      'The project is already in the requested status',
+      'The move skips a step, e.g. not_started to completed',
+      'Another user changed the status first',
+    ],
     solutions: ['GET the project and check its status', 'Follow the transition table: not_started → in_progress → paused/completed → archived'],
     example: {
       request: { method: 'PUT', path: '/v3/projects/prj_4n2k8q1m7p3x9c5v6b0z/status', body: { status: 'completed' }, note: 'project is not_started' },
@@ -1074,7 +1035,11 @@ export const catalogue: Record<string, ErrorEntry> = {
     message: 'alarm status conflict',
     category: 'conflict',
     suggestion: 'Read the alarm and choose a change allowed from its status: acknowledge an open alarm; clear an open or acknowledged one.',
-    commonCauses: ['The alarm is already acknowledged', 'The alarm is already cleared (by a person, or by the readings returning within the limits)', 'Another user changed it first'],
+    commonCauses: [
+      'The alarm is already acknowledged',
+      'The alarm is already cleared (by a person, or by the readings returning within the limits)',
+      'Another user changed it first',
+    ],
     solutions: ['GET /v3/alarms/{alarm_id} and check its status and history', 'A cleared alarm stays cleared: the next breaking reading opens a new one'],
     example: {
       request: { method: 'POST', path: '/v3/alarms/alm_4n2k8q1m7p3x9c5v6b0z/acknowledge', body: { comment: 'crew on site' }, note: 'alarm is cleared' },
@@ -1086,10 +1051,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     message: 'report status conflict',
     category: 'conflict',
     suggestion: 'Approve or reject a report only while its status is generated; read the report to see its status.',
-    commonCauses: [
-      'The report is still generating, or its generation failed',
-      'The report was already approved or rejected (by you or another reviewer)',
-    ],
+    commonCauses: ['The report is still generating, or its generation failed', 'The report was already approved or rejected (by you or another reviewer)'],
     solutions: [
       'GET /v3/reports/{report_id} and check status (and approved_by/rejected_by)',
       'Wait for report.generated (or poll until status is generated) before approving',
@@ -1104,8 +1066,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '422101',
     message: 'required field missing',
     category: 'business_rule',
-    suggestion:
-      'Add the required body field named in data.field, e.g. name when creating a project.',
+    suggestion: 'Add the required body field named in data.field, e.g. name when creating a project.',
     commonCauses: [
       'A required body field is omitted, e.g. name on POST /v3/projects',
       'The field name is misspelled, e.g. pointId instead of point_id',
@@ -1135,8 +1096,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '422102',
     message: 'field type wrong',
     category: 'business_rule',
-    suggestion:
-      'Send each field with its documented JSON type, e.g. coordinates as numbers, not strings.',
+    suggestion: 'Send each field with its documented JSON type, e.g. coordinates as numbers, not strings.',
     commonCauses: [
       'Numbers sent as strings, e.g. "x": "3512345.123"',
       'An object or array expected but a scalar sent, e.g. records as a single object',
@@ -1182,8 +1142,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '422103',
     message: 'field value invalid',
     category: 'business_rule',
-    suggestion:
-      'Use one of the documented values for the field named in data.field, e.g. a valid status such as in_progress.',
+    suggestion: 'Use one of the documented values for the field named in data.field, e.g. a valid status such as in_progress.',
     commonCauses: [
       'An enumerated field has a value outside its allowed set, e.g. status "finished"',
       'A field has a bad format, e.g. a webhook url that is not HTTPS',
@@ -1213,8 +1172,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '422104',
     message: 'referenced data missing',
     category: 'business_rule',
-    suggestion:
-      'Reference only existing resources: create the referenced item first or correct its id.',
+    suggestion: 'Reference only existing resources: create the referenced item first or correct its id.',
     commonCauses: [
       'A referenced id does not exist, e.g. device_id of an unregistered device',
       'A record references a point_id that is not part of the project',
@@ -1258,8 +1216,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '422105',
     message: 'number out of business range',
     category: 'business_rule',
-    suggestion:
-      'Send a value within the business range of the field, e.g. positive warning and alarm thresholds in millimetres.',
+    suggestion: 'Send a value within the business range of the field, e.g. positive warning and alarm thresholds in millimetres.',
     commonCauses: [
       'A threshold or limit is zero or negative',
       'A value uses the wrong unit, e.g. metres where millimetres are expected',
@@ -1289,8 +1246,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '422201',
     message: 'coordinates out of plausible range',
     category: 'business_rule',
-    suggestion:
-      "Send coordinates in metres in the project's coordinate system, within the plausible range configured for the project.",
+    suggestion: "Send coordinates in metres in the project's coordinate system, within the plausible range configured for the project.",
     commonCauses: [
       'Coordinates lie outside the national territory or the configured plausible range',
       'Coordinates sent in millimetres instead of metres',
@@ -1336,8 +1292,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '422202',
     message: 'time range wrong',
     category: 'business_rule',
-    suggestion:
-      "Use a measured_at on or after the project's start date, with the correct time zone offset.",
+    suggestion: "Use a measured_at on or after the project's start date, with the correct time zone offset.",
     commonCauses: [
       'measured_at is earlier than the project start date',
       'The instrument clock or the year is wrong',
@@ -1384,8 +1339,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '422203',
     message: 'abrupt value change',
     category: 'business_rule',
-    suggestion:
-      'Verify the measurement: re-measure the point, or raise its abrupt_change_limit if the change is genuine.',
+    suggestion: 'Verify the measurement: re-measure the point, or raise its abrupt_change_limit if the change is genuine.',
     commonCauses: [
       "The value differs from the previous measurement by more than the point's abrupt-change limit",
       'Instrument, sighting or prism error',
@@ -1481,8 +1435,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '422205',
     message: 'insufficient precision',
     category: 'business_rule',
-    suggestion:
-      "Send values with at least the precision the point requires, e.g. coordinates to the millimetre (three decimals in metres).",
+    suggestion: 'Send values with at least the precision the point requires, e.g. coordinates to the millimetre (three decimals in metres).',
     commonCauses: [
       'Values were rounded, e.g. coordinates to centimetres instead of millimetres',
       'The export format of the instrument truncates decimals',
@@ -1528,8 +1481,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '422301',
     message: 'project archived',
     category: 'business_rule',
-    suggestion:
-      'Archived projects are read-only; read their data, and make changes only in a project that is not archived.',
+    suggestion: 'Archived projects are read-only; read their data, and make changes only in a project that is not archived.',
     commonCauses: [
       'The project was archived and cannot be modified',
       'An integration still writes to a project that was closed',
@@ -1561,8 +1513,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '422302',
     message: 'project paused',
     category: 'business_rule',
-    suggestion:
-      'Resume the project with PUT /v3/projects/{project_id}/status {"status":"in_progress"} before creating tasks.',
+    suggestion: 'Resume the project with PUT /v3/projects/{project_id}/status {"status":"in_progress"} before creating tasks.',
     commonCauses: [
       'The project is paused, so new tasks cannot be created',
       'Site work was suspended and the project status not yet updated',
@@ -1594,8 +1545,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '422303',
     message: 'project not started',
     category: 'business_rule',
-    suggestion:
-      'Start the project with PUT /v3/projects/{project_id}/status {"status":"in_progress"} before writing monitoring data.',
+    suggestion: 'Start the project with PUT /v3/projects/{project_id}/status {"status":"in_progress"} before writing monitoring data.',
     commonCauses: [
       'The project is still not_started, so monitoring data cannot be written',
       'Baseline readings are uploaded before the project was started',
@@ -1635,8 +1585,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '422304',
     message: 'task overdue',
     category: 'business_rule',
-    suggestion:
-      "Extend the task's deadline with PATCH /v3/tasks/{task_id} (due_at) before updating its status.",
+    suggestion: "Extend the task's deadline with PATCH /v3/tasks/{task_id} (due_at) before updating its status.",
     commonCauses: [
       'The task is past its due_at, so its status cannot be updated',
       'Field work finished late and the deadline was not extended',
@@ -1670,8 +1619,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '429001',
     message: 'API requests too frequent',
     category: 'rate_limit',
-    suggestion:
-      'Stay under 100 requests per minute; wait the Retry-After seconds (60 when absent) before retrying.',
+    suggestion: 'Stay under 100 requests per minute; wait the Retry-After seconds (60 when absent) before retrying.',
     commonCauses: [
       'More than 100 API requests within one minute',
       'Polling for changes in a tight loop instead of using webhooks',
@@ -1701,8 +1649,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '429002',
     message: 'data writes too frequent',
     category: 'rate_limit',
-    suggestion:
-      'Write at most 500 data records per minute; wait the Retry-After seconds before sending more.',
+    suggestion: 'Write at most 500 data records per minute; wait the Retry-After seconds before sending more.',
     commonCauses: [
       'More than 500 monitoring records written within one minute',
       'A backlog of readings uploaded at once after a connection outage',
@@ -1734,8 +1681,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '429003',
     message: 'report generation too frequent',
     category: 'rate_limit',
-    suggestion:
-      'Request at most 10 reports per hour; wait the Retry-After seconds before generating another.',
+    suggestion: 'Request at most 10 reports per hour; wait the Retry-After seconds before generating another.',
     commonCauses: [
       'More than 10 report generation requests within one hour',
       'Regenerating a report repeatedly instead of waiting for report.generated',
@@ -1766,8 +1712,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '429004',
     message: 'too many concurrent requests',
     category: 'rate_limit',
-    suggestion:
-      'Keep at most 50 requests in flight at once; limit the client’s parallelism and retry after Retry-After.',
+    suggestion: 'Keep at most 50 requests in flight at once; limit the client’s parallelism and retry after Retry-After.',
     commonCauses: [
       'More than 50 requests in flight at the same time',
       'Unbounded parallel requests (e.g. Promise.all over a large list)',
@@ -1797,8 +1742,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '429005',
     message: 'authentication requests too frequent',
     category: 'rate_limit',
-    suggestion:
-      'Send at most 10 authentication requests per minute; reuse the access token until it expires instead of logging in per request.',
+    suggestion: 'Send at most 10 authentication requests per minute; reuse the access token until it expires instead of logging in per request.',
     commonCauses: [
       'More than 10 login, refresh or token requests within one minute',
       'The client logs in for every API call instead of reusing the token',
@@ -1831,8 +1775,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '500001',
     message: 'internal server error',
     category: 'internal',
-    suggestion:
-      'Retry with exponential back-off (1 s, 2 s, 4 s); if it persists, report meta.request_id to support.',
+    suggestion: 'Retry with exponential back-off (1 s, 2 s, 4 s); if it persists, report meta.request_id to support.',
     commonCauses: [
       'An unexpected error in the service',
       'A transient failure of an internal component',
@@ -1863,13 +1806,8 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '500002',
     message: 'database error',
     category: 'internal',
-    suggestion:
-      'Retry with exponential back-off (1 s, 2 s, 4 s); if it persists, report meta.request_id to support.',
-    commonCauses: [
-      'The database was temporarily unreachable',
-      'A query timed out under heavy load',
-      'A transaction failed and was rolled back',
-    ],
+    suggestion: 'Retry with exponential back-off (1 s, 2 s, 4 s); if it persists, report meta.request_id to support.',
+    commonCauses: ['The database was temporarily unreachable', 'A query timed out under heavy load', 'A transaction failed and was rolled back'],
     solutions: [
       'Retry with exponential back-off: 1 s, 2 s, 4 s, at most 3 attempts',
       'Use an Idempotency-Key on writes so retries are safe',
@@ -1893,8 +1831,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '500003',
     message: 'external service error',
     category: 'internal',
-    suggestion:
-      'An external service the platform depends on failed; retry with exponential back-off and report meta.request_id if it persists.',
+    suggestion: 'An external service the platform depends on failed; retry with exponential back-off and report meta.request_id if it persists.',
     commonCauses: [
       'A third-party service (e-mail, SMS, storage) failed or timed out',
       'A network problem between the platform and the external provider',
@@ -1923,8 +1860,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '500004',
     message: 'task queue error',
     category: 'internal',
-    suggestion:
-      'The background job could not be queued; retry with exponential back-off and report meta.request_id if it persists.',
+    suggestion: 'The background job could not be queued; retry with exponential back-off and report meta.request_id if it persists.',
     commonCauses: [
       'The job queue for asynchronous work (reports, batch imports) was unavailable',
       'The job could not be enqueued under heavy load',
@@ -1955,13 +1891,8 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '500005',
     message: 'file processing error',
     category: 'internal',
-    suggestion:
-      'The file could not be produced or read; retry later and report meta.request_id to support if it persists.',
-    commonCauses: [
-      'Rendering a report file failed',
-      'Reading or writing file storage failed',
-      'A template contains content the renderer cannot process',
-    ],
+    suggestion: 'The file could not be produced or read; retry later and report meta.request_id to support if it persists.',
+    commonCauses: ['Rendering a report file failed', 'Reading or writing file storage failed', 'A template contains content the renderer cannot process'],
     solutions: [
       'Retry with exponential back-off: 1 s, 2 s, 4 s, at most 3 attempts',
       'Try the report with another template to rule out a template problem',
@@ -1983,8 +1914,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '502001',
     message: 'upstream service error',
     category: 'gateway',
-    suggestion:
-      'The gateway got no valid answer from an internal service; retry with exponential back-off and report meta.request_id if it persists.',
+    suggestion: 'The gateway got no valid answer from an internal service; retry with exponential back-off and report meta.request_id if it persists.',
     commonCauses: [
       'An internal service behind the gateway returned an invalid response',
       'An internal service crashed or restarted during the request',
@@ -2011,13 +1941,8 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '503001',
     message: 'service under maintenance',
     category: 'unavailable',
-    suggestion:
-      'The service is under maintenance; wait the Retry-After seconds or until the announced window ends, then retry.',
-    commonCauses: [
-      'Scheduled maintenance is in progress',
-      'An emergency maintenance after an incident',
-      'An upgrade of the platform is being rolled out',
-    ],
+    suggestion: 'The service is under maintenance; wait the Retry-After seconds or until the announced window ends, then retry.',
+    commonCauses: ['Scheduled maintenance is in progress', 'An emergency maintenance after an incident', 'An upgrade of the platform is being rolled out'],
     solutions: [
       'Wait Retry-After seconds, or until the announced maintenance window ends',
       'Buffer monitoring data on the client and upload it afterwards',
@@ -2043,8 +1968,7 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '503002',
     message: 'service overloaded',
     category: 'unavailable',
-    suggestion:
-      'The service is overloaded; retry with exponential back-off (1 s, 2 s, 4 s, at most 3 attempts).',
+    suggestion: 'The service is overloaded; retry with exponential back-off (1 s, 2 s, 4 s, at most 3 attempts).',
     commonCauses: [
       'A temporary load peak on the platform',
       'Many clients retry at the same moment without back-off',
@@ -2074,13 +1998,8 @@ export const catalogue: Record<string, ErrorEntry> = {
     code: '503003',
     message: 'database maintenance',
     category: 'unavailable',
-    suggestion:
-      'The database is under maintenance; wait the Retry-After seconds, then retry.',
-    commonCauses: [
-      'Scheduled database maintenance is in progress',
-      'A database failover or upgrade',
-      'A backup or restore temporarily blocks writes',
-    ],
+    suggestion: 'The database is under maintenance; wait the Retry-After seconds, then retry.',
+    commonCauses: ['Scheduled database maintenance is in progress', 'A database failover or upgrade', 'A backup or restore temporarily blocks writes'],
     solutions: [
       'Wait Retry-After seconds, then retry',
       'Buffer writes on the client and send them after the maintenance',

@@ -1,15 +1,6 @@
 /** Categories group the six-digit codes by their HTTP family (spec §7.1). */
 export type ErrorCategory =
-  | 'invalid_request'
-  | 'authentication'
-  | 'permission'
-  | 'not_found'
-  | 'conflict'
-  | 'business_rule'
-  | 'rate_limit'
-  | 'internal'
-  | 'gateway'
-  | 'unavailable';
+  'invalid_request' | 'authentication' | 'permission' | 'not_found' | 'conflict' | 'business_rule' | 'rate_limit' | 'internal' | 'gateway' | 'unavailable';
 
 /** One entry of the error catalogue; `GET /errors/{code}` returns it as spec §2.9. */
 export interface ErrorEntry {

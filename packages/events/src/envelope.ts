@@ -113,7 +113,12 @@ export const loadEventData = (e: DomainEvent): Promise<void> => slots.get(e)?.lo
  */
 export function readEnvelope(body: Uint8Array, dataOffset: number | null): { meta: EventMeta; data: Uint8Array | string } {
   const buf = bufferOf(body);
-  if (dataOffset !== null && dataOffset > DATA_KEY.length && dataOffset < buf.length && buf.toString('latin1', dataOffset - DATA_KEY.length, dataOffset) === DATA_KEY) {
+  if (
+    dataOffset !== null &&
+    dataOffset > DATA_KEY.length &&
+    dataOffset < buf.length &&
+    buf.toString('latin1', dataOffset - DATA_KEY.length, dataOffset) === DATA_KEY
+  ) {
     const meta = JSON.parse(buf.toString('utf8', 0, dataOffset - DATA_KEY.length) + '}') as EventMeta;
     // The data stays bytes until read: most consumers look at the metadata only (the webhooks
     // service, for events nobody subscribes to). The bytes are copied, not kept as a view of the

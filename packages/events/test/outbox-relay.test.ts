@@ -1,5 +1,19 @@
 import { createPgDatabase, createPgliteDatabase, migrate, type Database } from '@mp/db';
-import { appendEvent, dataJsonOf, decodeEnvelope, encodeEnvelope, MemoryTransport, NatsTransport, OutboxRelay, outboxMigration, outboxMigrations, outboxTextMigration, outgoing, type DomainEvent, type ReceivedEvent } from '@mp/events';
+import {
+  appendEvent,
+  dataJsonOf,
+  decodeEnvelope,
+  encodeEnvelope,
+  MemoryTransport,
+  NatsTransport,
+  OutboxRelay,
+  outboxMigration,
+  outboxMigrations,
+  outboxTextMigration,
+  outgoing,
+  type DomainEvent,
+  type ReceivedEvent,
+} from '@mp/events';
 import { createTestDatabase, waitUntil, type TestDatabase, type TestStream } from '@mp/testing';
 import { logger, startTestProducer, type TestProducer } from './producer.js';
 
@@ -135,7 +149,9 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
     await db.query(`UPDATE outbox SET dispatched_at = now() - interval '25 hours' WHERE event_id = $1`, [old.event_id]);
     const relay = new OutboxRelay({ db, transport, logger, retentionMs: 24 * 3600_000 });
     expect(await relay.purge()).toBe(1);
-    const { rows } = await db.query<{ event_id: string }>('SELECT event_id FROM outbox WHERE event_id = ANY($1) ORDER BY seq', [[old.event_id, recent.event_id, pending.event_id]]);
+    const { rows } = await db.query<{ event_id: string }>('SELECT event_id FROM outbox WHERE event_id = ANY($1) ORDER BY seq', [
+      [old.event_id, recent.event_id, pending.event_id],
+    ]);
     expect(rows.map((r) => r.event_id)).toEqual([recent.event_id, pending.event_id]);
     expect(await relay.purge()).toBe(0);
   });
@@ -166,7 +182,9 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
       await waitUntil(() => warnings.filter((w) => w === 'outbox purge failed; will try again').length >= 5, { timeoutMs: 10_000 });
       // purges keep failing every 20 ms; a relay backing off after five failures would wait 640 ms and more
       const later = await write('later');
-      await waitUntil(async () => (await db.query('SELECT 1 FROM outbox WHERE event_id = $1 AND dispatched_at IS NOT NULL', [later.event_id])).rowCount === 1, { timeoutMs: 2_000 });
+      await waitUntil(async () => (await db.query('SELECT 1 FROM outbox WHERE event_id = $1 AND dispatched_at IS NOT NULL', [later.event_id])).rowCount === 1, {
+        timeoutMs: 2_000,
+      });
       const ids = (await stream.messages()).map((m) => m.msgId);
       expect(ids).toEqual(expect.arrayContaining([published.event_id, later.event_id]));
       // both rows stay: the purge never deleted anything
@@ -181,7 +199,14 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
 });
 
 describe('event envelope', () => {
-  const event: DomainEvent = { event_id: 'evt_9', event_type: 'data.created', tenant_id: 'ten_ü', environment: 'sandbox', occurred_at: '2026-01-01T00:00:00.000Z', data: { n: 1, s: 'ü' } };
+  const event: DomainEvent = {
+    event_id: 'evt_9',
+    event_type: 'data.created',
+    tenant_id: 'ten_ü',
+    environment: 'sandbox',
+    occurred_at: '2026-01-01T00:00:00.000Z',
+    data: { n: 1, s: 'ü' },
+  };
 
   it('reads the metadata without the data, and the data when it is asked for', () => {
     const { body, dataOffset } = encodeEnvelope(outgoing(event));
@@ -204,7 +229,14 @@ describe('event envelope', () => {
 describe('in-process transport (embedded default)', () => {
   it('refuses to publish before a consumer subscribed, so the outbox keeps the event', async () => {
     const t = new MemoryTransport();
-    const event: DomainEvent = { event_id: 'evt_1', event_type: 'project.created', tenant_id: 't', environment: 'live', occurred_at: new Date().toISOString(), data: {} };
+    const event: DomainEvent = {
+      event_id: 'evt_1',
+      event_type: 'project.created',
+      tenant_id: 't',
+      environment: 'live',
+      occurred_at: new Date().toISOString(),
+      data: {},
+    };
     await expect(t.publish(outgoing(event))).rejects.toThrow(/no event consumer/);
   });
 
@@ -215,7 +247,14 @@ describe('in-process transport (embedded default)', () => {
       await new Promise((r) => setTimeout(r, 20));
       taken.push(e.event_id);
     });
-    const event: DomainEvent = { event_id: 'evt_2', event_type: 'project.created', tenant_id: 't', environment: 'live', occurred_at: new Date().toISOString(), data: {} };
+    const event: DomainEvent = {
+      event_id: 'evt_2',
+      event_type: 'project.created',
+      tenant_id: 't',
+      environment: 'live',
+      occurred_at: new Date().toISOString(),
+      data: {},
+    };
     await t.publish(outgoing(event));
     expect(taken).toEqual(['evt_2']);
     await t.publish(outgoing(event));
@@ -227,7 +266,9 @@ describe('in-process transport (embedded default)', () => {
     await t.subscribe('webhooks', async () => {
       throw new Error('database down');
     });
-    await expect(t.publish(outgoing({ event_id: 'evt_3', event_type: 'project.created', tenant_id: 't', environment: 'live', occurred_at: '', data: {} }))).rejects.toThrow('database down');
+    await expect(
+      t.publish(outgoing({ event_id: 'evt_3', event_type: 'project.created', tenant_id: 't', environment: 'live', occurred_at: '', data: {} })),
+    ).rejects.toThrow('database down');
   });
 });
 
@@ -248,7 +289,10 @@ describe('outbox migrations', () => {
     await migrate(db, 'older', [outboxMigration]);
     await db.exec('ALTER TABLE outbox ALTER COLUMN data TYPE json USING data::json');
     const written = '{"project_id":"prj_1","n":1.50,"name":"Süd"}';
-    await db.query(`INSERT INTO outbox (event_id, event_type, tenant_id, environment, occurred_at, data) VALUES ('evt_1', 'project.created', 'ten_1', 'live', now(), $1)`, [written]);
+    await db.query(
+      `INSERT INTO outbox (event_id, event_type, tenant_id, environment, occurred_at, data) VALUES ('evt_1', 'project.created', 'ten_1', 'live', now(), $1)`,
+      [written],
+    );
 
     expect(await migrate(db, 'older', [outboxMigration, outboxTextMigration])).toEqual(['000_outbox_text']);
     const { rows } = await db.query<{ type: string; storage: string; compression: string; data: string }>(
@@ -259,8 +303,13 @@ describe('outbox migrations', () => {
     expect(rows).toEqual([{ type: 'text', storage: 'x', compression: 'l', data: written }]);
     // a large payload goes in compressed and comes back whole
     const large = JSON.stringify({ records: Array.from({ length: 1000 }, (_, i) => ({ data_id: `dat_${i}`, values: { x: 3512345.101 + i, dz: i / 7 } })) });
-    await db.query(`INSERT INTO outbox (event_id, event_type, tenant_id, environment, occurred_at, data) VALUES ('evt_2', 'data.created', 'ten_1', 'live', now(), $1)`, [large]);
-    const stored = await db.query<{ data: string; method: string; bytes: number }>(`SELECT data, pg_column_compression(data) AS method, pg_column_size(data) AS bytes FROM outbox WHERE event_id = 'evt_2'`);
+    await db.query(
+      `INSERT INTO outbox (event_id, event_type, tenant_id, environment, occurred_at, data) VALUES ('evt_2', 'data.created', 'ten_1', 'live', now(), $1)`,
+      [large],
+    );
+    const stored = await db.query<{ data: string; method: string; bytes: number }>(
+      `SELECT data, pg_column_compression(data) AS method, pg_column_size(data) AS bytes FROM outbox WHERE event_id = 'evt_2'`,
+    );
     expect(stored.rows[0]!.data).toBe(large);
     expect(stored.rows[0]!.method).toBe('lz4');
     expect(stored.rows[0]!.bytes).toBeLessThan(large.length / 3);

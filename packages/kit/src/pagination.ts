@@ -12,7 +12,11 @@ export function decodeCursor(cursor: string, field = 'cursor'): (string | number
   } catch {
     // fall through to the domain error
   }
-  throw new DomainError('400004', { field, detail: 'cursor is not one this API returned', suggestion: 'Pass the next_cursor value from the previous page unchanged.' });
+  throw new DomainError('400004', {
+    field,
+    detail: 'cursor is not one this API returned',
+    suggestion: 'Pass the next_cursor value from the previous page unchanged.',
+  });
 }
 
 export const DEFAULT_LIMIT = 20;

@@ -28,7 +28,11 @@ export class SecretBox {
     const parts = ring.split(',').map((k) => k.trim());
     this.keys = parts.map((base64, i) => {
       const key = Buffer.from(base64, 'base64');
-      if (key.length !== 32) throw new SettingError('MP_SECRETS_KEY', `${parts.length > 1 ? `key ${i + 1} of the ring` : 'the key'} must be 32 bytes, base64-encoded (openssl rand -base64 32).`);
+      if (key.length !== 32)
+        throw new SettingError(
+          'MP_SECRETS_KEY',
+          `${parts.length > 1 ? `key ${i + 1} of the ring` : 'the key'} must be 32 bytes, base64-encoded (openssl rand -base64 32).`,
+        );
       return { id: keyId(key), key };
     });
     if (new Set(this.keys.map((k) => k.id)).size !== this.keys.length) throw new SettingError('MP_SECRETS_KEY', 'a key appears twice in the ring.');

@@ -21,7 +21,11 @@ export interface BatchRow {
 export const BATCH_COLUMNS =
   'id, tenant_id, environment, project_id, status, total_count, processed_count, accepted_count, rejected_count, abnormal_count, failure_code, failure_detail, created_at, started_at, completed_at';
 
-export function toBatch(row: BatchRow, errors: monitoringData.RecordError[] = [], errorsPage?: { hasMore: boolean; nextCursor?: string }): monitoringData.Batch {
+export function toBatch(
+  row: BatchRow,
+  errors: monitoringData.RecordError[] = [],
+  errorsPage?: { hasMore: boolean; nextCursor?: string },
+): monitoringData.Batch {
   return {
     id: row.id,
     projectId: row.project_id,

@@ -89,7 +89,13 @@ function valuesJson(r: CheckedRecord): string {
  * without building an object per record first: for a 1,000-record
  * write that is most of the event's cost. `records[i]` has id `ids[i]` and `measuredAt[i]`.
  */
-export function dataCreatedJson(project: ProjectInfo, records: readonly CheckedRecord[], ids: readonly string[], measuredAt: readonly string[], qualityFlag = 'valid'): { json: string; abnormalCount: number } {
+export function dataCreatedJson(
+  project: ProjectInfo,
+  records: readonly CheckedRecord[],
+  ids: readonly string[],
+  measuredAt: readonly string[],
+  qualityFlag = 'valid',
+): { json: string; abnormalCount: number } {
   // Each point's part of a record, written once per write (keyed by the point object itself).
   const pointJson = new Map<PointInfo, string>();
   const tail = `},"status":"`;

@@ -13,7 +13,12 @@ import { insertRecords, type Scope } from './store-records.js';
 import { applyAlarmRules } from './alarms/write-rules.js';
 
 /** Every rule that can be decided before the insert, for the records of one write. */
-export async function validateWrite(deps: Pick<DataDeps, 'db'>, cols: monitoringData.RecordColumns, ctx: ProjectContext, nowMs: number): Promise<{ ok: CheckedRecord[]; failures: RecordFailure[] }> {
+export async function validateWrite(
+  deps: Pick<DataDeps, 'db'>,
+  cols: monitoringData.RecordColumns,
+  ctx: ProjectContext,
+  nowMs: number,
+): Promise<{ ok: CheckedRecord[]; failures: RecordFailure[] }> {
   const first = checkRecords(cols, ctx, nowMs);
   const stored = await loadPrevious(deps.db, first.ok);
   const second = checkAbruptChanges(first.ok, stored);
@@ -62,11 +67,18 @@ export async function storeWrite(
   const measuredAt = formatAll(kept);
   if (kept.length === 0) return { records: kept, ids: keptIds, measuredAt, duplicates, abnormalCount: 0, events: [] };
   await deps.knownPoints.register(tx, scope, deps.knownPoints.unknown(new Set(kept.map((r) => r.point.id))));
-  const base = { tenantId: caller.tenantId, environment: caller.environment, occurredAt: nowIso, ...(caller.traceparent ? { traceparent: caller.traceparent } : {}) };
+  const base = {
+    tenantId: caller.tenantId,
+    environment: caller.environment,
+    occurredAt: nowIso,
+    ...(caller.traceparent ? { traceparent: caller.traceparent } : {}),
+  };
   const created = dataCreatedJson(ctx.project, kept, keptIds, measuredAt);
   // Encoded once: the outbox stores these bytes as its text, and the relay publishes them.
   const createdBytes = Buffer.from(created.json);
-  const events: HandedEvent[] = [{ eventId: (await appendEvent(tx, { ...base, type: 'data.created', dataJson: createdBytes })).event_id, dataJson: createdBytes }];
+  const events: HandedEvent[] = [
+    { eventId: (await appendEvent(tx, { ...base, type: 'data.created', dataJson: createdBytes })).event_id, dataJson: createdBytes },
+  ];
   if (created.abnormalCount > 0) {
     const abnormal: EventRecord[] = [];
     for (let i = 0; i < kept.length; i++) if (kept[i]!.status !== 'normal') abnormal.push({ ...kept[i]!, id: keptIds[i]!, qualityFlag: 'valid' });

@@ -16,12 +16,18 @@ export function parseMeasuredAt(text: string): MeasuredAt | null {
   const m = PATTERN.exec(text);
   if (!m) return null;
   const [, ys, mos, ds, hs, mis, ss, frac, off] = m;
-  const y = +ys!, mo = +mos!, d = +ds!, h = +hs!, mi = +mis!, s = +ss!;
+  const y = +ys!,
+    mo = +mos!,
+    d = +ds!,
+    h = +hs!,
+    mi = +mis!,
+    s = +ss!;
   if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null;
   if (d > new Date(Date.UTC(y, mo, 0)).getUTCDate()) return null;
   let offset = 0;
   if (off !== 'Z') {
-    const oh = +off!.slice(1, 3), om = +off!.slice(4, 6);
+    const oh = +off!.slice(1, 3),
+      om = +off!.slice(4, 6);
     if (oh > 14 || om > 59) return null;
     offset = (off![0] === '-' ? -1 : 1) * (oh * 60 + om);
   }

@@ -39,7 +39,13 @@ export async function loadPrevious(db: Queryable, records: CheckedRecord[]): Pro
          SELECT measured_at, dx, dy, dz FROM data_records d
           WHERE d.point_id = r.point_id AND d.measured_at <= r.until AND d.quality_flag <> 'invalid'
           ORDER BY d.measured_at DESC LIMIT 1) d`,
-    [arrayParam('text', ids), arrayParam('timestamptz', ids.map((id) => span.get(id)!.max))],
+    [
+      arrayParam('text', ids),
+      arrayParam(
+        'timestamptz',
+        ids.map((id) => span.get(id)!.max),
+      ),
+    ],
     { prepare: 'md_previous' },
   );
   for (const row of rows) {

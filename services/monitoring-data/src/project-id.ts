@@ -12,5 +12,9 @@ const NAMES: Partial<Record<IdKind, [string, string]>> = {
 export function requireId(kind: 'project' | 'point' | 'data' | 'batch', value: string): string {
   if (isId(kind, value)) return value;
   const [field, prefix] = NAMES[kind]!;
-  throw new DomainError('400004', { field, detail: `${field} is not a ${kind === 'data' ? 'data record' : kind} id (${prefix}…).`, suggestion: 'Use the id the API returned.' });
+  throw new DomainError('400004', {
+    field,
+    detail: `${field} is not a ${kind === 'data' ? 'data record' : kind} id (${prefix}…).`,
+    suggestion: 'Use the id the API returned.',
+  });
 }

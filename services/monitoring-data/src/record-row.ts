@@ -29,7 +29,8 @@ export interface RecordRow {
   version: number;
 }
 
-export const RECORD_COLUMNS = 'id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status, quality_flag, remark, created_at, updated_at, version';
+export const RECORD_COLUMNS =
+  'id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status, quality_flag, remark, created_at, updated_at, version';
 
 export function toRecord(row: RecordRow): monitoringData.DataRecord {
   const values: monitoringData.Values = {};
@@ -54,12 +55,22 @@ export function toRecord(row: RecordRow): monitoringData.DataRecord {
  * environment (another tenant's record is not revealed), then the caller's access to its project
  * (403001/403002 from the projects service).
  */
-export async function loadRecord(deps: Pick<DataDeps, 'db' | 'contexts'>, caller: CallerContext, id: string, forWrite: boolean, q: Queryable = deps.db): Promise<{ row: RecordRow; ctx: ProjectContext }> {
+export async function loadRecord(
+  deps: Pick<DataDeps, 'db' | 'contexts'>,
+  caller: CallerContext,
+  id: string,
+  forWrite: boolean,
+  q: Queryable = deps.db,
+): Promise<{ row: RecordRow; ctx: ProjectContext }> {
   requireId('data', id);
   const { rows } = await q.query<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM data_records WHERE id = $1`, [id]);
   const row = rows[0];
   if (!row || row.tenant_id !== caller.tenantId || row.environment !== caller.environment) {
-    throw new DomainError('404004', { field: 'data_id', detail: `Data record ${id} does not exist.`, suggestion: 'Check the data_id, or find the record with GET /v3/points/{point_id}/data.' });
+    throw new DomainError('404004', {
+      field: 'data_id',
+      detail: `Data record ${id} does not exist.`,
+      suggestion: 'Check the data_id, or find the record with GET /v3/points/{point_id}/data.',
+    });
   }
   const ctx = await deps.contexts.get(caller, row.project_id, [row.point_id], forWrite);
   return { row, ctx };

@@ -47,10 +47,18 @@ const DISPLACEMENTS = ['dx', 'dy', 'dz'] as const;
 export function checkProjectAcceptsData(ctx: ProjectContext): void {
   const { status, id } = ctx.project;
   if (status === 'not_started') {
-    throw new DomainError('422303', { field: 'project_id', detail: `Project ${id} has not started; it accepts monitoring data once it is in progress.`, suggestion: 'Start the project with PUT /v3/projects/{project_id}/status {"status":"in_progress"}, then write again.' });
+    throw new DomainError('422303', {
+      field: 'project_id',
+      detail: `Project ${id} has not started; it accepts monitoring data once it is in progress.`,
+      suggestion: 'Start the project with PUT /v3/projects/{project_id}/status {"status":"in_progress"}, then write again.',
+    });
   }
   if (status === 'archived') {
-    throw new DomainError('422301', { field: 'project_id', detail: `Project ${id} is archived; its data can no longer be changed.`, suggestion: 'Archived projects are read-only: read their data, and write to a project that is not archived.' });
+    throw new DomainError('422301', {
+      field: 'project_id',
+      detail: `Project ${id} is archived; its data can no longer be changed.`,
+      suggestion: 'Archived projects are read-only: read their data, and write to a project that is not archived.',
+    });
   }
 }
 
@@ -95,7 +103,8 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
   const times = new Map<string, { at: MeasuredAt; date: string } | null>();
   // One closure over one index for the whole loop (a closure per record was a visible cost).
   let i = 0;
-  const f = (code: string, field: string, detail: string, suggestion?: string) => failures.push({ index: i, code, field: `records[${i}].${field}`, detail, ...(suggestion ? { suggestion } : {}) });
+  const f = (code: string, field: string, detail: string, suggestion?: string) =>
+    failures.push({ index: i, code, field: `records[${i}].${field}`, detail, ...(suggestion ? { suggestion } : {}) });
   /**
    * The displacement on axis `k` (mm): the one given, or the one its coordinate gives against the
    * reference; undefined, with 422204 recorded, when both are there and disagree.
@@ -137,7 +146,12 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
       times.set(cols.measuredAt[i]!, time);
     }
     if (!time) {
-      f('400004', 'measured_at', 'measured_at must be an ISO 8601 date-time with a UTC offset, e.g. 2026-03-01T08:30:00+08:00.', 'Send measured_at as YYYY-MM-DDTHH:mm:ss with Z or ±HH:MM.');
+      f(
+        '400004',
+        'measured_at',
+        'measured_at must be an ISO 8601 date-time with a UTC offset, e.g. 2026-03-01T08:30:00+08:00.',
+        'Send measured_at as YYYY-MM-DDTHH:mm:ss with Z or ±HH:MM.',
+      );
       continue;
     }
     const at = time.at;
@@ -145,18 +159,37 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
       f('400003', 'measured_at', 'measured_at is before 1970-01-01.');
       continue;
     }
-    const x = num(cols.x[i]), y = num(cols.y[i]), z = num(cols.z[i]);
-    const givenDx = num(cols.dx[i]), givenDy = num(cols.dy[i]), givenDz = num(cols.dz[i]);
+    const x = num(cols.x[i]),
+      y = num(cols.y[i]),
+      z = num(cols.z[i]);
+    const givenDx = num(cols.dx[i]),
+      givenDy = num(cols.dy[i]),
+      givenDz = num(cols.dz[i]);
     if (x === null && y === null && z === null && givenDx === null && givenDy === null && givenDz === null) {
-      f('422101', 'values', 'values holds none of x, y, z (coordinates, m) or dx, dy, dz (displacements, mm).', 'Send at least one coordinate or displacement.');
+      f(
+        '422101',
+        'values',
+        'values holds none of x, y, z (coordinates, m) or dx, dy, dz (displacements, mm).',
+        'Send at least one coordinate or displacement.',
+      );
       continue;
     }
     if (!point) {
-      f('404003', 'point_id', `Monitoring point ${pointId} does not exist in project ${ctx.project.id}.`, 'Check the point id, or list the points with GET /v3/projects/{project_id}/points.');
+      f(
+        '404003',
+        'point_id',
+        `Monitoring point ${pointId} does not exist in project ${ctx.project.id}.`,
+        'Check the point id, or list the points with GET /v3/projects/{project_id}/points.',
+      );
       continue;
     }
     if (!point.active) {
-      f('422103', 'point_id', `Monitoring point ${pointId} is inactive and takes no data.`, 'Reactivate the point with PATCH /v3/points/{point_id} {"active":true}, or write to an active point.');
+      f(
+        '422103',
+        'point_id',
+        `Monitoring point ${pointId} is inactive and takes no data.`,
+        'Reactivate the point with PATCH /v3/points/{point_id} {"active":true}, or write to an active point.',
+      );
       continue;
     }
     if (ctx.project.startDate && time.date < ctx.project.startDate) {
@@ -211,7 +244,9 @@ function checkPrecision(values: readonly (number | null)[], stated: number | nul
   const required = point.precision;
   if (required === null || required <= 0) return null;
   if (stated !== null) {
-    return stated > required * (1 + 1e-9) ? { field: 'precision', detail: `The record states a precision of ${stated} mm; point ${point.id} requires ${required} mm or finer.` } : null;
+    return stated > required * (1 + 1e-9)
+      ? { field: 'precision', detail: `The record states a precision of ${stated} mm; point ${point.id} requires ${required} mm or finer.` }
+      : null;
   }
   // Without a stated precision it is read from the digits written, cautiously: JSON numbers lose
   // trailing zeros (3512345.120 arrives as 3512345.12) and a zero tells nothing, so a correct
@@ -277,7 +312,12 @@ export function checkAbruptChanges(records: CheckedRecord[], stored: Map<string,
     for (const r of list) {
       while (h < history.length && history[h]!.ms < r.ms) prev = history[h++]!;
       if (h < history.length && history[h]!.ms === r.ms) {
-        failures.push({ index: r.index, code: '409003', field: `records[${r.index}].measured_at`, detail: `Point ${pointId} already has a record at ${new Date(r.ms).toISOString()}.` });
+        failures.push({
+          index: r.index,
+          code: '409003',
+          field: `records[${r.index}].measured_at`,
+          detail: `Point ${pointId} already has a record at ${new Date(r.ms).toISOString()}.`,
+        });
         refused.add(r.index);
         continue;
       }
@@ -286,7 +326,8 @@ export function checkAbruptChanges(records: CheckedRecord[], stored: Map<string,
         let worst: 'dx' | 'dy' | 'dz' | null = null;
         let worstDiff = 0;
         for (const k of DISPLACEMENTS) {
-          const a = r[k], b = prev[k];
+          const a = r[k],
+            b = prev[k];
           if (a === null || b === null) continue;
           const diff = Math.abs(a - b);
           if (diff > worstDiff) [worst, worstDiff] = [k, diff];

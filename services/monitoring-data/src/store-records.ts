@@ -23,7 +23,14 @@ export function insertParams(scope: Scope, records: CheckedRecord[], ids: string
   const pointIds = new Array<string>(n);
   const at = new Array<number>(n);
   const offsets = new Array<number>(n);
-  const cols = { x: new Array<number | null>(n), y: new Array<number | null>(n), z: new Array<number | null>(n), dx: new Array<number | null>(n), dy: new Array<number | null>(n), dz: new Array<number | null>(n) };
+  const cols = {
+    x: new Array<number | null>(n),
+    y: new Array<number | null>(n),
+    z: new Array<number | null>(n),
+    dx: new Array<number | null>(n),
+    dy: new Array<number | null>(n),
+    dz: new Array<number | null>(n),
+  };
   const statuses = new Array<string>(n);
   for (let i = 0; i < n; i++) {
     const r = records[i]!;
@@ -63,7 +70,13 @@ export function insertParams(scope: Scope, records: CheckedRecord[], ids: string
  * point already has data at that instant is skipped by the unique constraint; the indexes of
  * those records (into `records`) are returned so the caller can refuse or report them.
  */
-export async function insertRecords(tx: Queryable, scope: Scope, records: CheckedRecord[], ids: string[], opts: { batchId: string | null; now: string }): Promise<number[]> {
+export async function insertRecords(
+  tx: Queryable,
+  scope: Scope,
+  records: CheckedRecord[],
+  ids: string[],
+  opts: { batchId: string | null; now: string },
+): Promise<number[]> {
   const n = records.length;
   if (n === 0) return [];
   const { params, idParam, pointParam, atParam } = insertParams(scope, records, ids, opts);

@@ -6,7 +6,12 @@ export function timeRange(from: string | undefined, to: string | undefined): { f
   const parse = (v: string | undefined, field: string) => {
     if (v === undefined || v === '') return null;
     const p = parseMeasuredAt(v);
-    if (!p) throw new DomainError('400004', { field, detail: `${field} must be an ISO 8601 date-time with a UTC offset, e.g. 2026-03-01T00:00:00Z.`, suggestion: 'Use YYYY-MM-DDTHH:mm:ssZ (URL-encode + as %2B).' });
+    if (!p)
+      throw new DomainError('400004', {
+        field,
+        detail: `${field} must be an ISO 8601 date-time with a UTC offset, e.g. 2026-03-01T00:00:00Z.`,
+        suggestion: 'Use YYYY-MM-DDTHH:mm:ssZ (URL-encode + as %2B).',
+      });
     return p.ms;
   };
   const range = { from: parse(from, 'from'), to: parse(to, 'to') };

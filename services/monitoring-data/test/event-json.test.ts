@@ -7,12 +7,37 @@ import type { CheckedRecord } from '../src/record-rules.js';
 describe('data.created written directly as JSON', () => {
   const project: ProjectInfo = { id: 'prj_00000000000000000001', name: 'Tunnel "Nord" \\ Ü\u2028', status: 'in_progress', startDate: null };
   const point = (id: string, name: string, sensorType = 'total_station'): PointInfo => ({
-    id, projectId: project.id, name, sensorType, ref: { x: 0, y: 0, z: 0 }, warning: 10, alarm: 20, abruptLimit: null, precision: null, active: true,
+    id,
+    projectId: project.id,
+    name,
+    sensorType,
+    ref: { x: 0, y: 0, z: 0 },
+    warning: 10,
+    alarm: 20,
+    abruptLimit: null,
+    precision: null,
+    active: true,
   });
   const p1 = point('pt_00000000000000000001', 'JC-01 "west"\n');
   const p2 = point('pt_00000000000000000002', 'Ebene ✓', 'level');
-  const rec = (p: PointInfo, ms: number, offset: number, v: Partial<Record<'x' | 'y' | 'z' | 'dx' | 'dy' | 'dz', number>>, status: CheckedRecord['status']): CheckedRecord => ({
-    index: 0, point: p, ms, offset, x: v.x ?? null, y: v.y ?? null, z: v.z ?? null, dx: v.dx ?? null, dy: v.dy ?? null, dz: v.dz ?? null, status,
+  const rec = (
+    p: PointInfo,
+    ms: number,
+    offset: number,
+    v: Partial<Record<'x' | 'y' | 'z' | 'dx' | 'dy' | 'dz', number>>,
+    status: CheckedRecord['status'],
+  ): CheckedRecord => ({
+    index: 0,
+    point: p,
+    ms,
+    offset,
+    x: v.x ?? null,
+    y: v.y ?? null,
+    z: v.z ?? null,
+    dx: v.dx ?? null,
+    dy: v.dy ?? null,
+    dz: v.dz ?? null,
+    status,
   });
 
   it('is the same text as JSON.stringify of the payload object, with each instant formatted once per distinct value', () => {
@@ -32,8 +57,14 @@ describe('data.created written directly as JSON', () => {
     expect(json).toBe(JSON.stringify(payload));
     expect(abnormalCount).toBe(2);
     expect(JSON.parse(json).records[0]).toEqual({
-      data_id: 'dat_a', point_id: p1.id, point_name: 'JC-01 "west"\n', sensor_type: 'total_station', measured_at: '2026-03-01T08:30:00+08:00',
-      values: { x: 3512345.101, y: 512345.602, z: 45.297, dx: 1, dy: 2, dz: -3 }, status: 'normal', quality_flag: 'valid',
+      data_id: 'dat_a',
+      point_id: p1.id,
+      point_name: 'JC-01 "west"\n',
+      sensor_type: 'total_station',
+      measured_at: '2026-03-01T08:30:00+08:00',
+      values: { x: 3512345.101, y: 512345.602, z: 45.297, dx: 1, dy: 2, dz: -3 },
+      status: 'normal',
+      quality_flag: 'valid',
     });
   });
 });

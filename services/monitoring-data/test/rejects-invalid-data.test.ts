@@ -29,7 +29,11 @@ describe('a data write refused by a rule stores and emits nothing', () => {
   }
 
   const at = (day: number, hour = 8) => `2026-03-${String(day).padStart(2, '0')}T${String(hour).padStart(2, '0')}:00:00+08:00`;
-  const ok = (point: string, measured_at: string, values: RecordIn['values'] = { x: 3512345.101, y: 512345.602, z: 45.299 }): RecordIn => ({ point_id: point, measured_at, values });
+  const ok = (point: string, measured_at: string, values: RecordIn['values'] = { x: 3512345.101, y: 512345.602, z: 45.299 }): RecordIn => ({
+    point_id: point,
+    measured_at,
+    values,
+  });
 
   beforeAll(async () => {
     h = await startHarness();

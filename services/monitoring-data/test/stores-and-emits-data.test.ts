@@ -10,7 +10,13 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
 
   beforeAll(async () => {
     h = await startHarness();
-    p = await h.project({ name: 'Metro Line 4 tunnel', points: [{ name: 'JC-01', number: 'JC-01' }, { name: 'JC-02', number: 'JC-02', sensorType: 'level' }] });
+    p = await h.project({
+      name: 'Metro Line 4 tunnel',
+      points: [
+        { name: 'JC-01', number: 'JC-01' },
+        { name: 'JC-02', number: 'JC-02', sensorType: 'level' },
+      ],
+    });
     [a, b] = p.points.map((x) => x.id) as [string, string];
   });
   afterAll(() => h?.stop());
@@ -28,11 +34,46 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
     expect(res.measuredAt).toEqual(['2026-03-01T08:30:00+08:00', '2026-03-01T00:30:00Z', '2026-03-01T10:30:00.250-03:30']);
     expect(res.totalCount).toBe(3);
     expect(res.abnormalCount).toBe(2);
-    const rows = await h.rows('SELECT id, point_id, measured_at, utc_offset, x, dx, dy, dz, status, quality_flag FROM monitoring_data.data_records ORDER BY measured_at');
+    const rows = await h.rows(
+      'SELECT id, point_id, measured_at, utc_offset, x, dx, dy, dz, status, quality_flag FROM monitoring_data.data_records ORDER BY measured_at',
+    );
     expect(rows).toEqual([
-      { id: res.dataId[0], point_id: a, measured_at: '2026-03-01T00:30:00.000Z', utc_offset: 480, x: 3512345.101, dx: 1, dy: 2, dz: -3, status: 'normal', quality_flag: 'valid' },
-      { id: res.dataId[1], point_id: b, measured_at: '2026-03-01T00:30:00.000Z', utc_offset: 0, x: null, dx: null, dy: null, dz: -10, status: 'warning', quality_flag: 'valid' },
-      { id: res.dataId[2], point_id: a, measured_at: '2026-03-01T14:00:00.250Z', utc_offset: -210, x: 3512345.1, dx: 0, dy: 0, dz: -25, status: 'alarm', quality_flag: 'valid' },
+      {
+        id: res.dataId[0],
+        point_id: a,
+        measured_at: '2026-03-01T00:30:00.000Z',
+        utc_offset: 480,
+        x: 3512345.101,
+        dx: 1,
+        dy: 2,
+        dz: -3,
+        status: 'normal',
+        quality_flag: 'valid',
+      },
+      {
+        id: res.dataId[1],
+        point_id: b,
+        measured_at: '2026-03-01T00:30:00.000Z',
+        utc_offset: 0,
+        x: null,
+        dx: null,
+        dy: null,
+        dz: -10,
+        status: 'warning',
+        quality_flag: 'valid',
+      },
+      {
+        id: res.dataId[2],
+        point_id: a,
+        measured_at: '2026-03-01T14:00:00.250Z',
+        utc_offset: -210,
+        x: 3512345.1,
+        dx: 0,
+        dy: 0,
+        dz: -25,
+        status: 'alarm',
+        quality_flag: 'valid',
+      },
     ]);
     const events = await h.outbox();
     expect(events.map((e) => e.event_type)).toEqual(['data.created', 'data.abnormal']);
@@ -40,9 +81,36 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
       project_id: p.id,
       project_name: 'Metro Line 4 tunnel',
       records: [
-        { data_id: res.dataId[0], point_id: a, point_name: 'JC-01', sensor_type: 'total_station', measured_at: '2026-03-01T08:30:00+08:00', values: { x: 3512345.101, y: 512345.602, z: 45.297, dx: 1, dy: 2, dz: -3 }, status: 'normal', quality_flag: 'valid' },
-        { data_id: res.dataId[1], point_id: b, point_name: 'JC-02', sensor_type: 'level', measured_at: '2026-03-01T00:30:00Z', values: { dz: -10 }, status: 'warning', quality_flag: 'valid' },
-        { data_id: res.dataId[2], point_id: a, point_name: 'JC-01', sensor_type: 'total_station', measured_at: '2026-03-01T10:30:00.250-03:30', values: { x: 3512345.1, y: 512345.6, z: 45.275, dx: 0, dy: 0, dz: -25 }, status: 'alarm', quality_flag: 'valid' },
+        {
+          data_id: res.dataId[0],
+          point_id: a,
+          point_name: 'JC-01',
+          sensor_type: 'total_station',
+          measured_at: '2026-03-01T08:30:00+08:00',
+          values: { x: 3512345.101, y: 512345.602, z: 45.297, dx: 1, dy: 2, dz: -3 },
+          status: 'normal',
+          quality_flag: 'valid',
+        },
+        {
+          data_id: res.dataId[1],
+          point_id: b,
+          point_name: 'JC-02',
+          sensor_type: 'level',
+          measured_at: '2026-03-01T00:30:00Z',
+          values: { dz: -10 },
+          status: 'warning',
+          quality_flag: 'valid',
+        },
+        {
+          data_id: res.dataId[2],
+          point_id: a,
+          point_name: 'JC-01',
+          sensor_type: 'total_station',
+          measured_at: '2026-03-01T10:30:00.250-03:30',
+          values: { x: 3512345.1, y: 512345.6, z: 45.275, dx: 0, dy: 0, dz: -25 },
+          status: 'alarm',
+          quality_flag: 'valid',
+        },
       ],
       total_count: 3,
       abnormal_count: 2,
@@ -52,8 +120,28 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
       project_name: 'Metro Line 4 tunnel',
       alert_level: 'alarm',
       records: [
-        { data_id: res.dataId[1], point_id: b, point_name: 'JC-02', sensor_type: 'level', measured_at: '2026-03-01T00:30:00Z', values: { dz: -10 }, status: 'warning', threshold: { warning: 10, alarm: 20 }, reason: expect.stringContaining('dz -10 mm reached the warning threshold of 10 mm') },
-        { data_id: res.dataId[2], point_id: a, point_name: 'JC-01', sensor_type: 'total_station', measured_at: '2026-03-01T10:30:00.250-03:30', values: { dx: 0, dy: 0, dz: -25 }, status: 'alarm', threshold: { warning: 10, alarm: 20 }, reason: expect.stringContaining('dz -25 mm reached the alarm threshold of 20 mm') },
+        {
+          data_id: res.dataId[1],
+          point_id: b,
+          point_name: 'JC-02',
+          sensor_type: 'level',
+          measured_at: '2026-03-01T00:30:00Z',
+          values: { dz: -10 },
+          status: 'warning',
+          threshold: { warning: 10, alarm: 20 },
+          reason: expect.stringContaining('dz -10 mm reached the warning threshold of 10 mm'),
+        },
+        {
+          data_id: res.dataId[2],
+          point_id: a,
+          point_name: 'JC-01',
+          sensor_type: 'total_station',
+          measured_at: '2026-03-01T10:30:00.250-03:30',
+          values: { dx: 0, dy: 0, dz: -25 },
+          status: 'alarm',
+          threshold: { warning: 10, alarm: 20 },
+          reason: expect.stringContaining('dz -25 mm reached the alarm threshold of 20 mm'),
+        },
       ],
     });
     // and the relay published them
@@ -126,18 +214,37 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
     expect(ranged.items.map((r) => r.values)).toEqual([{ x: 3512345.101, y: 512345.602, z: 45.297, dx: 1, dy: 2, dz: -3 }]);
     const alarms = await h.data.listRecords({ projectId: p.id, status: 'alarm', page: undefined }, h.caller);
     expect(alarms.items).toHaveLength(1);
-    await expect(h.data.listRecords({ projectId: p.id, from: 'yesterday', page: undefined }, h.caller)).rejects.toMatchObject({ code: '400004', field: 'from' });
+    await expect(h.data.listRecords({ projectId: p.id, from: 'yesterday', page: undefined }, h.caller)).rejects.toMatchObject({
+      code: '400004',
+      field: 'from',
+    });
   });
 
   it('corrects a record with PATCH (data.updated, version), refuses a stale version with 409004, and deletes it', async () => {
     const [rec] = (await h.data.listRecords({ pointId: a, status: 'alarm', page: undefined }, h.caller)).items;
     const before = (await h.outbox()).length;
-    const updated = await h.data.updateRecord({ id: rec!.id, expectedVersion: 1, values: { x: 3512345.1, y: 512345.6, z: 45.29 }, remark: 're-measured', clear: [] }, h.caller);
-    expect(updated).toMatchObject({ version: 2, status: 'warning', remark: 're-measured', values: { x: 3512345.1, y: 512345.6, z: 45.29, dx: 0, dy: 0, dz: -10 } });
-    await expect(h.data.updateRecord({ id: rec!.id, expectedVersion: 1, qualityFlag: 'invalid', clear: [] }, h.caller)).rejects.toMatchObject({ code: '409004', field: 'version' });
+    const updated = await h.data.updateRecord(
+      { id: rec!.id, expectedVersion: 1, values: { x: 3512345.1, y: 512345.6, z: 45.29 }, remark: 're-measured', clear: [] },
+      h.caller,
+    );
+    expect(updated).toMatchObject({
+      version: 2,
+      status: 'warning',
+      remark: 're-measured',
+      values: { x: 3512345.1, y: 512345.6, z: 45.29, dx: 0, dy: 0, dz: -10 },
+    });
+    await expect(h.data.updateRecord({ id: rec!.id, expectedVersion: 1, qualityFlag: 'invalid', clear: [] }, h.caller)).rejects.toMatchObject({
+      code: '409004',
+      field: 'version',
+    });
     const events = (await h.outbox()).slice(before);
     expect(events.map((e) => e.event_type)).toEqual(['data.updated', 'data.abnormal']);
-    expect(events[0]!.data).toMatchObject({ project_id: p.id, change: 'updated', changed_fields: ['values', 'status', 'remark'], records: [{ data_id: rec!.id, status: 'warning', quality_flag: 'valid' }] });
+    expect(events[0]!.data).toMatchObject({
+      project_id: p.id,
+      change: 'updated',
+      changed_fields: ['values', 'status', 'remark'],
+      records: [{ data_id: rec!.id, status: 'warning', quality_flag: 'valid' }],
+    });
 
     const deleted = await h.data.deleteRecord({ id: rec!.id }, h.caller);
     expect(deleted.id).toBe(rec!.id);
@@ -146,11 +253,20 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
   });
 
   it('serves a downsampled series (count, min/avg/max per bucket) and the latest valid value per point', async () => {
-    const records: RecordIn[] = Array.from({ length: 48 }, (_, i) => ({ point_id: b, measured_at: new Date(Date.UTC(2026, 4, 1) + i * 1800_000).toISOString(), values: { dz: i === 0 ? 0 : -i / 10 } }));
+    const records: RecordIn[] = Array.from({ length: 48 }, (_, i) => ({
+      point_id: b,
+      measured_at: new Date(Date.UTC(2026, 4, 1) + i * 1800_000).toISOString(),
+      values: { dz: i === 0 ? 0 : -i / 10 },
+    }));
     await write(records);
     const series = await h.data.getSeries({ pointId: b, from: '2026-05-01T00:00:00Z', to: '2026-05-02T00:00:00Z', intervalSeconds: 6 * 3600 }, h.caller);
     expect(series.intervalSeconds).toBe(21600);
-    expect(series.buckets.map((k) => k.start)).toEqual(['2026-05-01T00:00:00.000Z', '2026-05-01T06:00:00.000Z', '2026-05-01T12:00:00.000Z', '2026-05-01T18:00:00.000Z']);
+    expect(series.buckets.map((k) => k.start)).toEqual([
+      '2026-05-01T00:00:00.000Z',
+      '2026-05-01T06:00:00.000Z',
+      '2026-05-01T12:00:00.000Z',
+      '2026-05-01T18:00:00.000Z',
+    ]);
     expect(series.buckets[0]).toMatchObject({ count: 12, dz: { min: -1.1, max: 0 } });
     // the mean of 0, -0.1, …, -1.1, exactly as written (the database's double sum is -0.5499999999999999)
     expect(series.buckets[0]!.dz!.avg).toBe(-0.55);
@@ -165,7 +281,11 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
   });
 
   it('processes a batch asynchronously: stores the valid records, lists each refused one, and emits data.batch_completed', async () => {
-    const records: RecordIn[] = Array.from({ length: 2500 }, (_, i) => ({ point_id: i % 2 ? a : b, measured_at: new Date(Date.UTC(2026, 5, 1) + i * 60_000).toISOString(), values: i % 2 ? { x: 3512345.1, y: 512345.6, z: 45.3 } : { dz: -1 } }));
+    const records: RecordIn[] = Array.from({ length: 2500 }, (_, i) => ({
+      point_id: i % 2 ? a : b,
+      measured_at: new Date(Date.UTC(2026, 5, 1) + i * 60_000).toISOString(),
+      values: i % 2 ? { x: 3512345.1, y: 512345.6, z: 45.3 } : { dz: -1 },
+    }));
     records[5] = { ...records[5]!, point_id: 'pt_00000000000000000000' };
     records[1500] = { ...records[1500]!, measured_at: records[10]!.measured_at, point_id: records[10]!.point_id };
     records[2400] = { ...records[2400]!, values: { x: 3512345.112, dx: 5 } };
@@ -188,7 +308,15 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
     const events = (await h.outbox()).slice(before).filter((e) => e.event_type.startsWith('data.'));
     expect(events.map((e) => e.event_type)).toEqual(['data.created', 'data.created', 'data.created', 'data.batch_completed']);
     expect(events.slice(0, 3).map((e) => e.data.total_count)).toEqual([999, 999, 499]);
-    expect(events[3]!.data).toMatchObject({ batch_id: created.id, project_id: p.id, project_name: 'Metro Line 4 tunnel', status: 'completed', total_count: 2500, accepted_count: 2497, rejected_count: 3 });
+    expect(events[3]!.data).toMatchObject({
+      batch_id: created.id,
+      project_id: p.id,
+      project_name: 'Metro Line 4 tunnel',
+      status: 'completed',
+      total_count: 2500,
+      accepted_count: 2497,
+      rejected_count: 3,
+    });
     await expect(h.data.getBatch({ id: 'bat_00000000000000000000', errorsPage: undefined }, h.caller)).rejects.toMatchObject({ code: '404013' });
   });
 
@@ -216,7 +344,12 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
 
   it('refuses a batch for a project that does not take data at once', async () => {
     const archived = await h.project({ status: 'archived' });
-    const err = await h.data.createBatch({ projectId: archived.id, records: columns([{ point_id: archived.points[0]!.id, measured_at: '2026-03-01T00:00:00Z', values: { dz: 1 } }]) }, h.caller).catch((e: DomainError) => e);
+    const err = await h.data
+      .createBatch(
+        { projectId: archived.id, records: columns([{ point_id: archived.points[0]!.id, measured_at: '2026-03-01T00:00:00Z', values: { dz: 1 } }]) },
+        h.caller,
+      )
+      .catch((e: DomainError) => e);
     expect(err).toMatchObject({ code: '422301', field: 'project_id' });
     expect(await h.rows('SELECT id FROM monitoring_data.batches WHERE project_id = $1', [archived.id])).toEqual([]);
   });
@@ -224,7 +357,10 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
   it('runs as several replicas on one database: concurrent writes creating the same new month partition all succeed', async () => {
     const other = await h.replica();
     const writes = Array.from({ length: 6 }, (_, i) =>
-      (i % 2 ? other : h.data).writeRecords({ projectId: p.id, records: columns([{ point_id: i % 3 ? a : b, measured_at: `2026-07-0${i + 1}T00:00:00Z`, values: { dz: 1 } }]) }, h.caller),
+      (i % 2 ? other : h.data).writeRecords(
+        { projectId: p.id, records: columns([{ point_id: i % 3 ? a : b, measured_at: `2026-07-0${i + 1}T00:00:00Z`, values: { dz: 1 } }]) },
+        h.caller,
+      ),
     );
     expect((await Promise.all(writes)).map((r) => r.totalCount)).toEqual([1, 1, 1, 1, 1, 1]);
     expect(await h.rows(`SELECT to_regclass('monitoring_data.data_records_p202607')::text AS t`)).toEqual([{ t: 'monitoring_data.data_records_p202607' }]);

@@ -213,8 +213,7 @@ function operation(spec: RouteSpec, schemas: SchemaCollector): Json {
   // Paragraphs (blank lines between): the reference renders the description as Markdown.
   const lines = [
     spec.summary,
-    `**Authentication:** ${spec.auth === 'none' ? 'none' : AUTH_TEXT[spec.auth]}` +
-      (spec.permission ? `; permission \`${spec.permission}\`.` : '.'),
+    `**Authentication:** ${spec.auth === 'none' ? 'none' : AUTH_TEXT[spec.auth]}` + (spec.permission ? `; permission \`${spec.permission}\`.` : '.'),
     `**Rate limit:** ${limit.description}`,
   ];
   if (spec.idempotent) lines.push('**Idempotency-Key:** honoured; the same key and body within 24 h answers the first response, another body 409006.');

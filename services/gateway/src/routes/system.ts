@@ -6,9 +6,7 @@ import { route } from '../api/route-spec.js';
 import { ok } from '../envelope.js';
 import type { GatewayState } from '../state.js';
 
-const systemConfig = z
-  .object({ environment: z.enum(['live', 'sandbox']), webhook_source_addresses: z.array(z.string()) })
-  .meta({ id: 'SystemConfig' });
+const systemConfig = z.object({ environment: z.enum(['live', 'sandbox']), webhook_source_addresses: z.array(z.string()) }).meta({ id: 'SystemConfig' });
 
 /**
  * GET /system/config (system:read, api-surface "system"): what an integrator needs to know of this

@@ -25,7 +25,8 @@ export async function createBatch(deps: DataDeps, req: monitoringData.CreateBatc
   // Stored as received (the dictionary form is the smaller), once its dictionary is checked.
   const n = req.records ? checkedRecordCount(req.records) : 0;
   if (!req.records || n === 0) throw new DomainError('422101', { field: 'records', detail: 'records must hold at least one record.' });
-  if (n > MAX_RECORDS_PER_BATCH) throw new DomainError('400003', { field: 'records', detail: `A batch takes at most ${MAX_RECORDS_PER_BATCH} records; got ${n}.` });
+  if (n > MAX_RECORDS_PER_BATCH)
+    throw new DomainError('400003', { field: 'records', detail: `A batch takes at most ${MAX_RECORDS_PER_BATCH} records; got ${n}.` });
   const payload = Buffer.from(monitoringData.RecordColumns.encode(req.records).finish());
   // Hashed as the encoded records (made anyway for storage) behind the project id, in one pass.
   const once = IdempotencyKey.of(caller, 'CreateBatch', () => Buffer.concat([Buffer.from(`${projectId}\n`), payload]), deps.clock.now());

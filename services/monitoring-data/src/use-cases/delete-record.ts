@@ -29,7 +29,13 @@ export async function deleteRecord(deps: DataDeps, req: monitoringData.RecordRef
       environment: caller.environment,
       occurredAt: now,
       ...(caller.traceparent ? { traceparent: caller.traceparent } : {}),
-      data: { project_id: ctx.project.id, project_name: ctx.project.name, change: 'deleted', changed_fields: [], records: [createdRecord(eventRecordOf(row, point))] },
+      data: {
+        project_id: ctx.project.id,
+        project_name: ctx.project.name,
+        change: 'deleted',
+        changed_fields: [],
+        records: [createdRecord(eventRecordOf(row, point))],
+      },
     });
   });
   deps.relay.kick();

@@ -57,7 +57,8 @@ export async function listRecords(deps: DataDeps, req: monitoringData.ListRecord
   if (quality) add('quality_flag = ?', quality);
   if (req.page?.cursor) {
     const [at, id] = decodeCursor(req.page.cursor);
-    if (typeof at !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(at))) throw new DomainError('400004', { field: 'cursor', detail: 'cursor is not one this API returned' });
+    if (typeof at !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(at)))
+      throw new DomainError('400004', { field: 'cursor', detail: 'cursor is not one this API returned' });
     params.push(at, id);
     where.push(`(measured_at, id) ${order === 'desc' ? '<' : '>'} ($${params.length - 1}::timestamptz, $${params.length})`);
   }

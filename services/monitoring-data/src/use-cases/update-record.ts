@@ -14,12 +14,29 @@ const NAN = Number.NaN;
 
 export function checkVersion(row: { version: number }, expected: number | undefined): void {
   if (expected !== undefined && expected !== row.version) {
-    throw new DomainError('409004', { field: 'version', detail: `The record is at version ${row.version}; the request expected ${expected}.`, suggestion: 'Read the record again (GET /v3/data/{data_id}) and repeat the change with its current version.' });
+    throw new DomainError('409004', {
+      field: 'version',
+      detail: `The record is at version ${row.version}; the request expected ${expected}.`,
+      suggestion: 'Read the record again (GET /v3/data/{data_id}) and repeat the change with its current version.',
+    });
   }
 }
 
 export function eventRecordOf(row: RecordRow, point: EventRecord['point']): EventRecord {
-  return { id: row.id, point, ms: Date.parse(row.measured_at), offset: row.utc_offset, x: row.x, y: row.y, z: row.z, dx: row.dx, dy: row.dy, dz: row.dz, status: row.status as Status, qualityFlag: row.quality_flag };
+  return {
+    id: row.id,
+    point,
+    ms: Date.parse(row.measured_at),
+    offset: row.utc_offset,
+    x: row.x,
+    y: row.y,
+    z: row.z,
+    dx: row.dx,
+    dy: row.dy,
+    dz: row.dz,
+    status: row.status as Status,
+    qualityFlag: row.quality_flag,
+  };
 }
 
 /**
@@ -36,7 +53,8 @@ export async function updateRecord(deps: DataDeps, req: monitoringData.UpdateRec
   if (req.qualityFlag !== undefined && !(QUALITY_FLAGS as readonly string[]).includes(req.qualityFlag)) {
     throw new DomainError('422103', { field: 'quality_flag', detail: `quality_flag must be one of ${QUALITY_FLAGS.join(', ')}.` });
   }
-  if (req.remark !== undefined && req.remark.length > 500) throw new DomainError('400003', { field: 'remark', detail: 'remark is at most 500 characters long.' });
+  if (req.remark !== undefined && req.remark.length > 500)
+    throw new DomainError('400003', { field: 'remark', detail: 'remark is at most 500 characters long.' });
   const next = { ...row };
   const changed: string[] = [];
   if (req.values) {
@@ -44,7 +62,12 @@ export async function updateRecord(deps: DataDeps, req: monitoringData.UpdateRec
     const cols: monitoringData.RecordColumns = {
       pointId: [row.point_id],
       measuredAt: [formatMeasuredAt(Date.parse(row.measured_at), row.utc_offset)],
-      x: [v.x ?? NAN], y: [v.y ?? NAN], z: [v.z ?? NAN], dx: [v.dx ?? NAN], dy: [v.dy ?? NAN], dz: [v.dz ?? NAN],
+      x: [v.x ?? NAN],
+      y: [v.y ?? NAN],
+      z: [v.z ?? NAN],
+      dx: [v.dx ?? NAN],
+      dy: [v.dy ?? NAN],
+      dz: [v.dz ?? NAN],
       precision: [],
       pointIds: [],
       pointIndex: [],
@@ -53,7 +76,8 @@ export async function updateRecord(deps: DataDeps, req: monitoringData.UpdateRec
     };
     const { ok, failures } = checkRecords(cols, ctx, Number.POSITIVE_INFINITY);
     const f = failures[0];
-    if (f) throw new DomainError(f.code, { field: f.field.replace(/^records\[0\]\./, ''), detail: f.detail, ...(f.suggestion ? { suggestion: f.suggestion } : {}) });
+    if (f)
+      throw new DomainError(f.code, { field: f.field.replace(/^records\[0\]\./, ''), detail: f.detail, ...(f.suggestion ? { suggestion: f.suggestion } : {}) });
     const r = ok[0]!;
     Object.assign(next, { x: r.x, y: r.y, z: r.z, dx: r.dx, dy: r.dy, dz: r.dz, status: r.status });
     changed.push('values');
@@ -82,15 +106,32 @@ export async function updateRecord(deps: DataDeps, req: monitoringData.UpdateRec
       [row.id, row.measured_at, next.x, next.y, next.z, next.dx, next.dy, next.dz, next.status, next.quality_flag, next.remark, now, row.version],
     );
     const u = rows[0];
-    if (!u) throw new DomainError('409004', { field: 'version', detail: 'The record was changed by another request meanwhile.', suggestion: 'Read the record again and repeat the change.' });
+    if (!u)
+      throw new DomainError('409004', {
+        field: 'version',
+        detail: 'The record was changed by another request meanwhile.',
+        suggestion: 'Read the record again and repeat the change.',
+      });
     // a series counts values and quality; a remark alone leaves the rollups as they are
     if (changed.includes('values') || changed.includes('quality_flag')) await recomputeRollups(tx, u.point_id, Date.parse(u.measured_at));
-    const base = { tenantId: caller.tenantId, environment: caller.environment, occurredAt: now, ...(caller.traceparent ? { traceparent: caller.traceparent } : {}) };
+    const base = {
+      tenantId: caller.tenantId,
+      environment: caller.environment,
+      occurredAt: now,
+      ...(caller.traceparent ? { traceparent: caller.traceparent } : {}),
+    };
     const record = eventRecordOf(u, eventPoint);
     await appendEvent(tx, {
       ...base,
       type: 'data.updated',
-      data: { project_id: ctx.project.id, project_name: ctx.project.name, change: 'updated', changed_fields: changed, records: [createdRecord(record)], remark: u.remark },
+      data: {
+        project_id: ctx.project.id,
+        project_name: ctx.project.name,
+        change: 'updated',
+        changed_fields: changed,
+        records: [createdRecord(record)],
+        remark: u.remark,
+      },
     });
     if (req.values && u.status !== 'normal') {
       const abnormal = dataAbnormal(ctx.project, [record]);
