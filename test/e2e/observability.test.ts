@@ -1,32 +1,8 @@
-import http from 'node:http';
 import { createLogger } from '@mp/kit';
 import { LogCapture, startHttpsReceiver, waitUntil, type HttpsReceiver } from '@mp/testing';
 import { dataProject, recordAt } from '../support/data-project.js';
+import { ops, sample } from '../support/ops.js';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
-
-/** GET on the platform's ops port (plain HTTP, loopback). */
-function ops(port: number, path: string): Promise<{ status: number; text: string; type: string | undefined }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get({ host: '127.0.0.1', port, path }, (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode!, text, type: res.headers['content-type'] }));
-      })
-      .on('error', reject);
-  });
-}
-
-/** The value of one series of a Prometheus text exposition (0 when absent). */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const series = line.slice(0, line.lastIndexOf(' '));
-    if (want.every((w) => series.includes(w))) return Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return 0;
-}
 
 // Issue 17, logs and metrics: one access line per request at info (with the request id the client
 // sent when well formed), every line strict JSON with unique keys, and one /metrics for the whole

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import * as XLSX from 'xlsx';
 import { queryTestDatabase, startHttpsReceiver, waitUntil, type HttpsReceiver } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { ops, sample } from '../support/ops.js';
 
 // Issue 15's proof: templates and reports through the HTTPS gateway, the documents checked against
 // what the API itself reports (pdftotext for the PDF, the data list for the CSV, a reader library
@@ -275,6 +276,24 @@ describe('reports through the gateway', () => {
       data_as_of: done.data_as_of,
     });
   }, 120_000);
+
+  it('counts generation attempts by outcome and reads the waiting queue on the ops port (/metrics)', async () => {
+    const scrape = async () => (await ops(t.platform.opsPort!, '/metrics')).text;
+    const before = await scrape();
+    const tpl = (await t.api('POST', '/templates', { headers: h(), body: { name: 'Metrics', sections: ['summary'], formats: ['csv'] } })).body.data;
+    const done = (await waitGenerated((await generate({ template_id: tpl.id, from: FROM, to: TO })).body.data.id)).body.data;
+    expect(done.status).toBe('generated');
+    const after = await scrape();
+    expect(sample(after, 'mp_report_jobs_total', { outcome: 'generated' }) - sample(before, 'mp_report_jobs_total', { outcome: 'generated' })).toBe(1);
+    expect(
+      sample(after, 'mp_report_generation_seconds_count', { outcome: 'generated' }) - sample(before, 'mp_report_generation_seconds_count', { outcome: 'generated' }),
+    ).toBe(1);
+    // nothing waits once it is generated; the gauges are read from the reports table at each scrape
+    expect(after).toMatch(/^mp_report_jobs_waiting 0$/m);
+    expect(after).toMatch(/^mp_report_jobs_oldest_waiting_age_seconds 0$/m);
+    // the reports relay's outbox is labelled as its own service
+    expect(after).toMatch(/^mp_outbox_pending_events\{service="reports"\} \d+$/m);
+  });
 
   it('approves and rejects generated reports only, raising report.approved and report.rejected', async () => {
     const tpl = (

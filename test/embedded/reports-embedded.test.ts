@@ -27,6 +27,7 @@ describe('reports on the embedded default', () => {
         MP_DATA_DIR: dataDir,
         MP_HTTPS_PORT: '0',
         MP_SANDBOX_HTTPS_PORT: '0',
+        MP_OPS_PORT: '0',
         MP_BIND_HOST: '127.0.0.1',
         MP_ADMIN_USERNAME: admin.username,
         MP_ADMIN_PASSWORD: admin.password,

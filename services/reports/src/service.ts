@@ -5,6 +5,7 @@ import { systemClock, type Clock, type Logger } from '@mp/kit';
 import type { ReportsDeps } from './deps.js';
 import { reportsBinding } from './handlers.js';
 import { connectSources, type ReportSources } from './sources.js';
+import { ReportMetrics } from './metrics.js';
 import { GenerationWorker } from './worker.js';
 
 export interface ReportsServiceOptions {
@@ -32,7 +33,7 @@ export interface ReportsServiceOptions {
 
 /** Starts the reports gRPC service, its outbox relay and its generation worker on a migrated database. */
 export async function startReportsService(opts: ReportsServiceOptions) {
-  const relay = new OutboxRelay({ db: opts.db, transport: opts.transport, logger: opts.logger, retentionMs: opts.outboxRetentionMs });
+  const relay = new OutboxRelay({ service: 'reports', db: opts.db, transport: opts.transport, logger: opts.logger, retentionMs: opts.outboxRetentionMs });
   const sources = 'close' in opts.sources ? opts.sources : connectSources(opts.sources, opts.auth);
   let worker: GenerationWorker | null = null;
   const deps: ReportsDeps = {
@@ -43,7 +44,9 @@ export async function startReportsService(opts: ReportsServiceOptions) {
     sources,
     wakeWorker: () => worker?.wake(),
   };
-  worker = new GenerationWorker(deps, opts.logger, { concurrency: opts.concurrency ?? 2, leaseMs: opts.leaseMs ?? 60_000, pollMs: opts.pollMs ?? 2000 });
+  const metrics = new ReportMetrics();
+  worker = new GenerationWorker(deps, opts.logger, { concurrency: opts.concurrency ?? 2, leaseMs: opts.leaseMs ?? 60_000, pollMs: opts.pollMs ?? 2000 }, metrics);
+  const unwatch = metrics.watchQueue(opts.db);
   const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [reportsBinding(deps)], auth: opts.auth, logger: opts.logger });
   relay.start();
   if (opts.generate !== false) worker.start();
@@ -53,6 +56,7 @@ export async function startReportsService(opts: ReportsServiceOptions) {
     async stop(graceMs?: number) {
       await server.stop(graceMs);
       await worker!.stop();
+      unwatch();
       await relay.stop();
       sources.close();
     },

@@ -2,6 +2,7 @@ import { DomainError } from '@mp/errors';
 import type { Logger } from '@mp/kit';
 import type { ReportsDeps } from './deps.js';
 import { failReport, generateDocuments, LeaseLost } from './generate.js';
+import type { JobOutcome, ReportMetrics } from './metrics.js';
 import { REPORT_COLUMNS, type ReportRow } from './report-row.js';
 
 /** Claims after which a report that keeps failing for other reasons than its data is given up (500005). */
@@ -33,6 +34,7 @@ export class GenerationWorker {
     private readonly deps: ReportsDeps,
     private readonly logger: Logger,
     private readonly opts: WorkerOptions,
+    private readonly metrics?: ReportMetrics,
   ) {}
 
   start(): void {
@@ -114,6 +116,7 @@ export class GenerationWorker {
         new DomainError('500005', { detail: `Generation was interrupted ${MAX_ATTEMPTS} times; it is not tried again.` }),
       );
       log.error('report given up after repeated interruptions');
+      this.metrics?.observe('failed', 0);
       return;
     }
     let held = true;
@@ -134,17 +137,21 @@ export class GenerationWorker {
     );
     beat.unref?.();
     const started = performance.now();
+    let outcome: JobOutcome = 'retry';
     try {
       await generateDocuments(this.deps, row, attempt, () => held && !this.stopped);
+      outcome = 'generated';
       log.info({ ms: Math.round(performance.now() - started) }, 'report generated');
     } catch (err) {
       if (err instanceof LeaseLost) {
+        outcome = 'handed_over';
         log.warn('report generation handed over (lease lost or service stopping)');
         // Stopping: the next claim need not wait for the lease to run out.
         if (this.stopped) await this.release(row.id, attempt, 0);
       } else if (err instanceof DomainError && !err.code.startsWith('5')) {
         // The data cannot be read as the requester (access removed, project deleted, …): final.
         await failReport(this.deps, row.id, attempt, err);
+        outcome = 'failed';
         log.warn({ code: err.code, detail: err.detail }, 'report generation failed');
       } else {
         // Infrastructure (a service or the database away): leave it for a later claim.
@@ -156,12 +163,14 @@ export class GenerationWorker {
             attempt,
             new DomainError('500005', { detail: 'The report could not be generated; the services it reads did not answer.' }),
           );
+          outcome = 'failed';
         } else {
           await this.release(row.id, attempt, Math.min(60_000, 2000 * attempt));
         }
       }
     } finally {
       clearInterval(beat);
+      this.metrics?.observe(outcome, (performance.now() - started) / 1000);
     }
   }
 
