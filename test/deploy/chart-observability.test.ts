@@ -241,7 +241,8 @@ describe('values.schema.json refuses observability values the chart cannot honou
     ['a gRPC trace protocol (not in the image)', 'tracing: { protocol: grpc }\n', /tracing\.protocol/],
     ['an unknown sampler', 'tracing: { sampler: sometimes }\n', /tracing\.sampler/],
     ['a ratio above 1', 'tracing: { sampler: traceidratio, samplerArg: 1.5 }\n', /tracing\.samplerArg/],
-    ['a ratio as a string', 'tracing: { sampler: traceidratio, samplerArg: "0.1" }\n', /tracing\.samplerArg/],
+    ['a ratio above 1 as text', 'tracing: { sampler: traceidratio, samplerArg: "1.5" }\n', /tracing\.samplerArg/],
+    ['a ratio that is no number', 'tracing: { sampler: traceidratio, samplerArg: "ten percent" }\n', /tracing\.samplerArg/],
     ['a ratio sampler without its ratio', 'tracing: { sampler: parentbased_traceidratio }\n', /tracing\.samplerArg/],
     ['a ratio for a sampler that takes none', 'tracing: { sampler: always_on, samplerArg: 0.5 }\n', /tracing\.samplerArg/],
     ['an endpoint that is no http(s) URL', 'tracing: { endpoint: "otel-collector:4318" }\n', /tracing\.endpoint/],
@@ -269,7 +270,9 @@ describe('values.schema.json refuses observability values the chart cannot honou
     for (const ok of [
       'tracing: { endpoint: "http://c.observability.svc:4318", sampler: traceidratio, samplerArg: 0 }\n',
       'tracing: { endpoint: "https://otlp.example.com/v1", sampler: always_off }\n',
-      'env: { OTEL_EXPORTER_OTLP_HEADERS: "x-team=api" }\n',
+      // What `--set tracing.samplerArg=0.25` gives: helm converts integers only.
+      'tracing: { endpoint: "http://c:4318", sampler: parentbased_traceidratio, samplerArg: "0.25" }\n',
+      'tracing: { endpoint: "http://c:4318", sampler: traceidratio, samplerArg: 1 }\n',
     ])
       expect(() => withValues(ok)).not.toThrow();
   });
