@@ -21,7 +21,7 @@ describe('helm-render, the stand-in for `helm template`', () => {
   }, 300_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it('renders .Release, .Chart, .Capabilities, .Template, include, tpl, toYaml/toJson/fromYaml and sprig as helm does', () => {
+  it('renders .Release, .Chart, .Capabilities, .Template, include, tpl, toYaml/toJson/fromYaml, .Files.Get and sprig as helm does', () => {
     const r = render({ chart: FIXTURE, release: 'rel', namespace: 'ns' });
     // The comment-only document and the disabled one are dropped, as helm drops empty documents.
     expect(r.manifests).toHaveLength(1);
@@ -43,6 +43,8 @@ describe('helm-render, the stand-in for `helm template`', () => {
         missing: '',
         template: 'builtins/templates/configmap.yaml',
         sprig: '1,2,3',
+        file: 'from the chart\n',
+        noFile: '',
       },
     });
     expect(r.notes).toBe('rel 1.2.3\n');

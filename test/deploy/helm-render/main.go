@@ -1,7 +1,7 @@
 // helm-render renders a Helm chart the way `helm template` does, for tests on machines without a
 // helm binary. It uses what helm's own engine uses: Go's text/template, Masterminds/sprig (v3,
 // Debian's golang-github-masterminds-sprig-dev), helm's additions (include, tpl, required,
-// toYaml/fromYaml/toJson/fromJson, lookup), values coalesced as helm does (chart defaults, then
+// toYaml/fromYaml/toJson/fromJson, lookup, .Files.Get), values coalesced as helm does (chart defaults, then
 // each -f file; null deletes a default), values.schema.json checked with xeipuuv/gojsonschema
 // (the validator of helm 3 up to 3.17), and helm's split of the output into documents.
 //
@@ -106,6 +106,24 @@ func fromJSON(s string) map[string]interface{} {
 	return m
 }
 
+// chartFiles is .Files: the chart's own files outside templates/ (helm's loader keeps Chart.yaml,
+// values.yaml, values.schema.json and templates/ apart, and never reads outside the chart). Get
+// answers "" for a file it does not hold, as helm does.
+type chartFiles struct{ dir string }
+
+func (f chartFiles) Get(name string) string {
+	clean := path.Clean(filepath.ToSlash(name))
+	if path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") || strings.HasPrefix(clean, "templates/") ||
+		clean == "Chart.yaml" || clean == "values.yaml" || clean == "values.schema.json" {
+		return ""
+	}
+	raw, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(clean)))
+	if err != nil {
+		return ""
+	}
+	return string(raw)
+}
+
 type capabilities struct {
 	KubeVersion map[string]string
 	APIVersions apiVersions
@@ -164,6 +182,7 @@ func main() {
 	top := map[string]interface{}{
 		"Values": values,
 		"Chart":  chart,
+		"Files":  chartFiles{dir: *chartDir},
 		"Release": map[string]interface{}{
 			"Name": *name, "Namespace": *namespace, "Service": "Helm", "Revision": 1, "IsInstall": true, "IsUpgrade": false,
 		},

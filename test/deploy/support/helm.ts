@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
  * Go packages (scripts/ensure-infra.sh installs them), offline.
  */
 const HERE = dirname(fileURLToPath(import.meta.url));
-const REPO = join(HERE, '..', '..', '..');
+export const REPO = join(HERE, '..', '..', '..');
 export const CHART = join(REPO, 'deploy', 'helm', 'monitoring-platform');
 const SOURCE = join(HERE, '..', 'helm-render', 'main.go');
 

@@ -1,3 +1,4 @@
+import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
@@ -10,9 +11,9 @@ import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 
 /**
  * Checks an object against the Kubernetes OpenAPI schema of its kind (kubernetes-models, made
- * from the API server's published schemas; the Prometheus Operator's for ServiceMonitor). It
- * catches wrong types, missing required fields and bad enums; it does not catch unknown fields,
- * nor what only the API server or a controller decides (docs/deploy.md).
+ * from the API server's published schemas; the Prometheus Operator's for ServiceMonitor and
+ * PrometheusRule). It catches wrong types, missing required fields and bad enums; it does not
+ * catch unknown fields, nor what only the API server or a controller decides (docs/deploy.md).
  */
 // Each model takes its own kind's shape.
 type Model = new (data: any) => { validate(): void };
@@ -26,6 +27,7 @@ const MODELS: Record<string, Model> = {
   'v1/Service': Service,
   'v1/ServiceAccount': ServiceAccount,
   'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
+  'monitoring.coreos.com/v1/PrometheusRule': PrometheusRule,
 };
 
 /** The schema's complaints about `obj` (empty when it conforms). */

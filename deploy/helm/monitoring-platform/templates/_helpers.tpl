@@ -52,6 +52,17 @@ app.kubernetes.io/managed-by: {{ .root.Release.Service }}
 app.kubernetes.io/part-of: monitoring-platform
 {{- end -}}
 
+{{/*
+The labels of a component's ops Service: what the ServiceMonitor selects, and the job name it
+gives the targets (its jobLabel). The job is monitoring-platform-<component> whatever the release
+is called, because the alert rules and the dashboard (files/) match job=~"monitoring-platform.*";
+the release still shows in the namespace, service and pod labels of every series.
+*/}}
+{{- define "mp.opsServiceLabels" -}}
+monitoring-platform/ops: "true"
+monitoring-platform/job: monitoring-platform-{{ .component }}
+{{- end -}}
+
 {{- define "mp.serviceAccountName" -}}
 {{- if .root.Values.serviceAccount.create -}}
 {{ include "mp.componentName" . }}
@@ -88,6 +99,9 @@ dns:///{{ include "mp.componentName" (dict "root" .root "component" .service) }}
 
 {{/* Settings every component gets, in the ConfigMap (non-secret only). */}}
 {{- define "mp.commonSettings" -}}
+{{- /* The ops server on every interface at the port the probes and the ServiceMonitor use (the
+schema refuses MP_OPS_HOST and MP_OPS_PORT in env, so nothing moves it away from them). */}}
+MP_OPS_HOST: "0.0.0.0"
 MP_OPS_PORT: {{ .Values.ops.port | quote }}
 MP_NATS_STREAM: {{ .Values.events.stream | quote }}
 MP_NATS_SUBJECT_PREFIX: {{ .Values.events.subjectPrefix | quote }}
@@ -99,6 +113,16 @@ process exits on its own before the kubelet's SIGKILL. */}}
 {{- fail "drain.terminationGracePeriodSeconds must exceed drain.preStopSeconds by at least 10 seconds" }}
 {{- end }}
 MP_SHUTDOWN_TIMEOUT_MS: {{ mul $drain 1000 | quote }}
+{{- with .Values.tracing }}
+{{- if .endpoint }}
+OTEL_EXPORTER_OTLP_ENDPOINT: {{ .endpoint | quote }}
+OTEL_EXPORTER_OTLP_PROTOCOL: {{ .protocol | quote }}
+OTEL_TRACES_SAMPLER: {{ .sampler | quote }}
+{{- if ne (toString .samplerArg) "" }}
+OTEL_TRACES_SAMPLER_ARG: {{ .samplerArg | toString | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- range $k, $v := .Values.env }}
 {{ $k }}: {{ $v | toString | quote }}
 {{- end }}
@@ -243,8 +267,13 @@ resources:
   {{- toYaml .values.resources | nindent 2 }}
 {{- end -}}
 
-{{/* A component's own settings (non-secret), after the common ones. */}}
+{{/* A component's own settings (non-secret), after the common ones: its trace service name when
+tracing is on, then its env values. */}}
 {{- define "mp.componentEnv" -}}
+{{- if .root.Values.tracing.endpoint }}
+- name: OTEL_SERVICE_NAME
+  value: {{ .component | quote }}
+{{- end }}
 {{- range $k, $v := .values.env }}
 - name: {{ $k }}
   value: {{ $v | toString | quote }}
@@ -256,6 +285,13 @@ resources:
 {{- $all := dict "gateway" .Values.gateway -}}
 {{- range $name, $svc := .Values.services }}{{ $_ := set $all $name $svc }}{{ end -}}
 {{- toYaml $all -}}
+{{- end -}}
+
+{{/* The trace collector's port: the endpoint's, or its scheme's (80, 443). */}}
+{{- define "mp.otlpPort" -}}
+{{- $u := urlParse .Values.tracing.endpoint -}}
+{{- $port := regexFind ":[0-9]+$" $u.host | trimPrefix ":" -}}
+{{- default (ternary "443" "80" (eq $u.scheme "https")) $port -}}
 {{- end -}}
 
 {{/* Egress to PostgreSQL, NATS or Redis: (dict "what" "NATS" "peer" .Values.networkPolicy.nats). */}}
