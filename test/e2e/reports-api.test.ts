@@ -286,7 +286,8 @@ describe('reports through the gateway', () => {
     const after = await scrape();
     expect(sample(after, 'mp_report_jobs_total', { outcome: 'generated' }) - sample(before, 'mp_report_jobs_total', { outcome: 'generated' })).toBe(1);
     expect(
-      sample(after, 'mp_report_generation_seconds_count', { outcome: 'generated' }) - sample(before, 'mp_report_generation_seconds_count', { outcome: 'generated' }),
+      sample(after, 'mp_report_generation_seconds_count', { outcome: 'generated' }) -
+        sample(before, 'mp_report_generation_seconds_count', { outcome: 'generated' }),
     ).toBe(1);
     // nothing waits once it is generated; the gauges are read from the reports table at each scrape
     expect(after).toMatch(/^mp_report_jobs_waiting 0$/m);
