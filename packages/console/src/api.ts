@@ -119,6 +119,9 @@ async function renew(): Promise<boolean> {
 const client = new MonitoringPlatform({
   baseUrl: `${location.origin}/v3`,
   session: { accessToken: () => accessToken, refresh: renew },
+  // A person is waiting: short retries (5xx after 1 s and 2 s, a 429 whose Retry-After is at most
+  // 2 s) are made, a longer wait is shown as the error (its suggestion says when to try again).
+  maxWaitMs: 2000,
 });
 
 type Query = Record<string, string | number | boolean | undefined | null>;

@@ -46,6 +46,12 @@ export interface ClientOptions {
   transport?: Transport;
   /** Per attempt; default 30 s. */
   timeoutMs?: number;
+  /**
+   * The longest single wait before a retry (default: no limit). A retry that would wait longer is
+   * not made and the error is thrown at once (with `retryAfter`), e.g. for a user interface that
+   * should not stall for a minute on a 429.
+   */
+  maxWaitMs?: number;
   /** How the client waits between attempts; replaceable in tests and schedulers. */
   sleep?: (ms: number) => Promise<void>;
   /** Called when the client signs in or refreshes, to persist the session. */
@@ -101,6 +107,7 @@ export class MonitoringPlatform {
     const body = a.body === undefined ? undefined : JSON.stringify(a.body);
     const idempotencyKey = a.idempotencyKey ?? (meta.idempotent ? randomId() : undefined);
     const retryOnNetwork = method === 'GET' || idempotencyKey !== undefined;
+    const maxWaitMs = this.opts.maxWaitMs ?? Infinity;
     let refreshed = false;
     let serverRetries = 0;
     let rateRetries = 0;
@@ -120,8 +127,10 @@ export class MonitoringPlatform {
           timeoutMs: this.opts.timeoutMs ?? 30_000,
         });
       } catch (err) {
-        if (retryOnNetwork && serverRetries < SERVER_ERROR_BACKOFF_MS.length) {
-          await this.sleep(SERVER_ERROR_BACKOFF_MS[serverRetries++]!);
+        const backoff = SERVER_ERROR_BACKOFF_MS[serverRetries];
+        if (retryOnNetwork && backoff !== undefined && backoff <= maxWaitMs) {
+          serverRetries++;
+          await this.sleep(backoff);
           continue;
         }
         throw err;
@@ -137,13 +146,16 @@ export class MonitoringPlatform {
         refreshed = true;
         if (await this.refresh()) continue;
       }
-      if (answer.status === 429 && rateRetries < RATE_LIMIT_RETRIES) {
+      const rateWait = (retryAfter ?? DEFAULT_RETRY_AFTER_S) * 1000;
+      if (answer.status === 429 && rateRetries < RATE_LIMIT_RETRIES && rateWait <= maxWaitMs) {
         rateRetries++;
-        await this.sleep((retryAfter ?? DEFAULT_RETRY_AFTER_S) * 1000);
+        await this.sleep(rateWait);
         continue;
       }
-      if (answer.status >= 500 && serverRetries < SERVER_ERROR_BACKOFF_MS.length) {
-        await this.sleep(SERVER_ERROR_BACKOFF_MS[serverRetries++]!);
+      const backoff = SERVER_ERROR_BACKOFF_MS[serverRetries];
+      if (answer.status >= 500 && backoff !== undefined && backoff <= maxWaitMs) {
+        serverRetries++;
+        await this.sleep(backoff);
         continue;
       }
       if (!envelope) throw new TransportError(`HTTP ${answer.status} with a body that is not the API's error envelope`, answer.status);
