@@ -83,7 +83,14 @@ describe('console: sign-in and API keys', () => {
     await page.getByLabel('Expires on (optional)').fill('2099-12-31');
     await page.getByRole('group', { name: 'Permissions' }).getByLabel('project:read').check();
     await page.getByRole('group', { name: 'Permissions' }).getByLabel('data:write').check();
+    const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url() === `${origin}/v3/api-keys`);
     await page.getByRole('button', { name: 'Create key' }).click();
+    // The call goes through the SDK's browser entry: a creating write carries an Idempotency-Key,
+    // the in-memory access token is the bearer, and no cookie travels to the API.
+    const headers = await (await sent).allHeaders();
+    expect(headers['idempotency-key']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(headers['authorization']).toMatch(/^Bearer ey/);
+    expect(headers['cookie']).toBeUndefined();
     const shown = page.getByLabel('New key “Site logger”:');
     await shown.waitFor();
     const key = (await shown.textContent())!;

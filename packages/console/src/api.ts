@@ -1,13 +1,16 @@
 /**
- * Every call the console makes, one function per operation of the public API (`/v3` of the origin
- * that served the console, so the live console talks to live and the sandbox console to the
- * sandbox). Nothing else in the console calls fetch for API data: this module is what moves to
- * the TypeScript SDK (packages/sdk) when it lands — each function maps to one SDK method.
+ * Every call the console makes, one function per operation of the public API, through the
+ * TypeScript SDK's browser entry (`@mp/sdk/browser`: fetch, typed route names, Idempotency-Key on
+ * creating writes, the spec's retry guidance) against `/v3` of the origin that served the console,
+ * so the live console talks to live and the sandbox console to the sandbox. Nothing else in the
+ * console calls the API.
  *
  * Sign-in follows spec §5 rule 7: the access token lives in this module's memory only; the
  * refresh token is an HttpOnly cookie the gateway's /console/session endpoints set and read, so
- * no script (ours or an injected one) can read it.
+ * no script (ours or an injected one) can read it. Those endpoints belong to the console, not to
+ * the API, so they stay outside the SDK; the SDK reaches them through its session hook.
  */
+import { ApiError as SdkError, MonitoringPlatform, TransportError, type RouteName } from '@mp/sdk/browser';
 
 export type Json = Record<string, any>;
 export interface Page<T> {
@@ -35,13 +38,14 @@ const CONSOLE_HEADER = { 'X-MP-Console': '1' };
 let accessToken: string | null = null;
 let renewing: Promise<boolean> | null = null;
 
+/** The answer of a console session endpoint or of the report file's refusal: the envelope's data, or an ApiError. */
 async function readEnvelope(res: Response): Promise<any> {
   const text = await res.text();
   let body: any = null;
   try {
     body = text ? JSON.parse(text) : null;
   } catch {
-    throw new ApiError(res.status, 0, `Unexpected answer (HTTP ${res.status})`, null, text.slice(0, 200), 'Try again; quote the time to support.', null);
+    throw unexpected(res.status, text.slice(0, 200));
   }
   if (!res.ok || body?.code !== 200) {
     throw new ApiError(
@@ -56,6 +60,9 @@ async function readEnvelope(res: Response): Promise<any> {
   }
   return body.data;
 }
+
+const unexpected = (status: number, detail: string) =>
+  new ApiError(status, 0, `Unexpected answer (HTTP ${status})`, null, detail, 'Try again; quote the time to support.', null);
 
 async function sessionCall(path: string, body?: Json): Promise<Json> {
   const res = await fetch(`/console/session${path}`, {
@@ -102,115 +109,158 @@ export const whenSignedOut = (f: () => void) => {
   onSignedOut = f;
 };
 
-type Query = Record<string, string | number | boolean | undefined | null>;
+/** Spec §5 rule 3: on an expired access token (401002) the SDK asks for a new one and repeats the call once. */
+async function renew(): Promise<boolean> {
+  if (await session.resume()) return true;
+  onSignedOut();
+  return false;
+}
 
-async function request(method: string, path: string, opts: { body?: Json; query?: Query } = {}): Promise<Response> {
-  const qs = new URLSearchParams();
-  for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined && v !== null && v !== '') qs.set(k, String(v));
-  const url = `/v3${path}${qs.size ? `?${qs}` : ''}`;
-  const send = () =>
-    fetch(url, {
-      method,
-      credentials: 'omit',
-      headers: {
-        ...(accessToken ? { Authorization: `Bearer ${accessToken}` } : {}),
-        ...(opts.body ? { 'Content-Type': 'application/json' } : {}),
-      },
-      ...(opts.body ? { body: JSON.stringify(opts.body) } : {}),
-    });
-  let res = await send();
-  // Spec §5 rule 3: an expired access token (401002) is renewed and the request repeated once.
-  if (res.status === 401) {
-    const peek = await res
+const client = new MonitoringPlatform({
+  baseUrl: `${location.origin}/v3`,
+  session: { accessToken: () => accessToken, refresh: renew },
+  // A person is waiting: short retries (5xx after 1 s and 2 s, a 429 whose Retry-After is at most
+  // 2 s) are made, a longer wait is shown as the error (its suggestion says when to try again).
+  maxWaitMs: 2000,
+});
+
+type Query = Record<string, string | number | boolean | undefined | null>;
+interface Args {
+  path?: Record<string, string>;
+  query?: Query;
+  body?: Json;
+}
+
+/** The session was ended elsewhere (signed out, revoked) or the user disabled: back to sign-in. */
+function endIfEndedElsewhere(code: number | undefined): void {
+  if (code === 401003 || code === 401006) {
+    accessToken = null;
+    onSignedOut();
+  }
+}
+
+/** The SDK's refusal as the console's pages show it; a session ended elsewhere goes back to sign-in. */
+function asConsoleError(err: unknown): unknown {
+  if (err instanceof SdkError) {
+    endIfEndedElsewhere(err.code);
+    return new ApiError(err.status, err.code, err.envelope.message, err.field, err.detail, err.suggestion, err.requestId);
+  }
+  if (err instanceof TransportError && err.status !== null) return unexpected(err.status, err.message);
+  return err;
+}
+
+/** One route of the public API, by the SDK's route name (checked against the OpenAPI document). */
+async function call(route: RouteName, args: Args = {}): Promise<any> {
+  // Empty form fields mean "no filter": they are not sent at all.
+  const query = Object.fromEntries(Object.entries(args.query ?? {}).filter(([, v]) => v !== undefined && v !== null && v !== ''));
+  const request = client.request as (route: RouteName, args: Args) => Promise<unknown>;
+  try {
+    return await request.call(client, route, { ...args, query });
+  } catch (err) {
+    throw asConsoleError(err);
+  }
+}
+
+/**
+ * The report file is bytes, not an envelope, and the OpenAPI document (so the SDK) has no route
+ * for it: it is fetched directly, with the same bearer token and the same renewal on 401002.
+ */
+async function fetchFile(url: string): Promise<Response> {
+  const send = () => fetch(url, { credentials: 'omit', headers: accessToken ? { Authorization: `Bearer ${accessToken}` } : {} });
+  const res = await send();
+  if (res.status !== 401) return res;
+  const code = (
+    await res
       .clone()
       .json()
-      .catch(() => null);
-    if (peek?.code === 401002) {
-      if (await session.resume()) res = await send();
-      else onSignedOut();
-    } else if (peek?.code === 401003 || peek?.code === 401006) {
-      // The session was ended elsewhere (signed out, revoked) or the user disabled: back to sign-in.
-      accessToken = null;
-      onSignedOut();
-    }
-  }
+      .catch(() => null)
+  )?.code;
+  if (code === 401002 && (await renew())) return send();
+  endIfEndedElsewhere(code);
   return res;
 }
 
-const call = async (method: string, path: string, opts: { body?: Json; query?: Query } = {}) => readEnvelope(await request(method, path, opts));
-const id = encodeURIComponent;
-
 export const api = {
-  me: () => call('GET', '/me'),
-  getSystemConfig: () => call('GET', '/system/config'),
+  me: () => call('GET /me'),
+  getSystemConfig: () => call('GET /system/config'),
 
   // API keys (system:admin)
-  listApiKeys: (q: Query = {}): Promise<Page<Json>> => call('GET', '/api-keys', { query: { limit: 100, ...q } }),
-  createApiKey: (body: { name: string; permissions: string[]; expires_at?: string }) => call('POST', '/api-keys', { body }),
+  listApiKeys: (q: Query = {}): Promise<Page<Json>> => call('GET /api-keys', { query: { limit: 100, ...q } }),
+  createApiKey: (body: { name: string; permissions: string[]; expires_at?: string }) => call('POST /api-keys', { body }),
   rollApiKey: (keyId: string, gracePeriodSeconds: number) =>
-    call('POST', `/api-keys/${id(keyId)}/roll`, { body: { grace_period_seconds: gracePeriodSeconds } }),
-  revokeApiKey: (keyId: string) => call('DELETE', `/api-keys/${id(keyId)}`),
+    call('POST /api-keys/{key_id}/roll', { path: { key_id: keyId }, body: { grace_period_seconds: gracePeriodSeconds } }),
+  revokeApiKey: (keyId: string) => call('DELETE /api-keys/{key_id}', { path: { key_id: keyId } }),
 
   // Projects, members, tasks, points, devices
-  listProjects: (q: Query = {}): Promise<Page<Json>> => call('GET', '/projects', { query: { limit: 100, ...q } }),
-  createProject: (body: Json) => call('POST', '/projects', { body }),
-  getProject: (projectId: string) => call('GET', `/projects/${id(projectId)}`),
+  listProjects: (q: Query = {}): Promise<Page<Json>> => call('GET /projects', { query: { limit: 100, ...q } }),
+  createProject: (body: Json) => call('POST /projects', { body }),
+  getProject: (projectId: string) => call('GET /projects/{project_id}', { path: { project_id: projectId } }),
   changeProjectStatus: (projectId: string, status: string, remark?: string) =>
-    call('PUT', `/projects/${id(projectId)}/status`, { body: { status, ...(remark ? { remark } : {}) } }),
-  listMembers: (projectId: string): Promise<Page<Json>> => call('GET', `/projects/${id(projectId)}/members`, { query: { limit: 100 } }),
-  addMember: (projectId: string, userId: string, role: string) => call('POST', `/projects/${id(projectId)}/members`, { body: { user_id: userId, role } }),
-  removeMember: (projectId: string, userId: string) => call('DELETE', `/projects/${id(projectId)}/members/${id(userId)}`),
-  listTasks: (projectId: string, q: Query = {}): Promise<Page<Json>> => call('GET', `/projects/${id(projectId)}/tasks`, { query: { limit: 100, ...q } }),
-  createTask: (projectId: string, body: Json) => call('POST', `/projects/${id(projectId)}/tasks`, { body }),
-  changeTaskStatus: (taskId: string, status: string) => call('PUT', `/tasks/${id(taskId)}/status`, { body: { status } }),
-  listPoints: (projectId: string): Promise<Page<Json>> => call('GET', `/projects/${id(projectId)}/points`, { query: { limit: 100 } }),
-  createPoint: (projectId: string, body: Json) => call('POST', `/projects/${id(projectId)}/points`, { body }),
-  getPoint: (pointId: string) => call('GET', `/points/${id(pointId)}`),
-  listDevices: (): Promise<Page<Json>> => call('GET', '/devices', { query: { limit: 100 } }),
-  createDevice: (body: Json) => call('POST', '/devices', { body }),
+    call('PUT /projects/{project_id}/status', { path: { project_id: projectId }, body: { status, ...(remark ? { remark } : {}) } }),
+  listMembers: (projectId: string): Promise<Page<Json>> =>
+    call('GET /projects/{project_id}/members', { path: { project_id: projectId }, query: { limit: 100 } }),
+  addMember: (projectId: string, userId: string, role: string) =>
+    call('POST /projects/{project_id}/members', { path: { project_id: projectId }, body: { user_id: userId, role } }),
+  removeMember: (projectId: string, userId: string) =>
+    call('DELETE /projects/{project_id}/members/{user_id}', { path: { project_id: projectId, user_id: userId } }),
+  listTasks: (projectId: string, q: Query = {}): Promise<Page<Json>> =>
+    call('GET /projects/{project_id}/tasks', { path: { project_id: projectId }, query: { limit: 100, ...q } }),
+  createTask: (projectId: string, body: Json) => call('POST /projects/{project_id}/tasks', { path: { project_id: projectId }, body }),
+  changeTaskStatus: (taskId: string, status: string) => call('PUT /tasks/{task_id}/status', { path: { task_id: taskId }, body: { status } }),
+  listPoints: (projectId: string): Promise<Page<Json>> => call('GET /projects/{project_id}/points', { path: { project_id: projectId }, query: { limit: 100 } }),
+  createPoint: (projectId: string, body: Json) => call('POST /projects/{project_id}/points', { path: { project_id: projectId }, body }),
+  getPoint: (pointId: string) => call('GET /points/{point_id}', { path: { point_id: pointId } }),
+  listDevices: (): Promise<Page<Json>> => call('GET /devices', { query: { limit: 100 } }),
+  createDevice: (body: Json) => call('POST /devices', { body }),
 
   // Monitoring data and alarms
-  getSeries: (pointId: string, q: { from?: string; to?: string; buckets?: number }) => call('GET', `/points/${id(pointId)}/series`, { query: q }),
+  getSeries: (pointId: string, q: { from?: string; to?: string; buckets?: number }) =>
+    call('GET /points/{point_id}/series', { path: { point_id: pointId }, query: q }),
   listPointData: (pointId: string, q: Query = {}): Promise<Page<Json>> =>
-    call('GET', `/points/${id(pointId)}/data`, { query: { limit: 10, order: 'desc', ...q } }),
-  listAlarms: (projectId: string, q: Query = {}): Promise<Page<Json>> => call('GET', `/projects/${id(projectId)}/alarms`, { query: { limit: 100, ...q } }),
-  acknowledgeAlarm: (alarmId: string, comment?: string) => call('POST', `/alarms/${id(alarmId)}/acknowledge`, { body: comment ? { comment } : {} }),
-  clearAlarm: (alarmId: string, comment?: string) => call('POST', `/alarms/${id(alarmId)}/clear`, { body: comment ? { comment } : {} }),
+    call('GET /points/{point_id}/data', { path: { point_id: pointId }, query: { limit: 10, order: 'desc', ...q } }),
+  listAlarms: (projectId: string, q: Query = {}): Promise<Page<Json>> =>
+    call('GET /projects/{project_id}/alarms', { path: { project_id: projectId }, query: { limit: 100, ...q } }),
+  acknowledgeAlarm: (alarmId: string, comment?: string) =>
+    call('POST /alarms/{alarm_id}/acknowledge', { path: { alarm_id: alarmId }, body: comment ? { comment } : {} }),
+  clearAlarm: (alarmId: string, comment?: string) => call('POST /alarms/{alarm_id}/clear', { path: { alarm_id: alarmId }, body: comment ? { comment } : {} }),
 
   // Webhooks
-  listWebhooks: (): Promise<Page<Json>> => call('GET', '/webhooks', { query: { limit: 100 } }),
-  getWebhook: (webhookId: string) => call('GET', `/webhooks/${id(webhookId)}`),
-  createWebhook: (body: Json) => call('POST', '/webhooks', { body }),
-  updateWebhook: (webhookId: string, body: Json) => call('PUT', `/webhooks/${id(webhookId)}`, { body }),
-  deleteWebhook: (webhookId: string) => call('DELETE', `/webhooks/${id(webhookId)}`),
-  testWebhook: (webhookId: string) => call('POST', `/webhooks/${id(webhookId)}/test`),
+  listWebhooks: (): Promise<Page<Json>> => call('GET /webhooks', { query: { limit: 100 } }),
+  getWebhook: (webhookId: string) => call('GET /webhooks/{webhook_id}', { path: { webhook_id: webhookId } }),
+  createWebhook: (body: Json) => call('POST /webhooks', { body }),
+  updateWebhook: (webhookId: string, body: Json) => call('PUT /webhooks/{webhook_id}', { path: { webhook_id: webhookId }, body }),
+  deleteWebhook: (webhookId: string) => call('DELETE /webhooks/{webhook_id}', { path: { webhook_id: webhookId } }),
+  testWebhook: (webhookId: string) => call('POST /webhooks/{webhook_id}/test', { path: { webhook_id: webhookId } }),
   listDeliveries: (webhookId: string, q: Query = {}): Promise<Page<Json>> =>
-    call('GET', `/webhooks/${id(webhookId)}/deliveries`, { query: { limit: 50, ...q } }),
-  getDelivery: (webhookId: string, deliveryId: string) => call('GET', `/webhooks/${id(webhookId)}/deliveries/${id(deliveryId)}`),
-  resendDelivery: (webhookId: string, deliveryId: string) => call('POST', `/webhooks/${id(webhookId)}/deliveries/${id(deliveryId)}/resend`),
+    call('GET /webhooks/{webhook_id}/deliveries', { path: { webhook_id: webhookId }, query: { limit: 50, ...q } }),
+  getDelivery: (webhookId: string, deliveryId: string) =>
+    call('GET /webhooks/{webhook_id}/deliveries/{delivery_id}', { path: { webhook_id: webhookId, delivery_id: deliveryId } }),
+  resendDelivery: (webhookId: string, deliveryId: string) =>
+    call('POST /webhooks/{webhook_id}/deliveries/{delivery_id}/resend', { path: { webhook_id: webhookId, delivery_id: deliveryId } }),
   rotateWebhookSecret: (webhookId: string, gracePeriodSeconds: number) =>
-    call('POST', `/webhooks/${id(webhookId)}/rotate-secret`, { body: { grace_period_seconds: gracePeriodSeconds } }),
+    call('POST /webhooks/{webhook_id}/rotate-secret', { path: { webhook_id: webhookId }, body: { grace_period_seconds: gracePeriodSeconds } }),
 
   // Users (system:admin)
-  listUsers: (q: Query = {}): Promise<Page<Json>> => call('GET', '/users', { query: { limit: 100, ...q } }),
-  createUser: (body: Json) => call('POST', '/users', { body }),
-  updateUser: (userId: string, body: Json) => call('PATCH', `/users/${id(userId)}`, { body }),
+  listUsers: (q: Query = {}): Promise<Page<Json>> => call('GET /users', { query: { limit: 100, ...q } }),
+  createUser: (body: Json) => call('POST /users', { body }),
+  updateUser: (userId: string, body: Json) => call('PATCH /users/{user_id}', { path: { user_id: userId }, body }),
 
   // Reports (issue 15's shapes)
-  listTemplates: (): Promise<Page<Json>> => call('GET', '/templates', { query: { limit: 100 } }),
-  createTemplate: (body: Json) => call('POST', '/templates', { body }),
-  listReports: (q: Query = {}): Promise<Page<Json>> => call('GET', '/reports', { query: { limit: 100, ...q } }),
+  listTemplates: (): Promise<Page<Json>> => call('GET /templates', { query: { limit: 100 } }),
+  createTemplate: (body: Json) => call('POST /templates', { body }),
+  listReports: (q: Query = {}): Promise<Page<Json>> => call('GET /reports', { query: { limit: 100, ...q } }),
   generateReport: (projectId: string, body: { template_id: string; from: string; to: string; title?: string }) =>
-    call('POST', `/projects/${id(projectId)}/reports`, { body }),
-  approveReport: (reportId: string, comment?: string) => call('POST', `/reports/${id(reportId)}/approve`, { body: comment ? { comment } : {} }),
-  rejectReport: (reportId: string, reason: string) => call('POST', `/reports/${id(reportId)}/reject`, { body: { reason } }),
+    call('POST /projects/{project_id}/reports', { path: { project_id: projectId }, body }),
+  approveReport: (reportId: string, comment?: string) =>
+    call('POST /reports/{report_id}/approve', { path: { report_id: reportId }, body: comment ? { comment } : {} }),
+  rejectReport: (reportId: string, reason: string) => call('POST /reports/{report_id}/reject', { path: { report_id: reportId }, body: { reason } }),
   /**
    * The document itself, not an envelope (refusals still are), with the file name the gateway's
    * Content-Disposition gives it (`rpt_….pdf`). It needs the Authorization header, so a plain
    * link cannot fetch it: the page saves the bytes through a Blob URL.
    */
   async downloadReport(reportId: string, format: string): Promise<{ blob: Blob; fileName: string }> {
-    const res = await request('GET', `/reports/${id(reportId)}/file`, { query: { format } });
+    const res = await fetchFile(`/v3/reports/${encodeURIComponent(reportId)}/file?${new URLSearchParams({ format })}`);
     if (!res.ok) await readEnvelope(res);
     const named = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '');
     return { blob: await res.blob(), fileName: named?.[1] ?? `${reportId}.${format}` };

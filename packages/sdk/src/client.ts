@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { ApiError, TransportError, type ErrorEnvelope } from './errors.js';
+import { fetchTransport } from './fetch-transport.js';
 import { ROUTES, type Routes, type Token } from './generated.js';
-import { send, type RawAnswer } from './transport.js';
+import { randomId } from './random-id.js';
+import type { RawAnswer, Transport } from './transport.js';
 
 export type RouteName = keyof Routes;
 type Empty = Record<string, never>;
@@ -32,14 +33,34 @@ export interface ClientOptions {
   credentials?: { username: string; password: string };
   /** Or a session you already hold (e.g. restored from storage). */
   tokens?: { accessToken: string; refreshToken: string };
-  /** Extra trusted certificate authorities (PEM) for a private deployment. */
-  ca?: string | Buffer;
+  /**
+   * Or a session the caller keeps (a browser app whose refresh token is an HttpOnly cookie): the
+   * client sends `accessToken()` as the bearer token; on 401002 it awaits `refresh()` and, when
+   * that answers true, repeats the call once; false means the session is over and the 401002
+   * ApiError is thrown.
+   */
+  session?: SessionHook;
+  /** Extra trusted certificate authorities (PEM) for a private deployment (Node transport only). */
+  ca?: string | Uint8Array;
+  /** How an exchange travels: `nodeTransport` (the `@mp/sdk` default) or `fetchTransport` (the `@mp/sdk/browser` default). */
+  transport?: Transport;
   /** Per attempt; default 30 s. */
   timeoutMs?: number;
+  /**
+   * The longest single wait before a retry (default: no limit). A retry that would wait longer is
+   * not made and the error is thrown at once (with `retryAfter`), e.g. for a user interface that
+   * should not stall for a minute on a 429.
+   */
+  maxWaitMs?: number;
   /** How the client waits between attempts; replaceable in tests and schedulers. */
   sleep?: (ms: number) => Promise<void>;
   /** Called when the client signs in or refreshes, to persist the session. */
   onTokens?: (tokens: { accessToken: string; refreshToken: string }) => void;
+}
+
+export interface SessionHook {
+  accessToken(): string | null | undefined;
+  refresh(): Promise<boolean>;
 }
 
 /** Spec §7.9 client guidance. */
@@ -60,14 +81,18 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 export class MonitoringPlatform {
   private readonly base: URL;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly transport: Transport;
   private tokens: { accessToken: string; refreshToken: string } | undefined;
   private signingIn: Promise<void> | undefined;
 
   constructor(private readonly opts: ClientOptions) {
     this.base = new URL(opts.baseUrl.replace(/\/$/, '') + '/');
     this.sleep = opts.sleep ?? realSleep;
+    this.transport = opts.transport ?? fetchTransport;
     this.tokens = opts.tokens;
-    if (!opts.apiKey && !opts.credentials && !opts.tokens) throw new Error('MonitoringPlatform: give apiKey, credentials or tokens.');
+    if (!opts.apiKey && !opts.credentials && !opts.tokens && !opts.session) {
+      throw new Error('MonitoringPlatform: give apiKey, credentials, tokens or session.');
+    }
   }
 
   /** Calls one route and answers its data. */
@@ -80,8 +105,9 @@ export class MonitoringPlatform {
     const meta = ROUTES[route];
     const url = this.url(template, a.path ?? {}, a.query ?? {});
     const body = a.body === undefined ? undefined : JSON.stringify(a.body);
-    const idempotencyKey = a.idempotencyKey ?? (meta.idempotent ? randomUUID() : undefined);
+    const idempotencyKey = a.idempotencyKey ?? (meta.idempotent ? randomId() : undefined);
     const retryOnNetwork = method === 'GET' || idempotencyKey !== undefined;
+    const maxWaitMs = this.opts.maxWaitMs ?? Infinity;
     let refreshed = false;
     let serverRetries = 0;
     let rateRetries = 0;
@@ -92,7 +118,7 @@ export class MonitoringPlatform {
       if (meta.auth) Object.assign(headers, await this.authHeaders());
       let answer: RawAnswer;
       try {
-        answer = await send({
+        answer = await this.transport({
           method,
           url,
           headers,
@@ -101,8 +127,10 @@ export class MonitoringPlatform {
           timeoutMs: this.opts.timeoutMs ?? 30_000,
         });
       } catch (err) {
-        if (retryOnNetwork && serverRetries < SERVER_ERROR_BACKOFF_MS.length) {
-          await this.sleep(SERVER_ERROR_BACKOFF_MS[serverRetries++]!);
+        const backoff = SERVER_ERROR_BACKOFF_MS[serverRetries];
+        if (retryOnNetwork && backoff !== undefined && backoff <= maxWaitMs) {
+          serverRetries++;
+          await this.sleep(backoff);
           continue;
         }
         throw err;
@@ -116,16 +144,18 @@ export class MonitoringPlatform {
       const retryAfter = retryAfterOf(answer);
       if (envelope?.code === 401002 && meta.auth && !refreshed && !this.opts.apiKey) {
         refreshed = true;
-        await this.refresh();
-        continue;
+        if (await this.refresh()) continue;
       }
-      if (answer.status === 429 && rateRetries < RATE_LIMIT_RETRIES) {
+      const rateWait = (retryAfter ?? DEFAULT_RETRY_AFTER_S) * 1000;
+      if (answer.status === 429 && rateRetries < RATE_LIMIT_RETRIES && rateWait <= maxWaitMs) {
         rateRetries++;
-        await this.sleep((retryAfter ?? DEFAULT_RETRY_AFTER_S) * 1000);
+        await this.sleep(rateWait);
         continue;
       }
-      if (answer.status >= 500 && serverRetries < SERVER_ERROR_BACKOFF_MS.length) {
-        await this.sleep(SERVER_ERROR_BACKOFF_MS[serverRetries++]!);
+      const backoff = SERVER_ERROR_BACKOFF_MS[serverRetries];
+      if (answer.status >= 500 && backoff !== undefined && backoff <= maxWaitMs) {
+        serverRetries++;
+        await this.sleep(backoff);
         continue;
       }
       if (!envelope) throw new TransportError(`HTTP ${answer.status} with a body that is not the API's error envelope`, answer.status);
@@ -171,6 +201,10 @@ export class MonitoringPlatform {
 
   private async authHeaders(): Promise<Record<string, string>> {
     if (this.opts.apiKey) return { 'x-api-key': this.opts.apiKey };
+    if (this.opts.session) {
+      const token = this.opts.session.accessToken();
+      return token ? { authorization: `Bearer ${token}` } : {};
+    }
     if (!this.tokens) await this.signIn();
     return { authorization: `Bearer ${this.tokens!.accessToken}` };
   }
@@ -186,18 +220,23 @@ export class MonitoringPlatform {
     return this.signingIn;
   }
 
-  /** 401002: a new access token from the refresh token; when that is refused too, a new sign-in. */
-  private async refresh(): Promise<void> {
+  /**
+   * 401002: the caller's session hook renews (false: the session is over); otherwise a new access
+   * token from the refresh token, and when that is refused too, a new sign-in. True: repeat the call.
+   */
+  private async refresh(): Promise<boolean> {
+    if (this.opts.session) return this.opts.session.refresh();
     if (this.tokens) {
       try {
         this.keep(await this.request('POST /auth/refresh', { body: { refresh_token: this.tokens.refreshToken } }));
-        return;
+        return true;
       } catch (err) {
         if (!(err instanceof ApiError) || err.status !== 401 || !this.opts.credentials) throw err;
       }
     }
     this.tokens = undefined;
     await this.signIn();
+    return true;
   }
 
   private keep(token: Token): void {

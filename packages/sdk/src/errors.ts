@@ -22,6 +22,8 @@ export class ApiError extends Error {
   readonly documentationUrl: string;
   /** Seconds the API asked to wait (Retry-After), on 429 and some 503 answers. */
   readonly retryAfter: number | null;
+  /** The envelope as received (its `message` is the short title a user interface shows). */
+  readonly envelope: ErrorEnvelope;
 
   constructor(status: number, envelope: ErrorEnvelope, retryAfter: number | null) {
     super(`${envelope.code} ${envelope.message}: ${envelope.data.detail}`);
@@ -34,6 +36,7 @@ export class ApiError extends Error {
     this.requestId = envelope.meta.request_id;
     this.documentationUrl = envelope.meta.documentation_url;
     this.retryAfter = retryAfter;
+    this.envelope = envelope;
   }
 }
 

@@ -1,4 +1,15 @@
-export { MonitoringPlatform, type ClientOptions, type ItemOf, type ListRoute, type RequestArgs, type RouteName } from './client.js';
-export { ApiError, TransportError, WebhookVerificationError, type ErrorEnvelope } from './errors.js';
+// The Node entry (`@mp/sdk`): everything of the browser entry, with node:https as the client's
+// default transport (so `ca` works for a private deployment) and webhook verification.
+import { MonitoringPlatform as FetchClient, type ClientOptions } from './client.js';
+import { nodeTransport } from './node-transport.js';
+
+export * from './browser.js';
+export { nodeTransport } from './node-transport.js';
 export { verifyWebhook, type WebhookEvent } from './webhooks.js';
-export * from './generated.js';
+
+/** The client of the API v3 (see client.ts); in Node it travels over node:https unless `transport` says otherwise. */
+export class MonitoringPlatform extends FetchClient {
+  constructor(opts: ClientOptions) {
+    super({ ...opts, transport: opts.transport ?? nodeTransport });
+  }
+}

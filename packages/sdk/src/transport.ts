@@ -1,10 +1,13 @@
-import http from 'node:http';
-import https from 'node:https';
-import { TransportError } from './errors.js';
-
+/**
+ * How the client moves one HTTP exchange. The client itself never touches the network: Node code
+ * gets `nodeTransport` (node:https, with `ca` for a private deployment) from the `@mp/sdk` entry,
+ * a browser gets `fetchTransport` (globalThis.fetch) from `@mp/sdk/browser`, and either can be
+ * given explicitly as `transport`.
+ */
 export interface RawAnswer {
   status: number;
-  headers: http.IncomingHttpHeaders;
+  /** Lower-case names, as node:http gives them. */
+  headers: Record<string, string | string[] | undefined>;
   text: string;
 }
 
@@ -13,24 +16,10 @@ export interface SendOptions {
   url: URL;
   headers: Record<string, string>;
   body?: string;
-  /** Extra trusted certificate authorities (PEM), e.g. a private deployment's. */
-  ca?: string | Buffer;
+  /** Extra trusted certificate authorities (PEM), e.g. a private deployment's; Node transport only. */
+  ca?: string | Uint8Array;
   timeoutMs: number;
 }
 
-/** One HTTP exchange over node:https (node:http for a plain-http URL), the whole answer read as text. */
-export function send(opts: SendOptions): Promise<RawAnswer> {
-  const lib = opts.url.protocol === 'http:' ? http : https;
-  const headers = { ...opts.headers, ...(opts.body !== undefined ? { 'content-length': String(Buffer.byteLength(opts.body)) } : {}) };
-  return new Promise((resolve, reject) => {
-    const req = lib.request(opts.url, { method: opts.method, headers, ...(opts.ca ? { ca: opts.ca } : {}), timeout: opts.timeoutMs }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', (err) => reject(new TransportError(`The answer was cut off: ${err.message}`, res.statusCode ?? null, { cause: err })));
-    });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${opts.timeoutMs} ms`)));
-    req.on('error', (err) => reject(new TransportError(`${opts.method} ${opts.url.pathname} failed: ${err.message}`, null, { cause: err })));
-    req.end(opts.body);
-  });
-}
+/** One exchange, the whole answer read as text; a failure to get an answer rejects with TransportError. */
+export type Transport = (opts: SendOptions) => Promise<RawAnswer>;

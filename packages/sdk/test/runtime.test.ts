@@ -72,6 +72,25 @@ describe('SDK runtime', () => {
     expect(waits).toEqual([7000, 60_000]);
   });
 
+  it('makes no wait longer than maxWaitMs: the error is thrown at once instead, with Retry-After', async () => {
+    server.replies.push(
+      { status: 503, headers: json, body: envelope(503002) },
+      { status: 503, headers: json, body: envelope(503002) },
+      { status: 503, headers: json, body: envelope(503002) },
+      { status: 429, headers: { ...json, 'retry-after': '30' }, body: envelope(429001) },
+    );
+    const ui = client({ maxWaitMs: 2000 });
+    const server5xx = (await ui.request('GET /projects').catch((e: unknown) => e)) as ApiError;
+    expect({ code: server5xx.code, waits: [...waits], sent: server.requests.length }).toEqual({ code: 503002, waits: [1000, 2000], sent: 3 });
+    const limited = (await ui.request('GET /projects').catch((e: unknown) => e)) as ApiError;
+    expect({ code: limited.code, retryAfter: limited.retryAfter, waits: [...waits], sent: server.requests.length }).toEqual({
+      code: 429001,
+      retryAfter: 30,
+      waits: [1000, 2000],
+      sent: 4,
+    });
+  });
+
   it('does not repeat a 4xx, and carries code, field and request id', async () => {
     server.replies.push({ status: 422, headers: json, body: envelope(422101, 'name') });
     const err = (await client()
