@@ -10,10 +10,17 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * A test's own connection that loses its server (a fault test restarting PostgreSQL) fails its
+ * query; without a listener its 'error' event would also end the test process.
+ */
+const ignoreLostConnection = (): void => undefined;
+
 /** A fresh, empty database for one test file, so files never see each other's rows. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `mp_t_${randomToken(12)}`;
   const admin = new pg.Client({ connectionString: TEST_PG_ADMIN_URL });
+  admin.on('error', ignoreLostConnection);
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${name}`);
@@ -27,6 +34,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     url: url.toString(),
     async drop() {
       const c = new pg.Client({ connectionString: TEST_PG_ADMIN_URL });
+      c.on('error', ignoreLostConnection);
       await c.connect();
       try {
         await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -40,6 +48,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 /** Runs one query against a test database (for asserting stored rows). */
 export async function queryTestDatabase<R = Record<string, unknown>>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
   const c = new pg.Client({ connectionString: url });
+  c.on('error', ignoreLostConnection);
   await c.connect();
   try {
     return (await c.query(sql, params)).rows as R[];
@@ -54,6 +63,7 @@ export async function queryTestDatabase<R = Record<string, unknown>>(url: string
  */
 export async function holdDatabaseLock(url: string, lockSql: string): Promise<{ release(): Promise<void> }> {
   const c = new pg.Client({ connectionString: url });
+  c.on('error', ignoreLostConnection);
   await c.connect();
   try {
     await c.query('BEGIN');
