@@ -43,10 +43,9 @@ export class ReportMetrics {
       sampledGauge({ name: 'mp_report_jobs_waiting', help: 'Reports asked for and not yet generated (status generating).' }, async () => [
         { labels: {}, value: (await read()).n },
       ]),
-      sampledGauge(
-        { name: 'mp_report_jobs_oldest_waiting_age_seconds', help: 'Age of the oldest report still generating (0 when none).' },
-        async () => [{ labels: {}, value: Math.max(0, (await read()).age) }],
-      ),
+      sampledGauge({ name: 'mp_report_jobs_oldest_waiting_age_seconds', help: 'Age of the oldest report still generating (0 when none).' }, async () => [
+        { labels: {}, value: Math.max(0, (await read()).age) },
+      ]),
     ];
     return () => offs.forEach((off) => off());
   }

@@ -45,7 +45,12 @@ export async function startReportsService(opts: ReportsServiceOptions) {
     wakeWorker: () => worker?.wake(),
   };
   const metrics = new ReportMetrics();
-  worker = new GenerationWorker(deps, opts.logger, { concurrency: opts.concurrency ?? 2, leaseMs: opts.leaseMs ?? 60_000, pollMs: opts.pollMs ?? 2000 }, metrics);
+  worker = new GenerationWorker(
+    deps,
+    opts.logger,
+    { concurrency: opts.concurrency ?? 2, leaseMs: opts.leaseMs ?? 60_000, pollMs: opts.pollMs ?? 2000 },
+    metrics,
+  );
   const unwatch = metrics.watchQueue(opts.db);
   const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [reportsBinding(deps)], auth: opts.auth, logger: opts.logger });
   relay.start();
