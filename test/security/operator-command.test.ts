@@ -61,6 +61,7 @@ describe('the operator command against a standalone identity process', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({
       level: 60,
       service: 'identity',
+      setting: 'MP_SERVICE_KEY_FILE, MP_SERVICE_PEER_KEYS_DIR',
       msg: 'cannot start: MP_SERVICE_KEY_FILE and MP_SERVICE_PEER_KEYS_DIR must be set: the identity process authenticates every gRPC call with its service key (make the keys with `npm run operator -- keygen --out DIR`).',
     });
     // It opened nothing: no schema was made in the database.
