@@ -1,5 +1,5 @@
 import { arrayParam, ASYNC_COMMIT_SQL, type Database, type Queryable } from '@mp/db';
-import { contextFrom, counter, inSpan, sampledGauge, SpanKind, traceparentOf, type Logger } from '@mp/kit';
+import { contextFrom, counter, inSpan, oncePerScrape, sampledGauge, SpanKind, traceparentOf, type Logger } from '@mp/kit';
 import type { EventType } from './catalogue.js';
 import type { OutgoingEvent } from './envelope.js';
 import type { EventTransport } from './transport.js';
@@ -104,15 +104,14 @@ export class OutboxRelay {
    */
   private registerMetrics(): () => void {
     const service = this.opts.service ?? 'unknown';
-    let pending: Promise<{ n: number; age: number }> | null = null;
     // One query serves both gauges of one scrape.
-    const read = () =>
-      (pending ??= this.opts.db
+    const read = oncePerScrape(() =>
+      this.opts.db
         .query<{ n: number; age: number | null }>(
           `SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(occurred_at)), 0)::float8 AS age FROM outbox WHERE dispatched_at IS NULL`,
         )
-        .then(({ rows }) => ({ n: rows[0]!.n, age: rows[0]!.age ?? 0 }))
-        .finally(() => setImmediate(() => (pending = null))));
+        .then(({ rows }) => ({ n: rows[0]!.n, age: rows[0]!.age ?? 0 })),
+    );
     const offs = [
       sampledGauge(
         { name: 'mp_outbox_pending_events', help: 'Events committed to an outbox and not yet published, by producing service.', labelNames: ['service'] },

@@ -5,6 +5,7 @@ export * from './secrets.js';
 export * from './tls.js';
 export * from './time.js';
 export * from './pagination.js';
+export * from './keyset.js';
 export * from './shutdown.js';
 export * from './client-source.js';
 export * from './ops-server.js';

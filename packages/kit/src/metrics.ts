@@ -65,6 +65,15 @@ export function sampledGauge<L extends string>(def: Definition<L>, source: () =>
   return () => set.delete(source as () => Promise<Sample<string>[]>);
 }
 
+/**
+ * One read shared by every gauge of one scrape: the first caller starts it, the others of the same
+ * scrape get its promise, and the next scrape reads anew (for gauges that share one query).
+ */
+export function oncePerScrape<T>(read: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | null = null;
+  return () => (pending ??= read().finally(() => setImmediate(() => (pending = null))));
+}
+
 let defaultsCollected = false;
 
 /** The ops server's /metrics: this process's metrics, with its memory, CPU and event-loop lag. */

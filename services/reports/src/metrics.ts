@@ -1,5 +1,5 @@
 import type { Database } from '@mp/db';
-import { counter, histogram, sampledGauge } from '@mp/kit';
+import { counter, histogram, oncePerScrape, sampledGauge } from '@mp/kit';
 
 /** How a generation attempt ended: the bounded `outcome` label of the report job metrics. */
 export type JobOutcome = 'generated' | 'failed' | 'handed_over' | 'retry';
@@ -30,15 +30,14 @@ export class ReportMetrics {
 
   /** The waiting-queue gauges of this service's database; returns their unregister call. */
   watchQueue(db: Database): () => void {
-    let pending: Promise<{ n: number; age: number }> | null = null;
     // One query serves both gauges of one scrape.
-    const read = () =>
-      (pending ??= db
+    const read = oncePerScrape(() =>
+      db
         .query<{ n: number; age: number | null }>(
           `SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM reports WHERE status = 'generating'`,
         )
-        .then(({ rows }) => ({ n: rows[0]!.n, age: rows[0]!.age ?? 0 }))
-        .finally(() => setImmediate(() => (pending = null))));
+        .then(({ rows }) => ({ n: rows[0]!.n, age: rows[0]!.age ?? 0 })),
+    );
     const offs = [
       sampledGauge({ name: 'mp_report_jobs_waiting', help: 'Reports asked for and not yet generated (status generating).' }, async () => [
         { labels: {}, value: (await read()).n },

@@ -1,8 +1,8 @@
+import { ListQuery } from '@mp/kit';
 import type { projects } from '@mp/contracts';
 import type { CallerContext } from '@mp/grpc';
 import type { ProjectsDeps } from '../deps.js';
 import { DEVICE_COLUMNS, DEVICE_STATUSES, DEVICE_TYPES, toDevice, type DeviceRow } from '../device-row.js';
-import { ListQuery } from '../keyset.js';
 import { checkEnum, containsPattern } from '../validation.js';
 
 /** GET /devices with filters status, type and q (serial number, name or model). */

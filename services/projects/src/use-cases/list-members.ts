@@ -1,8 +1,8 @@
+import { ListQuery } from '@mp/kit';
 import type { projects } from '@mp/contracts';
 import type { CallerContext } from '@mp/grpc';
 import { projectFor, ROLES } from '../access.js';
 import type { ProjectsDeps } from '../deps.js';
-import { ListQuery } from '../keyset.js';
 import { MEMBER_COLUMNS, toMember, type MemberRow } from '../member-row.js';
 import { checkEnum } from '../validation.js';
 

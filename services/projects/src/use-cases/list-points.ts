@@ -1,8 +1,8 @@
+import { ListQuery } from '@mp/kit';
 import type { projects } from '@mp/contracts';
 import type { CallerContext } from '@mp/grpc';
 import { projectFor } from '../access.js';
 import type { ProjectsDeps } from '../deps.js';
-import { ListQuery } from '../keyset.js';
 import { POINT_COLUMNS, SENSOR_TYPES, toPoint, type PointRow } from '../point-row.js';
 import { checkEnum, checkId, containsPattern } from '../validation.js';
 

@@ -1,8 +1,8 @@
+import { ListQuery } from '@mp/kit';
 import type { projects } from '@mp/contracts';
 import type { CallerContext } from '@mp/grpc';
 import { actsTenantWide } from '../access.js';
 import type { ProjectsDeps } from '../deps.js';
-import { ListQuery } from '../keyset.js';
 import { PROJECT_COLUMNS, toProject, type ProjectRow } from '../project-row.js';
 import { PROJECT_STATUSES } from '../transitions.js';
 import { checkEnum, containsPattern } from '../validation.js';

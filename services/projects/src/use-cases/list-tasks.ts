@@ -1,8 +1,8 @@
+import { ListQuery } from '@mp/kit';
 import type { projects } from '@mp/contracts';
 import type { CallerContext } from '@mp/grpc';
 import { projectFor } from '../access.js';
 import type { ProjectsDeps } from '../deps.js';
-import { ListQuery } from '../keyset.js';
 import { TASK_PRIORITIES, TASK_SELECT, toTask, type TaskRow } from '../task-row.js';
 import { TASK_STATUSES } from '../transitions.js';
 import { checkEnum, checkId, containsPattern } from '../validation.js';

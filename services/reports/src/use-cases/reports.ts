@@ -1,13 +1,11 @@
-import type { reports } from '@mp/contracts';
+import { REPORT_STATUSES, type reports } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
-import { decodeCursor, pageLimit, toPage } from '@mp/kit';
+import { ListQuery } from '@mp/kit';
 import type { ReportsDeps } from '../deps.js';
 import { emitReportEvent } from '../events.js';
 import { filesOf, loadReport, REPORT_COLUMNS, toReport, type ReportRow } from '../report-row.js';
 import { checkText, requireId } from '../validation.js';
-
-const STATUSES = ['generating', 'generated', 'failed', 'approved', 'rejected'];
 
 export async function getReport(deps: ReportsDeps, req: reports.Ref, ctx: CallerContext): Promise<reports.Report> {
   const row = await loadReport(deps.db, req.id, ctx);
@@ -16,39 +14,20 @@ export async function getReport(deps: ReportsDeps, req: reports.Ref, ctx: Caller
 
 /** GET /reports: newest first, filtered by project_id and status. */
 export async function listReports(deps: ReportsDeps, req: reports.ListReportsRequest, ctx: CallerContext): Promise<reports.ReportList> {
-  const limit = pageLimit(req.page?.limit);
-  const params: unknown[] = [ctx.tenantId, ctx.environment];
-  const where = ['tenant_id = $1', 'environment = $2'];
-  if (req.projectId !== undefined) {
-    params.push(requireId('project', req.projectId, 'project_id'));
-    where.push(`project_id = $${params.length}`);
-  }
+  const q = new ListQuery(req.page);
+  q.and(`tenant_id = ${q.param(ctx.tenantId)}`).and(`environment = ${q.param(ctx.environment)}`);
+  if (req.projectId !== undefined) q.and(`project_id = ${q.param(requireId('project', req.projectId, 'project_id'))}`);
   if (req.status !== undefined) {
-    if (!STATUSES.includes(req.status)) throw new DomainError('400001', { field: 'status', detail: `status must be one of ${STATUSES.join(', ')}.` });
-    params.push(req.status);
-    where.push(`status = $${params.length}`);
+    if (!(REPORT_STATUSES as readonly string[]).includes(req.status))
+      throw new DomainError('400001', { field: 'status', detail: `status must be one of ${REPORT_STATUSES.join(', ')}.` });
+    q.and(`status = ${q.param(req.status)}`);
   }
-  if (req.page?.cursor) {
-    const [createdAt, id] = decodeCursor(req.page.cursor);
-    if (typeof createdAt !== 'string' || typeof id !== 'string')
-      throw new DomainError('400004', { field: 'cursor', detail: 'cursor is not one this API returned' });
-    params.push(createdAt, id);
-    where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
-  }
-  params.push(limit + 1);
-  const { rows } = await deps.db.query<ReportRow>(
-    `SELECT ${REPORT_COLUMNS} FROM reports WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-    params,
-  );
-  const page = toPage(rows, limit, (r) => [r.created_at, r.id]);
+  const { rows } = await deps.db.query<ReportRow>(q.sql(`SELECT ${REPORT_COLUMNS} FROM reports`), q.params);
   const files = await filesOf(
     deps.db,
-    page.items.map((r) => r.id),
+    rows.map((r) => r.id),
   );
-  return {
-    items: page.items.map((r) => toReport(r, files.get(r.id)!)),
-    page: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) },
-  };
+  return q.result(rows, (r) => toReport(r, files.get(r.id)!));
 }
 
 /**

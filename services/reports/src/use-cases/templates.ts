@@ -2,7 +2,7 @@ import type { reports } from '@mp/contracts';
 import { createOnce, type Queryable } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
-import { decodeCursor, newId, pageLimit, toPage } from '@mp/kit';
+import { ListQuery, newId } from '@mp/kit';
 import type { ReportsDeps } from '../deps.js';
 import { checkVersion, loadTemplate, TEMPLATE_COLUMNS, toTemplate, type TemplateRow } from '../template-row.js';
 import { checkFormats, checkPointIds, checkSections, checkText } from '../validation.js';
@@ -45,24 +45,12 @@ export async function getTemplate(deps: ReportsDeps, req: reports.Ref, ctx: Call
 }
 
 export async function listTemplates(deps: ReportsDeps, req: reports.ListTemplatesRequest, ctx: CallerContext): Promise<reports.TemplateList> {
-  const limit = pageLimit(req.page?.limit);
-  const params: unknown[] = [ctx.tenantId, ctx.environment];
-  let after = '';
-  if (req.page?.cursor) {
-    const [createdAt, id] = decodeCursor(req.page.cursor);
-    if (typeof createdAt !== 'string' || typeof id !== 'string')
-      throw new DomainError('400004', { field: 'cursor', detail: 'cursor is not one this API returned' });
-    params.push(createdAt, id);
-    after = ' AND (created_at, id) < ($3::timestamptz, $4)';
-  }
-  params.push(limit + 1);
-  const { rows } = await deps.db.query<TemplateRow>(
-    `SELECT ${TEMPLATE_COLUMNS} FROM templates WHERE tenant_id = $1 AND environment = $2 AND deleted_at IS NULL${after}
-      ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-    params,
-  );
-  const page = toPage(rows, limit, (r) => [r.created_at, r.id]);
-  return { items: page.items.map(toTemplate), page: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } };
+  const q = new ListQuery(req.page);
+  q.and(`tenant_id = ${q.param(ctx.tenantId)}`)
+    .and(`environment = ${q.param(ctx.environment)}`)
+    .and('deleted_at IS NULL');
+  const { rows } = await deps.db.query<TemplateRow>(q.sql(`SELECT ${TEMPLATE_COLUMNS} FROM templates`), q.params);
+  return q.result(rows, toTemplate);
 }
 
 const CLEARABLE = ['description', 'point_ids'];

@@ -1,9 +1,18 @@
 import { DomainError } from '@mp/errors';
-import { decodeCursor, pageLimit, toPage } from '@mp/kit';
-import type { common } from '@mp/contracts';
+import { decodeCursor, pageLimit, toPage } from './pagination.js';
+
+/** A list request's page (the contracts' PageRequest) and the page an answer carries (PageInfo). */
+export interface PageRequest {
+  limit?: number;
+  cursor?: string;
+}
+export interface PageInfo {
+  hasMore: boolean;
+  nextCursor?: string;
+}
 
 /**
- * Keyset pagination shared by every list: newest first by (created_at, <id column>). Callers add
+ * Keyset pagination shared by the services' lists: newest first by (created_at, <id column>). Callers add
  * their WHERE conditions; this adds the cursor condition, the order and the LIMIT.
  */
 export class ListQuery {
@@ -15,7 +24,7 @@ export class ListQuery {
 
   /** `alias` prefixes the key columns (e.g. `t` for `t.created_at`); `idColumn` breaks ties. */
   constructor(
-    private readonly page: common.PageRequest | undefined,
+    private readonly page: PageRequest | undefined,
     opts: { alias?: string; idColumn?: string } = {},
   ) {
     this.limit = pageLimit(page?.limit);
@@ -52,7 +61,7 @@ export class ListQuery {
     rows: R[],
     map: (r: R) => T,
     idOf: (r: R) => string = (r) => (r as unknown as { id: string }).id,
-  ): { items: T[]; page: common.PageInfo } {
+  ): { items: T[]; page: PageInfo } {
     const page = toPage(rows, this.limit, (r) => [r.created_at, idOf(r)]);
     return { items: page.items.map(map), page: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } };
   }
