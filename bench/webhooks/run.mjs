@@ -19,7 +19,7 @@
 //             been delivering for a while (issue 20: delivery collapsed with history)
 //
 // Usage: npm run bench:webhooks [-- --events 20000 --steady-seconds 20 --steady-rate 500 --warmup-seconds 5 --history 1000000]
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { clearInterval, setInterval } from 'node:timers';
@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { projects, webhooks } from '@mp/contracts';
 import { createClient, generatePlatformKeys, keyFileSettings } from '@mp/grpc';
 import { leanUnary } from './lean-grpc.mjs';
-import { procStat } from '../process-stats.mjs';
+import { postgresStat, procStat } from '../process-stats.mjs';
 import { newId, newMasterKey } from '@mp/kit';
 import { createTestDatabase, createTestStream, queryTestDatabase, testCertificate } from '@mp/testing';
 
@@ -43,7 +43,8 @@ const { values: args } = parseArgs({
     'warmup-seconds': { type: 'string', default: '5' },
     // Writes V8 CPU profiles of both services to this directory.
     profile: { type: 'string' },
-    only: { type: 'string' },
+    // Phases to run, comma-separated (steady, backlog, max); all by default.
+    only: { type: 'string', default: 'steady,backlog,max' },
     // Delivered rows (with their events and attempts) put in the tables before the phases: the
     // history that made delivery collapse (issue 20). 0 measures on empty tables.
     history: { type: 'string', default: '0' },
@@ -58,6 +59,8 @@ const STEADY_RATE = Number(args['steady-rate']);
 const WARMUP_SECONDS = Number(args['warmup-seconds']);
 const HISTORY = Number(args.history);
 const BACKLOG = Number(args.backlog);
+const PHASES = new Set(args.only.split(',').map((p) => p.trim()));
+for (const p of PHASES) if (!['steady', 'backlog', 'max'].includes(p)) throw new Error(`--only: unknown phase ${p} (steady, backlog, max)`);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
@@ -187,6 +190,30 @@ const sampler = setInterval(() => {
   memory.projects = Math.max(memory.projects, rssMb(projectsSvc.child.pid));
 }, 250);
 const memoryNow = () => ({ webhooks: rssMb(webhooksSvc.child.pid), projects: rssMb(projectsSvc.child.pid) });
+
+/**
+ * CPU seconds used so far by each part of the pipeline: the two services, the receiver, and the
+ * machine's PostgreSQL and NATS servers (shared with nothing else while the bench runs).
+ */
+const natsPids = () => {
+  try {
+    return execFileSync('pgrep', ['-x', 'nats-server']).toString().trim().split('\n').map(Number);
+  } catch {
+    return [];
+  }
+};
+const cpuNow = () => ({
+  webhooks: procStat(webhooksSvc.child.pid).cpuS,
+  projects: procStat(projectsSvc.child.pid).cpuS,
+  receiver: procStat(receiverProcess.pid).cpuS,
+  postgres: postgresStat().cpuS,
+  nats: natsPids().reduce((sum, pid) => sum + procStat(pid).cpuS, 0),
+});
+/** CPU µs per delivery of each part between two cpuNow() readings. */
+const cpuPerDelivery = (before, after, deliveries) =>
+  Object.keys(before)
+    .map((k) => `${k} ${(((after[k] - before[k]) * 1e6) / Math.max(1, deliveries)).toFixed(0)}`)
+    .join(', ');
 
 // ---------------------------------------------------------------- steady
 async function steady() {
@@ -404,7 +431,7 @@ try {
   console.log(`memory    idle: webhooks ${idle.webhooks.toFixed(0)} MB, projects ${idle.projects.toFixed(0)} MB (RSS)`);
 
   memory.webhooks = 0;
-  const s = args.only === 'max' ? null : await steady();
+  const s = PHASES.has('steady') ? await steady() : null;
   if (s) {
     console.log(
       `steady    ${s.total} events at ${STEADY_RATE}/s through the projects API after a ${WARMUP_SECONDS} s warm-up at that rate (achieved ${s.writeRate.toFixed(0)}/s, ${s.errors} errors): ` +
@@ -413,24 +440,29 @@ try {
     console.log(`          stages: ${await breakdown('project.created', s.since)}`);
   }
 
-  for (const fanOut of BACKLOG > 0 && args.only !== 'steady' ? [1, 4] : []) {
+  for (const fanOut of BACKLOG > 0 && PHASES.has('backlog') ? [1, 4] : []) {
     memory.webhooks = 0;
+    const cpuBefore = cpuNow();
     const b = await backlog(BACKLOG, fanOut);
+    const cpuAfter = cpuNow();
     console.log(
       `backlog   ${b.expected} due deliveries committed at once, ${fanOut} webhook${fanOut > 1 ? 's' : ''}: ${b.delivered} delivered in ${b.seconds.toFixed(1)} s = ` +
         `${b.deliveriesPerSecond.toFixed(0)} deliveries/s (${((100 * b.deliveriesPerSecond) / base.perSecond).toFixed(0)} % of the bare HTTPS loop); ` +
         `first arrival after ${fmt(b.firstMs)}, longest gap between arrivals ${fmt(b.longestGap)}, ${(b.idleMs / 1000).toFixed(2)} s in gaps over 50 ms; peak RSS webhooks ${memory.webhooks.toFixed(0)} MB`,
     );
+    console.log(`          CPU µs per delivery: ${cpuPerDelivery(cpuBefore, cpuAfter, b.delivered)}`);
   }
 
-  for (const [type, fanOut] of args.only === 'steady'
+  for (const [type, fanOut] of !PHASES.has('max')
     ? []
     : [
         ['data.created', 1],
         ['report.generated', 4],
       ]) {
     memory.webhooks = 0;
+    const cpuBefore = cpuNow();
     const m = await max(type, fanOut);
+    const cpuAfter = cpuNow();
     console.log(
       `max       ${m.events} events committed in bulk, ${fanOut} webhook${fanOut > 1 ? 's' : ''}: ${m.delivered} deliveries in ${m.seconds.toFixed(1)} s = ` +
         `${m.eventsPerSecond.toFixed(0)} events/s, ${m.deliveriesPerSecond.toFixed(0)} deliveries/s; commit → arrival p50 ${fmt(m.p50)}, p99 ${fmt(m.p99)}; peak RSS webhooks ${memory.webhooks.toFixed(0)} MB`,
@@ -439,6 +471,7 @@ try {
       `          receiver: longest gap between arrivals ${fmt(m.longestGap)}, ${(m.idleMs / 1000).toFixed(2)} s in gaps over 50 ms; ` +
         `${((100 * m.deliveriesPerSecond) / base.perSecond).toFixed(0)} % of the bare HTTPS loop`,
     );
+    console.log(`          CPU µs per delivery: ${cpuPerDelivery(cpuBefore, cpuAfter, m.delivered)}`);
     console.log(`          stages: ${await breakdown(type)}`);
   }
 } catch (err) {

@@ -7,3 +7,4 @@ export * from './pglite.js';
 export * from './migrate.js';
 export * from './idempotency.js';
 export * from './async-commit.js';
+export * from './keyed-plans.js';

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { encodeBinaryArray } from './array-param.js';
 import { bufferOf, encodeParams, type ParamEncoders } from './params.js';
 import type { Database, Queryable, QueryOptions } from './types.js';
+import { KEYED_PLAN_SETTINGS } from './keyed-plans.js';
 
 // Return timestamps as ISO strings and bigint counts as numbers, the same as PGlite's adapter.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -15,6 +16,8 @@ export interface PgOptions {
   schema: string;
   max?: number;
   applicationName?: string;
+  /** Settings of every connection (startup options), besides search_path. */
+  settings?: Readonly<Record<string, string>>;
 }
 
 /** Arrays and text given as bytes go in binary format (pg sends a Buffer parameter so). */
@@ -22,8 +25,13 @@ const PG_ENCODERS: ParamEncoders = { array: encodeBinaryArray, utf8: (p) => buff
 
 export function createPgDatabase(opts: PgOptions): Database {
   const reserved: Database[] = [];
-  const db = openPool(opts, (max) => {
-    const child = createPgDatabase({ ...opts, max, applicationName: `${opts.applicationName ?? opts.schema}-reserved` });
+  const db = openPool(opts, (max, reserveOpts) => {
+    const child = createPgDatabase({
+      ...opts,
+      max,
+      applicationName: `${opts.applicationName ?? opts.schema}-reserved`,
+      ...(reserveOpts?.keyedPlans ? { settings: { ...opts.settings, ...KEYED_PLAN_SETTINGS } } : {}),
+    });
     reserved.push(child);
     return child;
   });
@@ -38,13 +46,24 @@ export function createPgDatabase(opts: PgOptions): Database {
 
 const ignoreConnectionError = () => undefined;
 
-function openPool(opts: PgOptions, reserve: (max: number) => Database): Database {
+/** `-c name=value` startup options; names and values are checked, so none can smuggle in another. */
+function startupOptions(opts: PgOptions): string {
+  const settings = { search_path: `${opts.schema},public`, ...opts.settings };
+  return Object.entries(settings)
+    .map(([name, value]) => {
+      if (!/^[a-z_][a-z0-9_.]*$/.test(name) || !/^[A-Za-z0-9_.,-]+$/.test(value)) throw new Error(`invalid connection setting ${name}=${value}`);
+      return `-c ${name}=${value}`;
+    })
+    .join(' ');
+}
+
+function openPool(opts: PgOptions, reserve: Database['reserve']): Database {
   if (!/^[a-z_][a-z0-9_]*$/.test(opts.schema)) throw new Error(`invalid schema name ${opts.schema}`);
   const pool = new pg.Pool({
     connectionString: opts.url,
     max: opts.max ?? 10,
     application_name: opts.applicationName ?? opts.schema,
-    options: `-c search_path=${opts.schema},public`,
+    options: startupOptions(opts),
     idleTimeoutMillis: 30_000,
   });
   // An idle client losing its connection (database restart) must not crash the process;

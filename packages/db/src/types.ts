@@ -1,3 +1,5 @@
+import type { ReserveOptions } from './keyed-plans.js';
+
 /** The part of a database connection that runs statements; a transaction is one too. */
 export interface Queryable {
   query<R = Record<string, unknown>>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<{ rows: R[]; rowCount: number }>;
@@ -26,9 +28,9 @@ export interface Database extends Queryable {
    * The same database through connections of its own (at most `max`), for a background loop such
    * as the outbox relay: with API writes holding every pooled connection, a relay sharing the pool
    * would queue behind them and events would wait. Closed with this database. PGlite has a single
-   * connection and returns itself.
+   * connection, shared by every service of the process, and returns itself (without `opts`).
    */
-  reserve(max: number): Database;
+  reserve(max: number, opts?: ReserveOptions): Database;
   readonly kind: 'pg' | 'pglite';
 }
 

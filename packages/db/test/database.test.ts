@@ -99,4 +99,24 @@ describe('reserved connections (PostgreSQL)', () => {
       await tdb.drop();
     }
   });
+
+  it('plans for keys on reserved connections that ask for it, and only there (ADR 0058)', async () => {
+    const tdb = await createTestDatabase();
+    const db = createPgDatabase({ url: tdb.url, schema: 'svc', max: 1 });
+    try {
+      const show = async (q: Database) =>
+        (
+          await q.query<{ seq: string; hash: string; jit: string; path: string }>(
+            `SELECT current_setting('enable_seqscan') AS seq, current_setting('enable_hashjoin') AS hash, current_setting('jit') AS jit, current_setting('search_path') AS path`,
+          )
+        ).rows[0];
+      expect(await show(db.reserve(1, { keyedPlans: true }))).toEqual({ seq: 'off', hash: 'off', jit: 'off', path: 'svc,public' });
+      // The service's pool and other reserved connections plan as usual.
+      expect(await show(db)).toMatchObject({ seq: 'on', hash: 'on', path: 'svc,public' });
+      expect(await show(db.reserve(1))).toMatchObject({ seq: 'on', hash: 'on' });
+    } finally {
+      await db.close();
+      await tdb.drop();
+    }
+  });
 });

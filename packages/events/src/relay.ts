@@ -86,8 +86,10 @@ export class OutboxRelay {
     this.heldBytesMax = opts.heldBytesMax ?? 64 * 1024 * 1024;
     this.heldMaxAgeMs = opts.heldMaxAgeMs ?? 60_000;
     // A connection of its own: under load the service's pool is held by API writes, and a relay
-    // queued behind them delayed events by hundreds of milliseconds (bench/webhooks).
-    this.db = opts.db.reserve(1);
+    // queued behind them delayed events by hundreds of milliseconds (bench/webhooks). Keyed plans
+    // (ADR 0058): its statements reach rows through the pending index and the key, and a plan made
+    // while the outbox was empty would otherwise read the whole table once a burst arrived.
+    this.db = opts.db.reserve(1, { keyedPlans: true });
   }
 
   start(): void {

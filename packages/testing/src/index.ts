@@ -5,3 +5,4 @@ export * from './wait.js';
 export * from './grpc-clients.js';
 export * from './contract.js';
 export * from './log-lines.js';
+export * from './plans.js';

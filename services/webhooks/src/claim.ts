@@ -1,18 +1,6 @@
-import { ASYNC_COMMIT_SQL, type Database } from '@mp/db';
+import { ASYNC_COMMIT_SQL, type Queryable } from '@mp/db';
 import type { ClaimedDelivery } from './attempt.js';
 import { SIGNING_SECRET_SQL } from './webhook-row.js';
-
-/**
- * The claim runs with JIT compilation off (ADR 0021). PostgreSQL JIT-compiles a statement whenever
- * its estimated cost passes jit_above_cost (100,000 by default), and it compiles anew at every
- * execution, cached plan or not. The claim's estimate grows with the table: it assumes ~100
- * webhooks with pending rows (the recursive walk) and a random heap fetch per candidate, and the
- * heap holds the whole delivery history. With 1,000,000 delivered rows and 100,000 pending its
- * generic plan is estimated at ~101,000, and each claim then spent ~20–25 ms compiling ~60
- * functions for ~4 ms of work: the collapse to ~600 deliveries/s of issue 20. The setting is made
- * before planning (the plan records whether to compile), and only for this transaction.
- */
-const JIT_OFF_SQL = 'SET LOCAL jit = off';
 
 /**
  * Claims up to `n` due deliveries: walks the webhooks that have pending deliveries (a loose index
@@ -20,15 +8,19 @@ const JIT_OFF_SQL = 'SET LOCAL jit = off';
  * what this worker already has in flight for it, oldest due first, locks them (SKIP LOCKED: other
  * replicas take others) and leases them.
  *
+ * One statement, its own transaction: the rows it locks are leased when it commits.
  * Committed with synchronous_commit off (ASYNC_COMMIT_SQL): a database crash can only forget a
  * lease, which makes the delivery claimable again (a repeat at worst). The deliveries themselves
  * were committed durably before their event was acknowledged; see ADR 0009.
+ *
+ * Run it on a connection with keyed plans (KEYED_PLAN_SETTINGS, ADR 0058): its plan must reach
+ * every row by key whatever the statistics say. Planned on an empty table, or on statistics taken
+ * before a backlog, it otherwise read whole tables at every claim; and its estimate, which grows
+ * with the history, made PostgreSQL JIT-compile it at every execution (ADR 0021).
  */
-export async function claimDueDeliveries(db: Database, n: number, leaseMs: number, busy: [string, number][], perWebhook: number): Promise<ClaimedDelivery[]> {
-  return db.transaction(async (tx) => {
-    await tx.query(JIT_OFF_SQL);
-    const { rows } = await tx.query<ClaimedDelivery>(
-      `WITH RECURSIVE ${ASYNC_COMMIT_SQL}, hooks(webhook_id) AS (
+export async function claimDueDeliveries(db: Queryable, n: number, leaseMs: number, busy: [string, number][], perWebhook: number): Promise<ClaimedDelivery[]> {
+  const { rows } = await db.query<ClaimedDelivery>(
+    `WITH RECURSIVE ${ASYNC_COMMIT_SQL}, hooks(webhook_id) AS (
          (SELECT webhook_id FROM deliveries WHERE status = 'pending' ORDER BY webhook_id LIMIT 1)
          UNION ALL
          SELECT (SELECT d.webhook_id FROM deliveries d WHERE d.status = 'pending' AND d.webhook_id > h.webhook_id ORDER BY d.webhook_id LIMIT 1)
@@ -64,10 +56,9 @@ export async function claimDueDeliveries(db: Database, n: number, leaseMs: numbe
        SELECT c.id, c.attempts, c.cycle, c.event_id, c.event_type, e.occurred_at, e.data, e.traceparent, c.webhook_id,
               w.url, ${SIGNING_SECRET_SQL('w')} AS secret_sealed, w.max_retries, w.retry_interval, w.active, (w.deleted_at IS NOT NULL) AS deleted
          FROM claimed c JOIN events e ON e.event_id = c.event_id JOIN webhooks w ON w.id = c.webhook_id CROSS JOIN async_commit`,
-      [n, leaseMs, busy.map(([id]) => id), busy.map(([, k]) => k), perWebhook],
-      // Planning this statement costs more than running it: plan once per connection.
-      { prepare: 'webhooks_claim' },
-    );
-    return rows;
-  });
+    [n, leaseMs, busy.map(([id]) => id), busy.map(([, k]) => k), perWebhook],
+    // Planning this statement costs more than running it: plan once per connection.
+    { prepare: 'webhooks_claim' },
+  );
+  return rows;
 }

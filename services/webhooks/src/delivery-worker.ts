@@ -51,11 +51,12 @@ export class DeliveryWorker {
   private readonly leaseMs: number;
   private readonly recorder: AttemptRecorder;
   /**
-   * The claims' own connection: claims run one at a time, and in the shared pool each claim's
-   * statements (a transaction of four round trips, see claim.ts) queued behind ingestion and API
-   * statements while the receiver waited for work.
+   * The worker's own connections, one for claims and one for the recorder (each runs one statement
+   * at a time): in the shared pool their statements queued behind ingestion and API statements
+   * while the receiver waited for work. Keyed plans (ADR 0058): both statements reach their rows by
+   * key, and plans made on the empty tables of a fresh start read whole tables once work arrived.
    */
-  private readonly claimDb: Database;
+  private readonly deliveryDb: Database;
 
   constructor(
     private readonly deps: WebhooksDeps,
@@ -63,8 +64,8 @@ export class DeliveryWorker {
     private readonly opts: WorkerOptions,
   ) {
     this.leaseMs = deps.sender.timeoutMs + LEASE_MARGIN_MS;
-    this.recorder = new AttemptRecorder(deps.db, logger);
-    this.claimDb = deps.db.reserve(1);
+    this.deliveryDb = deps.db.reserve(2, { keyedPlans: true });
+    this.recorder = new AttemptRecorder(this.deliveryDb, logger);
   }
 
   start(): void {
@@ -132,7 +133,7 @@ export class DeliveryWorker {
     for (const [id, silent] of this.silentInARow) {
       if (silent >= UNRESPONSIVE_AFTER) busy.set(id, (busy.get(id) ?? 0) + Math.max(0, this.opts.perWebhookConcurrency - UNRESPONSIVE_CONCURRENCY));
     }
-    return claimDueDeliveries(this.claimDb, n, this.leaseMs, [...busy], this.opts.perWebhookConcurrency);
+    return claimDueDeliveries(this.deliveryDb, n, this.leaseMs, [...busy], this.opts.perWebhookConcurrency);
   }
 
   private launch(d: ClaimedDelivery): void {

@@ -85,7 +85,9 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
     logger: opts.logger,
     portSetting: 'MP_WEBHOOKS_GRPC_PORT',
   });
-  const ingester = new EventIngester(deps);
+  // Ingestion's own connection, with keyed plans like the worker's (ADR 0058): its statement
+  // stores a batch and finds each event's webhooks by key.
+  const ingester = new EventIngester({ ...deps, db: opts.db.reserve(1, { keyedPlans: true }) });
   // Two pullers on one durable consumer (JetStream hands each message to one of them, and one
   // keeps consuming while the other reconnects), each handing up to half of ingestConcurrency
   // events at once to the ingester, which commits what it holds together.

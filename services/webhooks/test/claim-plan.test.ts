@@ -25,7 +25,7 @@ function explainingClaims(db: Database, plans: unknown[]): Database {
     ...db,
     query: watch(db).query,
     transaction: (fn) => db.transaction((tx) => fn(watch(tx))),
-    reserve: (max) => explainingClaims(db.reserve(max), plans),
+    reserve: (max, opts) => explainingClaims(db.reserve(max, opts), plans),
   };
 }
 
