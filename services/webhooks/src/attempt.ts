@@ -152,6 +152,11 @@ export async function recordAttempts(q: Queryable, records: AttemptRecord[]): Pr
        SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::int[],
                             $8::text[], $9::text[], $10::int[], $11::text[], $12::timestamptz[])
          AS t(delivery_id, cycle, attempt, started_at, finished_at, duration_ms, http_status, outcome, error, redirects, status, next_attempt_at)
+          -- The state an attempt starts from, compared as a column: a constant status = 'pending'
+          -- on d would let the planner drive the update from the partial indexes of open rows,
+          -- which stale statistics put at about one row: it then read them all for every batch
+          -- (ADR 0058). Compared so, only the primary key reaches d.
+          CROSS JOIN (VALUES ('pending')) AS f(from_status)
      ), attempts AS (
        INSERT INTO delivery_attempts (delivery_id, cycle, attempt, started_at, finished_at, duration_ms, http_status, outcome, error, redirects, retry_at)
        SELECT delivery_id, cycle, attempt, started_at, finished_at, duration_ms, http_status, outcome, error, redirects, next_attempt_at FROM input
@@ -164,7 +169,7 @@ export async function recordAttempts(q: Queryable, records: AttemptRecord[]): Pr
             failed_at = CASE WHEN i.status = 'failed' THEN i.finished_at END,
             next_attempt_at = i.next_attempt_at, lease_until = NULL, updated_at = now()
        FROM input i CROSS JOIN async_commit
-      WHERE d.id = i.delivery_id AND d.cycle = i.cycle AND d.attempts = i.attempt - 1 AND d.status = 'pending'
+      WHERE d.id = i.delivery_id AND d.cycle = i.cycle AND d.attempts = i.attempt - 1 AND d.status = i.from_status
      RETURNING d.id, d.status`,
     [
       col((r) => r.delivery.id),

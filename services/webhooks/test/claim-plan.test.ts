@@ -9,12 +9,16 @@ import { startTestWebhooks, type TestWebhooks } from './support/service.js';
 // over the threshold, as the claim's is with history, and the claim must still run without JIT.
 
 const CLAIM_STATEMENT = 'webhooks_claim';
+const RECORD_STATEMENT = 'webhooks_record_attempts';
 
-/** A database that, before each claim, asks PostgreSQL (same connection, same transaction) how it would run it. */
-function explainingClaims(db: Database, plans: unknown[]): Database {
+/**
+ * A database that, before each run of the watched statements (the claim by default), asks
+ * PostgreSQL (same connection settings, same transaction if any) how it would run it.
+ */
+function explainingClaims(db: Database, plans: unknown[], statements = [CLAIM_STATEMENT]): Database {
   const watch = (q: Queryable): Queryable => ({
     async query<R>(sql: string, params?: unknown[], opts?: QueryOptions) {
-      if (opts?.prepare === CLAIM_STATEMENT) {
+      if (opts?.prepare && statements.includes(opts.prepare)) {
         const { rows } = await q.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
         plans.push(rows[0]!['QUERY PLAN']);
       }
@@ -25,7 +29,7 @@ function explainingClaims(db: Database, plans: unknown[]): Database {
     ...db,
     query: watch(db).query,
     transaction: (fn) => db.transaction((tx) => fn(watch(tx))),
-    reserve: (max, opts) => explainingClaims(db.reserve(max, opts), plans),
+    reserve: (max, opts) => explainingClaims(db.reserve(max, opts), plans, statements),
   };
 }
 
@@ -109,14 +113,14 @@ describe('claiming due deliveries with statistics taken before the backlog (issu
 
   beforeAll(async () => {
     receiver = await startHttpsReceiver();
-    t = await startTestWebhooks({}, { wrapDatabase: (db) => explainingClaims(db, plans) });
+    t = await startTestWebhooks({}, { wrapDatabase: (db) => explainingClaims(db, plans, [CLAIM_STATEMENT, RECORD_STATEMENT]) });
   });
   afterAll(async () => {
     await receiver?.close();
     await t?.stop();
   });
 
-  it('reaches each claimed row by its key, never by reading every pending row', async () => {
+  it('reaches each claimed and each recorded row by its key, never by reading every pending row', async () => {
     const { webhook } = await t.client.createWebhook({ name: 'stale', url: receiver.url, events: ['project.created'] }, t.ctx);
     // History only, analysed: the planner then believes there is about one pending row, as on a
     // platform whose last ANALYZE came before a burst of events. Autovacuum is kept out of it.
