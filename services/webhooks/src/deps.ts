@@ -1,7 +1,8 @@
 import type https from 'node:https';
 import type tls from 'node:tls';
 import type { Database } from '@mp/db';
-import type { Clock, Logger, SecretBox } from '@mp/kit';
+import type { Clock, Logger } from '@mp/kit';
+import type { WebhookSecrets } from './delivery/opened-secrets.js';
 import type { WebhookMetrics } from './metrics.js';
 
 export interface SenderSettings {
@@ -18,7 +19,7 @@ export interface WebhooksDeps {
   db: Database;
   logger: Logger;
   clock: Clock;
-  secrets: SecretBox;
+  secrets: WebhookSecrets;
   sender: SenderSettings;
   metrics: WebhookMetrics;
   /** Wakes the delivery worker after new deliveries were committed or made due. */

@@ -6,6 +6,7 @@ import { startGrpcServer, type ServiceAuth } from '@mp/grpc';
 import { SecretBox, systemClock, type Clock, type Logger } from '@mp/kit';
 import type { WebhooksDeps } from './deps.js';
 import { createDeliveryAgent } from './delivery/agent.js';
+import { withOpenedSecrets } from './delivery/opened-secrets.js';
 import { DEFAULT_TIMEOUT_MS } from './delivery/send.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { DeliveryHistoryPurger } from './history-purge.js';
@@ -61,7 +62,7 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
     db: opts.db,
     logger: opts.logger,
     clock: opts.clock ?? systemClock,
-    secrets: new SecretBox(opts.secretsKey),
+    secrets: withOpenedSecrets(new SecretBox(opts.secretsKey)),
     sender: {
       allowPrivate: opts.allowPrivateTargets,
       timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
