@@ -50,6 +50,12 @@ if [ ! -x /usr/bin/chromium ]; then
   install_pkgs --no-install-recommends chromium || exit 1
 fi
 
+# poppler-utils (pdftotext, pdfinfo, pdffonts): the report tests read the PDFs they generate as a
+# user's PDF reader would (text, fonts, dates), not by inspecting pdfkit's output.
+if ! command -v pdftotext >/dev/null || ! command -v pdffonts >/dev/null || ! command -v pdfinfo >/dev/null; then
+  install_pkgs --no-install-recommends poppler-utils || exit 1
+fi
+
 # Go with Debian's sprig, YAML and JSON-schema packages: test/deploy renders the Helm chart with
 # them (helm's own template engine; no helm binary here), built offline from /usr/share/gocode.
 go_pkgs=""
@@ -69,4 +75,4 @@ if command -v psql >/dev/null && ! psql -h 127.0.0.1 -U postgres -d postgres -At
   echo "ensure-infra: PostgreSQL is up but user postgres cannot connect over 127.0.0.1 (trust auth expected)" >&2
   exit 1
 fi
-echo "ensure-infra: PostgreSQL, Redis and NATS JetStream are up; Chromium and Go (for the chart tests) are installed"
+echo "ensure-infra: PostgreSQL, Redis and NATS JetStream are up; Chromium, poppler-utils and Go (for the chart tests) are installed"

@@ -3,7 +3,8 @@
 // Starts the projects and webhooks services as separate processes (their standalone main.js) on
 // the machine's PostgreSQL and NATS JetStream, with a database and stream of their own, and a
 // local HTTPS receiver in a process of its own (receiver.mjs). Measures:
-//   baseline  a bare keep-alive HTTPS POST loop to the same receiver (what the machine can do)
+//   baseline  a bare keep-alive HTTPS POST loop to the same receiver (what the machine can do), with
+//             undici (the service's client) and node:https
 //   steady    500 events/s written through the projects service API (gRPC CreateProject) →
 //             outbox → relay → JetStream → webhooks → receiver; p50/p99 from the write to arrival,
 //             measured after a warm-up at the same rate (--warmup-seconds, default 5)
@@ -22,6 +23,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
+import { Agent as UndiciAgent } from 'undici';
 import { clearInterval, setInterval } from 'node:timers';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -83,38 +85,53 @@ const receiverUrl = await new Promise((resolve) => {
 });
 
 // ---------------------------------------------------------------- baseline
-async function baseline(seconds = 5, concurrency = 64) {
-  const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency });
+/**
+ * A bare keep-alive HTTPS POST loop to the same receiver, 64 at a time: with node:https, and with
+ * undici (the webhooks service's client since ADR 0059, and the faster of the two; shares are of it).
+ */
+async function baseline(client, seconds = 5, concurrency = 64) {
   const body = JSON.stringify({ event_id: 'evt_baseline', data: { x: 1 } });
-  const latencies = [];
-  const end = performance.now() + seconds * 1000;
-  const post = () =>
+  const headers = { 'content-type': 'application/json' };
+  const agent = client === 'undici' ? new UndiciAgent({ connect: { ca: tls.cert } }) : new https.Agent({ keepAlive: true, maxSockets: concurrency });
+  const origin = new URL(receiverUrl).origin;
+  const postHttps = () =>
     new Promise((resolve, reject) => {
-      const t0 = now();
       const req = https.request(
         receiverUrl,
-        { method: 'POST', agent, ca: tls.cert, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        { method: 'POST', agent, ca: tls.cert, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
         (res) => {
           res.resume();
-          res.on('end', () => {
-            latencies.push(now() - t0);
-            resolve();
-          });
+          res.on('end', resolve);
         },
       );
       req.on('error', reject);
       req.end(body);
     });
+  const postUndici = async () => {
+    const res = await agent.request({ origin, path: '/hook', method: 'POST', headers, body });
+    await res.body.dump();
+  };
+  const post = client === 'undici' ? postUndici : postHttps;
+  const latencies = [];
+  const answered = [];
+  const end = performance.now() + seconds * 1000;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (performance.now() < end) await post();
+      while (performance.now() < end) {
+        const t0 = now();
+        await post();
+        answered.push(now());
+        latencies.push(answered.at(-1) - t0);
+      }
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  agent.destroy();
+  await agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { perSecond: latencies.length / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99) };
+  // Gaps between answers of a loop that always has 64 requests out: the machine's own pauses, to
+  // set the delivery phases' gaps against.
+  return { perSecond: latencies.length / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), ...idleGaps(answered) };
 }
 
 // ---------------------------------------------------------------- platform
@@ -421,8 +438,12 @@ try {
   console.log(
     `Webhook delivery benchmark — ${new Date().toISOString()} — ${cpus().length} × ${cpus()[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`,
   );
-  const base = await baseline();
-  console.log(`baseline  bare HTTPS POST loop (64 keep-alive connections): ${base.perSecond.toFixed(0)} req/s, p50 ${fmt(base.p50)}, p99 ${fmt(base.p99)}`);
+  const viaHttps = await baseline('node:https');
+  const base = await baseline('undici');
+  console.log(
+    `baseline  bare HTTPS POST loop (64 keep-alive connections): undici ${base.perSecond.toFixed(0)} req/s, p50 ${fmt(base.p50)}, p99 ${fmt(base.p99)}, ` +
+      `longest gap between answers ${fmt(base.longestGap)}; node:https ${viaHttps.perSecond.toFixed(0)} req/s, p50 ${fmt(viaHttps.p50)}, p99 ${fmt(viaHttps.p99)}, longest gap ${fmt(viaHttps.longestGap)}`,
+  );
   if (HISTORY > 0) {
     const seconds = await seedHistory(HISTORY);
     console.log(`history   ${HISTORY} delivered deliveries (events, attempts) over 4 webhooks, written and analysed in ${seconds.toFixed(1)} s`);

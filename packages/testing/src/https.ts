@@ -25,6 +25,8 @@ export interface HttpsReceiver {
   url: string;
   port: number;
   requests: ReceivedRequest[];
+  /** TLS connections accepted so far (a keep-alive sender reuses one). */
+  connections: number;
   /** Replies used in order, one per request; when they run out, `fallback` answers. */
   replies: ReceiverReply[];
   fallback: ReceiverReply | ((req: ReceivedRequest) => ReceiverReply);
@@ -38,7 +40,7 @@ export async function startHttpsReceiver(opts: { replies?: ReceiverReply[]; fall
   const tls = await testCertificate();
   const requests: ReceivedRequest[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
-  const receiver = {} as HttpsReceiver;
+  const receiver = { connections: 0 } as HttpsReceiver;
   const server = https.createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -63,6 +65,7 @@ export async function startHttpsReceiver(opts: { replies?: ReceiverReply[]; fall
   });
   const sockets = new Set<import('node:net').Socket>();
   server.on('secureConnection', (s) => {
+    receiver.connections++;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });

@@ -1,5 +1,5 @@
-import type https from 'node:https';
 import type tls from 'node:tls';
+import type { Dispatcher } from 'undici';
 import type { Database } from '@mp/db';
 import type { Clock, Logger } from '@mp/kit';
 import type { WebhookSecrets } from './delivery/opened-secrets.js';
@@ -10,8 +10,8 @@ export interface SenderSettings {
   timeoutMs: number;
   /** Trusted CAs for receivers (the system roots plus NODE_EXTRA_CA_CERTS), built once. */
   secureContext?: tls.SecureContext;
-  /** Keep-alive agent shared by every attempt of this service. */
-  agent?: https.Agent;
+  /** Keep-alive connection pool shared by every attempt of this service (holds its own address guard). */
+  agent?: Dispatcher;
 }
 
 /** What every use case of the webhooks service is given. */

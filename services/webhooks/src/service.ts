@@ -56,7 +56,8 @@ const INGEST_PULLERS = 2;
 
 export async function startWebhooksService(opts: WebhooksServiceOptions) {
   let worker: DeliveryWorker | null = null;
-  const agent = createDeliveryAgent();
+  const secureContext = opts.extraCa?.length ? createSecureContext({ ca: [...rootCertificates, ...opts.extraCa] }) : undefined;
+  const agent = createDeliveryAgent({ allowPrivate: opts.allowPrivateTargets, ...(secureContext ? { secureContext } : {}) });
   const metrics = new WebhookMetrics();
   const deps: WebhooksDeps = {
     db: opts.db,
@@ -67,7 +68,7 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
       allowPrivate: opts.allowPrivateTargets,
       timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       agent,
-      ...(opts.extraCa?.length ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...opts.extraCa] }) } : {}),
+      ...(secureContext ? { secureContext } : {}),
     },
     metrics,
     wakeWorker: () => worker?.wake(),
@@ -124,7 +125,7 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
       await monitor.stop();
       await purger.stop();
       await worker!.stop();
-      agent.destroy();
+      await agent.destroy();
     },
   };
 }

@@ -275,7 +275,7 @@ describe('sendWebhook: timeouts and network errors', () => {
     const res = await sendWebhook(options(url));
     expect(res.outcome).toBe('retry');
     expect(res.httpStatus).toBeNull();
-    expect(res.error).toMatch(/ECONNRESET|socket hang up/);
+    expect(res.error).toMatch(/ECONNRESET|other side closed/);
   });
 
   it('an untrusted certificate (TLS error) → retry', async () => {

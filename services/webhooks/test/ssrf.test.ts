@@ -165,7 +165,7 @@ describe('DNS rebinding', () => {
 
   it('is checked per connection with the keep-alive agent too', async () => {
     const agent = createDeliveryAgent();
-    cleanups.push(async () => agent.destroy());
+    cleanups.push(() => agent.destroy());
     const r = await receiver();
     const res = await sendWebhook(options(`https://localhost:${r.port}/hook`, { agent }));
     expect(res).toMatchObject({ outcome: 'failed', httpStatus: null });
@@ -175,18 +175,18 @@ describe('DNS rebinding', () => {
 });
 
 describe('keep-alive agent', () => {
-  it('reuses one connection for attempts to the same receiver', async () => {
-    const agent = createDeliveryAgent();
-    cleanups.push(async () => agent.destroy());
+  it('reuses its connections for attempts to the same receiver', async () => {
+    const agent = createDeliveryAgent({ ca });
+    cleanups.push(() => agent.destroy());
     const r = await receiver();
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 10; i++) {
       const res = await sendWebhook(options(r.url, { agent, allowPrivate: true }));
       expect(res.outcome).toBe('delivered');
     }
-    expect(r.requests).toHaveLength(5);
-    // One socket, back in the pool after each attempt.
-    expect(Object.values(agent.freeSockets).flat()).toHaveLength(1);
-    expect(Object.values(agent.sockets).flat()).toHaveLength(0);
+    expect(r.requests).toHaveLength(10);
+    // Back in the pool after each attempt: one connection, or two when an attempt starts in the
+    // same turn as the previous one ended, before the pool has taken its connection back.
+    expect(r.connections).toBeLessThanOrEqual(2);
   });
 
   it('a pooled connection the receiver closed is replaced at once, without spending a retry', async () => {
@@ -204,10 +204,13 @@ describe('keep-alive agent', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
-    const agent = createDeliveryAgent();
-    cleanups.push(async () => agent.destroy());
+    const agent = createDeliveryAgent({ ca: [tls.cert] });
+    cleanups.push(() => agent.destroy());
     const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
     expect((await sendWebhook(options(url, { agent, allowPrivate: true }))).outcome).toBe('delivered');
+    // The connection idles in the pool (the case of a receiver closing idle connections), then
+    // carries the next attempt.
+    await new Promise((r) => setTimeout(r, 20));
     const second = await sendWebhook(options(url, { agent, allowPrivate: true }));
     expect(second).toMatchObject({ outcome: 'delivered', httpStatus: 200 });
     expect(requests).toBe(3);

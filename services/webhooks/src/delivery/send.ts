@@ -1,8 +1,7 @@
-import https from 'node:https';
-import type { ClientRequest, IncomingMessage } from 'node:http';
 import net from 'node:net';
 import type tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
+import { Client, type Dispatcher } from 'undici';
 import { guardedLookup, hostOf, isForbiddenAddress, type AddressPolicy, type ResolveHost } from './target-guard.js';
 
 export interface SendOptions {
@@ -18,16 +17,14 @@ export interface SendOptions {
   allowPrivate: boolean;
   /** Trusted CAs; when given, used INSTEAD of the default roots. */
   ca?: string[];
-  /**
-   * TLS context holding the trusted CAs, built once per service: passing `ca` on every request
-   * would build a context per connection and make the agent key a 200 KB string per request.
-   */
+  /** TLS context holding the trusted CAs, built once per service (used instead of `ca`). */
   secureContext?: tls.SecureContext;
   /**
-   * Keep-alive agent shared by the attempts of one service (see agent.ts); without it every hop
-   * opens a new TLS connection. A reused socket was checked when it connected.
+   * Keep-alive connection pool shared by the attempts of one service (see agent.ts), which holds
+   * its own address guard and CAs; without it every hop opens a new TLS connection, guarded with
+   * this attempt's settings. A pooled connection was checked when it connected.
    */
-  agent?: https.Agent;
+  agent?: Dispatcher;
   /** Replaces the system resolver (tests). */
   resolve?: ResolveHost;
   /** Replaces the address policy (tests; see AddressPolicy). */
@@ -59,10 +56,27 @@ const TRANSPORT_HEADERS = new Set(['content-length', 'host', 'transfer-encoding'
 type HopResult =
   | { kind: 'response'; status: number; location: string | undefined }
   | { kind: 'timeout' }
-  | { kind: 'error'; err: unknown; fatal: boolean; staleSocket?: boolean };
+  | { kind: 'error'; err: unknown; fatal: boolean; closedBeforeAnswer?: boolean };
 
-/** Errors a kept-alive socket shows when the receiver closed it while it sat idle in the pool. */
-const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+/**
+ * Errors of a connection that closed before any answer: most often a kept-alive connection the
+ * receiver closed while it sat in the pool, just as the request went out on it.
+ */
+const CLOSED_BEFORE_ANSWER = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+/** Errors of the request itself (a header value no server may receive): trying again cannot help. */
+const FATAL_REQUEST_ERRORS = new Set(['UND_ERR_INVALID_ARG', 'ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN']);
+
+/**
+ * What the sender's connections are opened with: the address guard (every address a name
+ * resolves to is checked when a connection is made, so a name that rebinds to a private address
+ * gets no connection) and the trusted CAs.
+ */
+export function connectOptions(o: Pick<SendOptions, 'allowPrivate' | 'resolve' | 'isForbidden' | 'secureContext' | 'ca'>) {
+  return {
+    lookup: guardedLookup(o.allowPrivate, o.resolve, o.isForbidden),
+    ...(o.secureContext ? { secureContext: o.secureContext } : o.ca ? { ca: o.ca } : {}),
+  };
+}
 
 function errorText(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
@@ -77,69 +91,66 @@ function errorText(err: unknown): string {
 }
 
 /** One request/response exchange, bounded by `remainingMs`. Never rejects. */
-function requestOnce(url: URL, opts: SendOptions, remainingMs: number): Promise<HopResult> {
-  return new Promise<HopResult>((resolve) => {
-    let settled = false;
-    let req: ClientRequest | undefined;
-    let res: IncomingMessage | undefined;
-    let response: HopResult | undefined;
-
-    // keepSocket: the response was read to its end, so a keep-alive socket can serve the next
-    // attempt. Any other ending (time-out, oversized body, error) frees the socket at once.
-    const finish = (r: HopResult, keepSocket = false) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (!keepSocket) {
-        res?.destroy();
-        req?.destroy();
-      }
-      resolve(r);
-    };
-    const timer = setTimeout(() => finish(response ?? { kind: 'timeout' }), Math.max(0, remainingMs));
-
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(opts.headers)) if (!TRANSPORT_HEADERS.has(k.toLowerCase())) headers[k] = v;
-    headers['content-length'] = String(Buffer.byteLength(opts.body, 'utf8'));
-
+async function requestOnce(url: URL, opts: SendOptions, remainingMs: number): Promise<HopResult> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(opts.headers)) if (!TRANSPORT_HEADERS.has(k.toLowerCase())) headers[k] = v;
+  // No pool given: a connection for this hop alone, closed after it.
+  const oneOff = opts.agent ? null : new Client(url.origin, { connect: connectOptions(opts), pipelining: 1 });
+  const dispatcher: Dispatcher = opts.agent ?? oneOff!;
+  const abort = new AbortController();
+  let response: HopResult | undefined;
+  const exchange = (async (): Promise<HopResult> => {
     try {
-      req = https.request(
-        url,
-        {
-          method: 'POST',
-          headers,
-          agent: opts.agent ?? false,
-          lookup: guardedLookup(opts.allowPrivate, opts.resolve, opts.isForbidden),
-          ...(opts.secureContext ? { secureContext: opts.secureContext } : opts.ca ? { ca: opts.ca } : {}),
-        },
-        (incoming) => {
-          res = incoming;
-          const location = incoming.headers.location;
-          response = { kind: 'response', status: incoming.statusCode ?? 0, location: typeof location === 'string' && location !== '' ? location : undefined };
-          const done = () => finish(response!);
-          let bytes = 0;
-          incoming.on('data', (chunk: Buffer) => {
-            bytes += chunk.length;
-            if (bytes >= MAX_RESPONSE_BYTES) done();
-          });
-          incoming.on('end', () => finish(response!, true));
-          incoming.on('aborted', done);
-          incoming.on('error', done);
-          incoming.on('close', done);
-        },
-      );
+      const res = await dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers,
+        body: opts.body,
+        signal: abort.signal,
+      });
+      const location = res.headers.location;
+      response = { kind: 'response', status: res.statusCode, location: typeof location === 'string' && location !== '' ? location : undefined };
+      // Read to the end, so the connection can serve the next attempt; past the cap it is dropped.
+      let bytes = 0;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        bytes += chunk.length;
+        if (bytes >= MAX_RESPONSE_BYTES) {
+          res.body.destroy();
+          break;
+        }
+      }
+      return response;
     } catch (err) {
-      // Synchronous failures (invalid header values and the like) will not improve on retry.
-      finish({ kind: 'error', err, fatal: true });
-      return;
+      // An answer that arrived stands, whatever became of its body (reset, oversize).
+      if (response) return response;
+      const code = (err as NodeJS.ErrnoException | null)?.code;
+      return {
+        kind: 'error',
+        err,
+        fatal: code !== undefined && FATAL_REQUEST_ERRORS.has(code),
+        closedBeforeAnswer: code !== undefined && CLOSED_BEFORE_ANSWER.has(code),
+      };
     }
-    const sent = req;
-    sent.on('error', (err) => {
-      const code = (err as NodeJS.ErrnoException).code;
-      finish(response ?? { kind: 'error', err, fatal: false, staleSocket: sent.reusedSocket && code !== undefined && STALE_SOCKET_CODES.has(code) });
-    });
-    sent.end(opts.body);
+  })();
+  // The time limit does not wait for the exchange to notice the abort: a connection still in its
+  // TLS handshake gives up only at undici's own connect time-out.
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<HopResult>((resolve) => {
+    timer = setTimeout(
+      () => {
+        abort.abort();
+        resolve(response ?? { kind: 'timeout' });
+      },
+      Math.max(0, remainingMs),
+    );
   });
+  try {
+    return await Promise.race([exchange, timeout]);
+  } finally {
+    clearTimeout(timer);
+    if (oneOff) void oneOff.destroy().catch(() => undefined);
+  }
 }
 
 /**
@@ -186,9 +197,11 @@ export async function sendWebhook(opts: SendOptions): Promise<AttemptResult> {
       const remaining = deadline - performance.now();
       if (remaining <= 0) return result('retry', null, `timeout after ${timeoutMs} ms`);
       let hop = await requestOnce(url, opts, remaining);
-      if (hop.kind === 'error' && hop.staleSocket) {
-        // The pooled socket had been closed by the receiver; nothing reached it. Send again on a
-        // fresh connection (the agent drops the dead one) instead of spending a retry on it.
+      if (hop.kind === 'error' && hop.closedBeforeAnswer && deadline - performance.now() > 0) {
+        // The connection closed before any answer, most often a pooled one the receiver had
+        // closed: send once more on a fresh connection (the pool drops the dead one) instead of
+        // spending a retry of the schedule on it. At worst the receiver gets the delivery twice,
+        // which event_id lets it recognise (spec §6.4).
         hop = await requestOnce(url, opts, deadline - performance.now());
       }
 
