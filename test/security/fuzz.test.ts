@@ -21,7 +21,10 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const MAX_FAILURES = 2_000;
 // MP_FUZZ_REPORT=<file> writes every failure there (JSON lines) for a closer look.
 const REPORT_FILE = process.env.MP_FUZZ_REPORT;
-const RUN_BUDGET_MS = 150_000;
+// A guard against a platform that slows to a crawl, not a speed requirement: on the 2-core CI
+// machine, beside the other test files, 10,000 requests took 122 s in one full run and 151 s in the
+// next (60–82 requests/s).
+const RUN_BUDGET_MS = 220_000;
 const BEARER_EVERY = 250;
 
 interface Failure {
@@ -130,7 +133,7 @@ describe('fuzzing every endpoint of the gateway', () => {
     // One line per failure class; the classes' reproducing requests are printed above.
     expect([...classify(failures)].map(([key, list]) => `${list.length}× ${key} (first: seed ${SEED + list[0]!.index})`)).toEqual([]);
     expect(sent).toBe(REQUESTS);
-  }, 240_000);
+  }, 300_000);
 });
 
 /** Failures by what came back: the status and code of a 5xx, or the kind of broken answer. */
