@@ -11,11 +11,14 @@ describe('startLifecycle', () => {
       import { createLogger, lifecycleSettings, parseConfig, startLifecycle } from '@mp/kit';
       import { z } from 'zod';
       const settings = parseConfig(z.object(lifecycleSettings), process.env);
-      const life = await startLifecycle('probe', settings, createLogger('probe'));
+      const logger = createLogger('probe');
+      const life = await startLifecycle('probe', settings, logger);
       process.stdin.once('data', () => {
+        // The steps log through the lifecycle's own logger: its writes are asynchronous, so lines
+        // written beside it with console.log could come out ahead of earlier log lines.
         life.serving([
-          async () => console.log('step 1'),
-          ${step === 'hangs' ? '() => new Promise(() => {})' : "async () => console.log('step 2')"},
+          async () => logger.info('step 1'),
+          ${step === 'hangs' ? '() => new Promise(() => {})' : "async () => logger.info('step 2')"},
         ]);
         console.log('serving');
       });`;
@@ -58,7 +61,7 @@ describe('startLifecycle', () => {
     expect(await get(Number(port), '/readyz')).toBe(200);
     c.proc.kill('SIGTERM');
     expect(await c.exited).toBe(0);
-    expect(c.output()).toMatch(/draining: not ready[\s\S]*step 1\n[\s\S]*step 2\n[\s\S]*drained; exiting/);
+    expect(c.output()).toMatch(/draining: not ready[\s\S]*"msg":"step 1"[\s\S]*"msg":"step 2"[\s\S]*drained; exiting/);
   });
 
   it('exits 1 when the drain outlasts MP_SHUTDOWN_TIMEOUT_MS', async () => {
