@@ -15,18 +15,17 @@
 // to leave out the CSV + XLSX of the year, BENCH_REPORTS_NODE_OPTIONS (NODE_OPTIONS of the reports
 // process, e.g. "--max-semi-space-size=4" as the README recommends for reports pods).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import https from 'node:https';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { projects } from '@mp/contracts';
 import { createPgDatabase } from '@mp/db';
 import { authFromKeyFiles, createClient, keyFileSettings } from '@mp/grpc';
-import { createSelfSignedCertificate } from '@mp/kit';
 import { rebuildRollups } from '@mp/monitoring-data';
-import { createTestDatabase } from '@mp/testing';
+import { createTestStream } from '@mp/testing';
+import { ADMIN, startBenchPlatform, stopProcess } from '../support/platform.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -44,68 +43,17 @@ const loadStart = loadavg()
   .map((x) => x.toFixed(1))
   .join(' ');
 
-const db = await createTestDatabase();
-const tls = await createSelfSignedCertificate();
-const dataDir = mkdtempSync(join(tmpdir(), 'mp-bench-reports-'));
-const env = {
-  ...process.env,
-  BENCH_TLS: JSON.stringify({ cert: tls.cert, key: tls.key }),
-  MP_DATABASE_URL: db.url,
-  MP_HTTPS_PORT: '0',
-  MP_SANDBOX_HTTPS_PORT: '0',
-  MP_BIND_HOST: '127.0.0.1',
-  MP_ADMIN_USERNAME: 'admin',
-  MP_ADMIN_PASSWORD: 'bench password 0123',
-  MP_DATA_DIR: dataDir,
-  MP_LIMIT_DATA_RECORDS_PER_MINUTE: '1000000000',
-  MP_LIMIT_API_PER_MINUTE: '1000000000',
-  MP_LIMIT_REPORTS_PER_HOUR: '1000000',
-  MP_REPORTS_GENERATE: 'false',
-};
-delete env.MP_REDIS_URL;
-delete env.MP_NATS_URL;
-const child = spawn(process.execPath, [join(here, '../ingest/platform.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+const platform = await startBenchPlatform('reports', { MP_LIMIT_REPORTS_PER_HOUR: '1000000', MP_REPORTS_GENERATE: 'false' });
+const { info, db, dataDir, call } = platform;
+// A standalone reports process publishes its events to JetStream: a stream of its own here.
+const stream = createTestStream();
 let worker = null;
-const stop = (proc) =>
-  proc && proc.exitCode === null
-    ? new Promise((r) => {
-        proc.once('exit', r);
-        proc.kill('SIGTERM');
-      })
-    : Promise.resolve();
 const cleanup = async () => {
-  await stop(worker);
-  await stop(child);
-  await db.drop().catch(() => undefined);
-  rmSync(dataDir, { recursive: true, force: true });
+  await stopProcess(worker);
+  await platform.stop();
+  await stream.drop().catch(() => undefined);
 };
 try {
-  const info = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]));
-    });
-    child.once('exit', (code) => reject(new Error(`platform exited with ${code}`)));
-  });
-  const agent = new https.Agent({ keepAlive: true, maxSockets: 4, ca: tls.cert });
-  const call = (method, path, body, headers = {}) =>
-    new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = https.request(
-        `https://127.0.0.1:${info.port}/v3${path}`,
-        { method, agent, headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } },
-        (res) => {
-          const chunks = [];
-          res.on('data', (c) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(Buffer.concat(chunks).toString() || 'null') }));
-        },
-      );
-      req.on('error', reject);
-      if (payload) req.write(payload);
-      req.end();
-    });
-
   // The generating process: one report at a time, as a reports pod with MP_REPORTS_CONCURRENCY=1.
   worker = spawn(process.execPath, [join(root, 'services/reports/dist/main.js')], {
     env: {
@@ -114,7 +62,9 @@ try {
       ...(process.env.BENCH_REPORTS_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_REPORTS_NODE_OPTIONS } : {}),
       MP_DATABASE_URL: db.url,
       MP_DATA_DIR: dataDir,
-      // error: its relay has no consumer to hand report.generated to (in-memory transport here)
+      MP_NATS_URL: stream.url,
+      MP_NATS_STREAM: stream.stream,
+      MP_NATS_SUBJECT_PREFIX: stream.subjectPrefix,
       MP_LOG_LEVEL: 'error',
       MP_REPORTS_GRPC_PORT: '0',
       MP_OPS_PORT: '0',
@@ -127,7 +77,7 @@ try {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
 
-  const login = await call('POST', '/auth/login', { username: 'admin', password: 'bench password 0123', grant_type: 'password' });
+  const login = await call('POST', '/auth/login', { ...ADMIN, grant_type: 'password' });
   const keyRes = await call(
     'POST',
     '/api-keys',
@@ -248,7 +198,6 @@ try {
     recordsRun = { ms: r.ms, files: r.report.files, count: r.report.record_count, peak: memOf(worker.pid, 'VmHWM') };
   }
   await sql.end();
-  agent.destroy();
 
   const pdf = bigReport.files.find((f) => f.format === 'pdf');
   console.log('');

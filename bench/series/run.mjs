@@ -9,21 +9,16 @@
 // before rollups (ADR 0023), as SQL straight from pg, over the same ranges.
 //
 // Options (environment): BENCH_SERIES_RUNS=25 (timed requests per case, after one warm-up)
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import https from 'node:https';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { projects } from '@mp/contracts';
 import { createPgDatabase } from '@mp/db';
 import { authFromKeyFiles, createClient } from '@mp/grpc';
-import { createSelfSignedCertificate } from '@mp/kit';
 import { rebuildRollups } from '@mp/monitoring-data';
-import { createTestDatabase } from '@mp/testing';
+import { ADMIN, startBenchPlatform } from '../support/platform.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const RUNS = Number(process.env.BENCH_SERIES_RUNS ?? 25);
 const BIG = 1_000_000;
 const FIRST = Date.UTC(2021, 0, 1);
@@ -46,62 +41,11 @@ const loadStart = loadavg()
   .map((x) => x.toFixed(1))
   .join(' ');
 
-const db = await createTestDatabase();
-const tls = await createSelfSignedCertificate();
-const dataDir = mkdtempSync(join(tmpdir(), 'mp-bench-series-'));
-const env = {
-  ...process.env,
-  BENCH_TLS: JSON.stringify({ cert: tls.cert, key: tls.key }),
-  MP_DATABASE_URL: db.url,
-  MP_HTTPS_PORT: '0',
-  MP_SANDBOX_HTTPS_PORT: '0',
-  MP_BIND_HOST: '127.0.0.1',
-  MP_ADMIN_USERNAME: 'admin',
-  MP_ADMIN_PASSWORD: 'bench password 0123',
-  MP_DATA_DIR: dataDir,
-  MP_LIMIT_DATA_RECORDS_PER_MINUTE: '1000000000',
-  MP_LIMIT_API_PER_MINUTE: '1000000000',
-};
-delete env.MP_REDIS_URL;
-delete env.MP_NATS_URL;
-const child = spawn(process.execPath, [join(here, '../ingest/platform.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-const cleanup = async () => {
-  if (child.exitCode === null)
-    await new Promise((r) => {
-      child.once('exit', r);
-      child.kill('SIGTERM');
-    });
-  await db.drop().catch(() => undefined);
-  rmSync(dataDir, { recursive: true, force: true });
-};
+const platform = await startBenchPlatform('series');
+const { info, db, dataDir, call } = platform;
+const cleanup = () => platform.stop();
 try {
-  const info = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]));
-    });
-    child.once('exit', (code) => reject(new Error(`platform exited with ${code}`)));
-  });
-  const agent = new https.Agent({ keepAlive: true, maxSockets: 4, ca: tls.cert });
-  const call = (method, path, body, headers = {}) =>
-    new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = https.request(
-        `https://127.0.0.1:${info.port}/v3${path}`,
-        { method, agent, headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } },
-        (res) => {
-          const chunks = [];
-          res.on('data', (c) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(Buffer.concat(chunks).toString() || 'null') }));
-        },
-      );
-      req.on('error', reject);
-      if (payload) req.write(payload);
-      req.end();
-    });
-
-  const login = await call('POST', '/auth/login', { username: 'admin', password: 'bench password 0123', grant_type: 'password' });
+  const login = await call('POST', '/auth/login', { ...ADMIN, grant_type: 'password' });
   const keyRes = await call(
     'POST',
     '/api-keys',
@@ -211,7 +155,6 @@ try {
     before.set(label, pct(old, 50));
   }
   await sql.end();
-  agent.destroy();
 
   console.log('');
   console.log(`## Series benchmark — ${new Date().toISOString().slice(0, 10)}`);

@@ -193,6 +193,15 @@ describe('sendWebhook: redirects', () => {
     expect(plain.requests).toHaveLength(0);
   });
 
+  it('keeps at most 500 characters of an error that quotes what the receiver sent', async () => {
+    const host = `${'a'.repeat(8000)}.example`;
+    const r = await receiver([{ status: 302, headers: { location: `ftp://${host}/hook` } }]);
+    const res = await sendWebhook(options(r.url));
+    expect(res.outcome).toBe('failed');
+    expect(res.error).toMatch(/^redirect target is not https: ftp:\/\/a+…$/);
+    expect(res.error).toHaveLength(500);
+  });
+
   it('fails on a 3xx without Location', async () => {
     const r = await receiver([{ status: 302 }]);
     const res = await sendWebhook(options(r.url));

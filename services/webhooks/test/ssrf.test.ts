@@ -2,7 +2,7 @@ import https from 'node:https';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { DomainError } from '@mp/errors';
-import { startHttpsReceiver, testCertificate, type HttpsReceiver } from '@mp/testing';
+import { startHttpsReceiver, testCertificate, waitUntil, type HttpsReceiver } from '@mp/testing';
 import { createDeliveryAgent } from '../src/delivery/agent.js';
 import { signatureHeaders } from '../src/delivery/sign.js';
 import { sendWebhook, type SendOptions } from '../src/delivery/send.js';
@@ -208,9 +208,9 @@ describe('keep-alive agent', () => {
     cleanups.push(() => agent.destroy());
     const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
     expect((await sendWebhook(options(url, { agent, allowPrivate: true }))).outcome).toBe('delivered');
-    // The connection idles in the pool (the case of a receiver closing idle connections), then
-    // carries the next attempt.
-    await new Promise((r) => setTimeout(r, 20));
+    // The connection is back in the pool, idle (the case of a receiver closing idle connections),
+    // and carries the next attempt.
+    await waitUntil(() => (agent.stats[new URL(url).origin] as { free?: number } | undefined)?.free === 1);
     const second = await sendWebhook(options(url, { agent, allowPrivate: true }));
     expect(second).toMatchObject({ outcome: 'delivered', httpStatus: 200 });
     expect(requests).toBe(3);

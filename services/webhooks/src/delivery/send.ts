@@ -90,6 +90,14 @@ function errorText(err: unknown): string {
   return message.includes(code) ? message : `${code}: ${message}`;
 }
 
+/** At most this much of an error is kept: it may quote a receiver's Location header (up to 16 KB). */
+export const MAX_ERROR_CHARS = 500;
+
+/** The error as stored with the attempt and shown by the delivery API, cut to MAX_ERROR_CHARS. */
+function boundedError(error: string | null): string | null {
+  return error !== null && error.length > MAX_ERROR_CHARS ? `${error.slice(0, MAX_ERROR_CHARS - 1)}…` : error;
+}
+
 /** One request/response exchange, bounded by `remainingMs`. Never rejects. */
 async function requestOnce(url: URL, opts: SendOptions, remainingMs: number): Promise<HopResult> {
   const headers: Record<string, string> = {};
@@ -172,7 +180,7 @@ export async function sendWebhook(opts: SendOptions): Promise<AttemptResult> {
     outcome,
     httpStatus,
     durationMs: Math.max(0, Math.round(performance.now() - started)),
-    error,
+    error: boundedError(error),
     redirects,
     finalUrl: current,
   });
