@@ -52,6 +52,31 @@ export interface Breach {
   measuredAt: string | null;
 }
 
+/**
+ * Key space of the per-point alarm lock. Advisory locks with two 32-bit keys never collide with
+ * the one-key locks used elsewhere (migrations, rollup folding).
+ */
+const POINT_LOCK_SPACE = 0x4d50;
+
+/**
+ * Takes the alarm lock of each point, until the transaction ends: the alarm rules of one point are
+ * applied by one write at a time, across every replica. Without it two writes could both find no
+ * active alarm and both open one (one then waits on the unique index and finds the other's alarm
+ * cleared by a third write), or lock alarm rows of several points in opposite orders (deadlock).
+ * The locks are taken in key order, the same in every transaction, so writes sharing points queue
+ * instead of deadlocking; two points whose keys collide only share a queue.
+ */
+export async function lockPoints(tx: Queryable, pointIds: Iterable<string>): Promise<void> {
+  const ids = [...new Set(pointIds)];
+  if (ids.length === 0) return;
+  // A volatile function in the select list runs after the sort, in key order.
+  await tx.query(
+    `SELECT pg_advisory_xact_lock(${POINT_LOCK_SPACE}, k) FROM (SELECT DISTINCT hashtext(p) AS k FROM unnest($1::text[]) AS p) s ORDER BY k`,
+    [ids],
+    { prepare: 'md_lock_points' },
+  );
+}
+
 /** The active (not cleared) alarms of these points, locked until the transaction ends. */
 export async function lockActive(tx: Queryable, pointIds: string[]): Promise<AlarmRow[]> {
   if (pointIds.length === 0) return [];
@@ -66,6 +91,8 @@ export async function lockActive(tx: Queryable, pointIds: string[]): Promise<Ala
  * Opens an alarm, or — when another transaction opened one for the point and rule first (the
  * partial unique index waits for it and skips the insert) — returns that one, locked, so the
  * caller updates it instead: concurrent replicas never hold two active alarms of a point and rule.
+ * The alarm found can be cleared by yet another transaction between the skipped insert and the
+ * look-up (the look-up then finds none): the insert is tried again, a bounded number of times.
  */
 export async function openOrFind(
   tx: Queryable,
@@ -75,6 +102,19 @@ export async function openOrFind(
   b: Breach,
   now: string,
 ): Promise<{ row: AlarmRow; opened: boolean }> {
+  for (let attempt = 1; ; attempt++) {
+    const opened = await tryOpen(tx, scope, pointId, rule, b, now);
+    if (opened) return { row: opened, opened: true };
+    const found = await tx.query<AlarmRow>(`SELECT ${ALARM_COLUMNS} FROM alarms WHERE point_id = $1 AND rule = $2 AND status <> 'cleared' FOR UPDATE`, [
+      pointId,
+      rule,
+    ]);
+    if (found.rows[0]) return { row: found.rows[0], opened: false };
+    if (attempt >= 5) throw new Error(`alarm of point ${pointId}, rule ${rule}: opened and cleared by others ${attempt} times in a row`);
+  }
+}
+
+async function tryOpen(tx: Queryable, scope: Scope, pointId: string, rule: AlarmRule, b: Breach, now: string): Promise<AlarmRow | null> {
   const { rows } = await tx.query<AlarmRow>(
     `INSERT INTO alarms (id, tenant_id, environment, project_id, point_id, rule, level, status, reason, threshold_warning, threshold_alarm, value,
                          first_data_id, last_data_id, last_measured_at, opened_at, updated_at)
@@ -98,15 +138,9 @@ export async function openOrFind(
       now,
     ],
   );
-  if (rows[0]) {
-    await addHistory(tx, rows[0], 'opened', now, { dataId: b.dataId, reason: b.reason });
-    return { row: rows[0], opened: true };
-  }
-  const found = await tx.query<AlarmRow>(`SELECT ${ALARM_COLUMNS} FROM alarms WHERE point_id = $1 AND rule = $2 AND status <> 'cleared' FOR UPDATE`, [
-    pointId,
-    rule,
-  ]);
-  return { row: found.rows[0]!, opened: false };
+  if (!rows[0]) return null;
+  await addHistory(tx, rows[0], 'opened', now, { dataId: b.dataId, reason: b.reason });
+  return rows[0];
 }
 
 /**
