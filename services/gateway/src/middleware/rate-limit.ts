@@ -66,6 +66,22 @@ export async function consumeTenantLimit(
 }
 
 /**
+ * Counts one unit of a tenant limit for an action that is counted only when it is accepted (a
+ * report generation): the unit is taken first, so concurrent requests cannot pass the limit
+ * together, and given back when `action` fails, so a refused request (403001, 404006, 422…)
+ * does not use up the tenant's limit.
+ */
+export async function countIfAccepted<T>(ctx: Context, limits: RateLimits, kind: Exclude<LimitKind, 'api' | 'auth'>, action: () => Promise<T>): Promise<T> {
+  const verdict = await consumeTenantLimit(ctx, limits, kind);
+  try {
+    return await action();
+  } catch (err) {
+    await limits.refund(kind, tenantLimitKey(ctx), 1, verdict.limit);
+    throw err;
+  }
+}
+
+/**
  * Authentication endpoints (login, refresh, logout, the OAuth token endpoint and consent form):
  * 10 per minute (429005) per client address and environment — there is no tenant before sign-in,
  * and the address is what slows down a password guesser. Shared by all replicas through Redis.
