@@ -116,10 +116,14 @@ describe('webhooks and OAuth clients: least privilege', () => {
   });
 
   it("a limited administrator cannot delete a fuller one's OAuth client (401004)", async () => {
-    const created = await t.api('POST', '/oauth/clients', { headers: full, body: { name: 'Partner dashboard', redirect_uris: ['https://partner.example.com/cb'] } });
+    const created = await t.api('POST', '/oauth/clients', {
+      headers: full,
+      body: { name: 'Partner dashboard', redirect_uris: ['https://partner.example.com/cb'] },
+    });
     expect(created.status).toBe(200);
     const id = created.body.data.client_id as string;
-    const stored = () => queryTestDatabase<{ creator_permissions: string[] }>(t.db.url, 'SELECT creator_permissions FROM identity.oauth_clients WHERE id = $1', [id]);
+    const stored = () =>
+      queryTestDatabase<{ creator_permissions: string[] }>(t.db.url, 'SELECT creator_permissions FROM identity.oauth_clients WHERE id = $1', [id]);
     expect((await stored())[0]!.creator_permissions.sort()).toEqual([...ALL_PERMISSIONS].sort());
     expectError(await t.api('DELETE', `/oauth/clients/${id}`, { headers: limited }), 401004, 'client_id');
     expectError(await t.api('DELETE', `/oauth/clients/${id}`, { headers: limitedUser }), 401004, 'client_id');
@@ -147,7 +151,10 @@ describe('webhooks and OAuth clients: least privilege', () => {
     it('a key reading projects subscribes to project events only, at creation and on change', async () => {
       const projectsReader = { 'x-api-key': await t.apiKey(['system:admin', 'project:read']) };
       expectError(
-        await t.api('POST', '/webhooks', { headers: projectsReader, body: { name: 'Mixed', url: everyProject.url, events: ['project.created', 'data.abnormal'] } }),
+        await t.api('POST', '/webhooks', {
+          headers: projectsReader,
+          body: { name: 'Mixed', url: everyProject.url, events: ['project.created', 'data.abnormal'] },
+        }),
         401004,
         'events[1]',
       );
@@ -192,7 +199,10 @@ describe('webhooks and OAuth clients: least privilege', () => {
       expect(scoped.status).toBe(200);
       expect(scoped.body.data.project_ids).toEqual([projectA]);
       expect((await webhookRow(scoped.body.data.id)).project_ids).toEqual([projectA]);
-      const all = await t.api('POST', '/webhooks', { headers: full, body: { name: 'Every project', url: everyProject.url, events: ['project.status_changed'] } });
+      const all = await t.api('POST', '/webhooks', {
+        headers: full,
+        body: { name: 'Every project', url: everyProject.url, events: ['project.status_changed'] },
+      });
       expect(all.body.data.project_ids).toBeNull();
       const got = await t.api('GET', `/webhooks/${scoped.body.data.id}`, { headers: full });
       expect(got.body.data.project_ids).toEqual([projectA]);
@@ -217,7 +227,11 @@ describe('webhooks and OAuth clients: least privilege', () => {
       // Changing the limit to B, then lifting it (null), is stored as such.
       const toB = await t.api('PUT', `/webhooks/${scoped.body.data.id}`, { headers: full, body: { project_ids: [projectB] } });
       expect(toB.body.data.project_ids).toEqual([projectB]);
-      expectError(await t.api('PUT', `/webhooks/${scoped.body.data.id}`, { headers: full, body: { project_ids: ['prj_zzzzzzzzzzzzzzzzzzzz'] } }), 404001, 'project_ids[0]');
+      expectError(
+        await t.api('PUT', `/webhooks/${scoped.body.data.id}`, { headers: full, body: { project_ids: ['prj_zzzzzzzzzzzzzzzzzzzz'] } }),
+        404001,
+        'project_ids[0]',
+      );
       expect((await webhookRow(scoped.body.data.id)).project_ids).toEqual([projectB]);
       const lifted = await t.api('PUT', `/webhooks/${scoped.body.data.id}`, { headers: full, body: { project_ids: null } });
       expect(lifted.body.data.project_ids).toBeNull();
