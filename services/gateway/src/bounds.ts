@@ -36,6 +36,8 @@ export const MAX_ITEMS = {
   permissions: 10,
   /** event types of a webhook: each of them once, with room for repeats that are dropped */
   events: 50,
+  /** projects a webhook is limited to (the webhooks service's bound too) */
+  projectIds: 100,
   /** point ids of GET …/data/latest */
   pointIds: 500,
 } as const;
