@@ -83,14 +83,15 @@ export async function countIfAccepted<T>(ctx: Context, limits: RateLimits, kind:
 
 /**
  * Authentication endpoints (login, refresh, logout, the OAuth token endpoint and consent form):
- * 10 per minute (429005) per client address and environment — there is no tenant before sign-in,
- * and the address is what slows down a password guesser. Shared by all replicas through Redis.
+ * 10 per minute (429005) per client address — there is no tenant before sign-in, and the address
+ * is what slows down a password guesser. One count for both environments: counted apart, a
+ * guesser had twice the guesses by alternating the live and sandbox ports. Shared by all
+ * replicas through Redis.
  */
 export function limitAuthentication(limits: RateLimits): Middleware {
   return async (ctx, next) => {
-    const state = ctx.state as AuthState;
     // Per client source: an IPv6 client counts by its /64, as failed sign-ins do (ADR 0019).
-    const verdict = await limits.consume('auth', `${clientSource(ctx.ip)}:${state.environment}`);
+    const verdict = await limits.consume('auth', clientSource(ctx.ip));
     if (!verdict.allowed) throw rateLimitError(verdict);
     try {
       await next();

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentWebhooks as present } from '../presenters-webhooks.js';
-import { enumText, instantText, MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
+import { enumText, instantText, integer, MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import * as api from '../api/resources.js';
@@ -14,8 +14,8 @@ import type { CallerContext } from '@mp/grpc';
 
 // The webhooks service holds the policy's own range (400003); these keep the numbers in int32.
 const retryPolicy = z.object({
-  max_retries: z.number().int().min(0).max(1000).optional(),
-  retry_interval: z.number().int().min(0).max(86_400).optional(),
+  max_retries: integer(0, 1000).optional(),
+  retry_interval: integer(0, 86_400).optional(),
 });
 
 const createBody = z.object({
@@ -48,7 +48,7 @@ const deliveriesQuery = pageQuery.extend({
 });
 
 // 0 to 7 days (the webhooks service's range, 400003).
-const rotateBody = z.object({ grace_period_seconds: z.number().int().min(0).max(604_800).optional() });
+const rotateBody = z.object({ grace_period_seconds: integer(0, 604_800).optional() });
 
 const policyOf = (p: z.infer<typeof retryPolicy> | undefined, fallback = { maxRetries: 3, retryInterval: 5 }) =>
   p ? { maxRetries: p.max_retries ?? fallback.maxRetries, retryInterval: p.retry_interval ?? fallback.retryInterval } : undefined;
