@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Database } from '@mp/db';
 import type { EventTransport } from '@mp/events';
 import { parseGatewayConfig, startGateway, type RunningGateway } from '@mp/gateway';
-import { IDENTITY_SCHEMA, identityMigrations, parseIdentityConfig, startIdentityService } from '@mp/identity';
+import { IDENTITY_SCHEMA, identityMigrations, parseIdentityConfig, startIdentityService, type FirstAdmin } from '@mp/identity';
 import { generatePlatformKeys, writeOperatorCredential, type PlatformKeys } from '@mp/grpc';
 import { z } from 'zod';
 import { createLogger, opsSettings, parseConfig, serviceLogger, startProcessOps, type Logger } from '@mp/kit';
@@ -28,8 +28,8 @@ export interface PlatformOptions {
 export interface RunningPlatform {
   gateway: RunningGateway;
   mode: 'embedded' | 'distributed';
-  /** Set only when the first administrator was created with a generated password. */
-  admin: { created: boolean; username: string; password?: string };
+  /** The first administrator; `password` only when this start generated it (see FirstAdmin). */
+  admin: FirstAdmin;
   ports: { identity: number; projects: number; webhooks: number; monitoringData: number; reports: number };
   /** The platform's one ops port (MP_OPS_PORT: /livez, /readyz, /metrics of every service); null when off. */
   opsPort: number | null;

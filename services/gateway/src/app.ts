@@ -4,6 +4,7 @@ import { DomainError, excerpt } from '@mp/errors';
 import type { Logger } from '@mp/kit';
 import type { Environment, ServiceClients } from './clients.js';
 import type { JwtVerifier } from './jwt-verifier.js';
+import { clientAddress, TrustedProxies } from './client-address.js';
 import { authenticate, requirePermission } from './middleware/authenticate.js';
 import { closeWhenBodyUnread, securityHeaders } from './middleware/front-door.js';
 import { jsonBody } from './middleware/json-body.js';
@@ -44,6 +45,8 @@ export interface AppDeps {
   limits: RateLimits;
   /** MP_WEBHOOK_SOURCE_ADDRESSES: where webhook deliveries come from, for receivers to permit. */
   webhookSourceAddresses?: readonly string[];
+  /** MP_TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client (none by default). */
+  trustedProxies?: TrustedProxies;
 }
 
 /** One Koa application per environment (live, sandbox); the environment is fixed by the port. */
@@ -86,6 +89,9 @@ export function createApp(deps: AppDeps): Koa {
   const openApiJson = () => (document ??= JSON.stringify(openApiDocument(routesOf(app).flatMap((r) => (r.spec ? [r.spec] : [])))));
   referenceRoutes(v3, { ready: deps.ready, openApiJson });
 
+  // Koa's own proxy trust (app.proxy) would believe X-Forwarded-For from any peer; the client is
+  // resolved here instead, from trusted proxies only, before anything counts or logs it.
+  app.use(clientAddress(deps.trustedProxies ?? new TrustedProxies([])));
   app.use(securityHeaders);
   app.use(closeWhenBodyUnread);
   app.use(requestContext({ environment: deps.environment, docsUrl: deps.docsUrl, logger: deps.logger }));
