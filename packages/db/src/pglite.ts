@@ -251,7 +251,7 @@ export async function loadEmbeddedDatabase(dataDir: string, tar: Uint8Array): Pr
   const { mkdirSync } = await import('node:fs');
   mkdirSync(dataDir, { recursive: true });
   const { PGlite } = await import('@electric-sql/pglite');
-  const db = await PGlite.create(dataDir, { postgresqlconf: POSTGRESQL_CONF, loadDataDir: new Blob([tar]) });
+  const db = await PGlite.create(dataDir, { postgresqlconf: POSTGRESQL_CONF, loadDataDir: new Blob([tar.slice()]) });
   await db.exec('CHECKPOINT');
   await db.close();
 }
