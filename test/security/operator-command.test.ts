@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { identity } from '@mp/contracts';
-import { anonymousContext, createClient, keyFileSettings, loadServiceAuth } from '@mp/grpc';
+import { anonymousContext, createClient, generatePlatformKeys, keyFileSettings, loadServiceAuth, writeOperatorCredential } from '@mp/grpc';
 import { runOperatorCommand, UsageError } from '@mp/operator';
 import { newId, newMasterKey } from '@mp/kit';
 import { createTestDatabase, createTestStream, queryTestDatabase, type TestDatabase } from '@mp/testing';
@@ -151,5 +151,24 @@ describe('the operator command against a standalone identity process', () => {
     await expect(runOperatorCommand(['create-tenant', '--name', 'x'], { MP_SERVICE_KEY_FILE: 'x' })).rejects.toBeInstanceOf(Error);
     await expect(runOperatorCommand(['keygen'], {})).rejects.toBeInstanceOf(UsageError);
     expect(await runOperatorCommand([], {})).toContain('Commands:');
+  });
+});
+
+// A credential npm start left in its data folder names the identity port of that run; once the
+// platform stopped (or runs on another folder), the command says which setting to look at.
+describe('the operator command with a stale credential of MP_DATA_DIR', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mp-operator-stale-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('names MP_DATA_DIR and the folder when identity does not answer', async () => {
+    // a port nothing listens on: the platform that wrote the file is gone
+    writeOperatorCredential(dir, await generatePlatformKeys({ mtls: true }), '127.0.0.1:1');
+    const err = await runOperatorCommand(['get-tenant', '--id', 'ten_00000000000000000000'], { MP_DATA_DIR: dir }).catch((e: Error) => e);
+    expect((err as Error).message).toBe(
+      `503002 identity at 127.0.0.1:1 did not answer. The operator credential ${join(dir, 'operator.json')} is written by the platform running on that data folder (MP_DATA_DIR): start the platform (npm start) with MP_DATA_DIR=${dir}, or set MP_DATA_DIR to the folder of the platform that runs.`,
+    );
   });
 });

@@ -10,6 +10,7 @@ import { alarmSettingsOf, MONITORING_DATA_SCHEMA, monitoringDataMigrations, pars
 import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
 import { REPORTS_SCHEMA, parseReportsConfig, reportsMigrations, startReportsService } from '@mp/reports';
 import { legacyEmbeddedSchemas, loadSecretsKey, lockDataDir, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
+import { startMaintenanceEndpoint } from './backup.js';
 import { WEBHOOKS_SCHEMA, parseWebhooksConfig, readExtraCa, startWebhooksService, webhooksMigrations } from '@mp/webhooks';
 
 export interface PlatformOptions {
@@ -190,6 +191,10 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       ...(opts.tls ? { tls: opts.tls } : {}),
     });
     stops.push(() => gateway.stop());
+
+    // How `npm run data:backup` copies the embedded database while this process has it open.
+    const maintenance = await startMaintenanceEndpoint(idConfig.MP_DATA_DIR, { embedded, logger });
+    stops.push(() => maintenance.close());
 
     const operatorFile = writeOperatorCredential(idConfig.MP_DATA_DIR, keys, `127.0.0.1:${identity.port}`);
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { identity } from '@mp/contracts';
 import { createClient, generatePlatformKeys, PARTIES, type CallerContext } from '@mp/grpc';
@@ -148,6 +149,14 @@ export async function runOperatorCommand(argv: string[], env: Record<string, str
       default:
         throw new UsageError(`Unknown command "${command}".`);
     }
+  } catch (err) {
+    // A credential file that npm start wrote names the identity port of that run: when nothing
+    // answers there, the platform stopped or runs on another data folder.
+    if (String((err as { code?: unknown }).code) === '503002' && credential.fromDataDir)
+      throw new Error(
+        `503002 identity at ${credential.identityAddress} did not answer. The operator credential ${credential.source} is written by the platform running on that data folder (MP_DATA_DIR): start the platform (npm start) with MP_DATA_DIR=${dirname(credential.source)}, or set MP_DATA_DIR to the folder of the platform that runs.`,
+      );
+    throw err;
   } finally {
     client.close();
   }

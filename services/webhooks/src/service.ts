@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Database } from '@mp/db';
-import type { EventTransport, Subscription } from '@mp/events';
+import type { DomainEvent, EventTransport, Subscription } from '@mp/events';
 import { startGrpcServer, type ServiceAuth } from '@mp/grpc';
 import { SecretBox, systemClock, type Clock, type Logger } from '@mp/kit';
 import type { WebhooksDeps } from './deps.js';
@@ -95,9 +95,11 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
   // events at once to the ingester, which commits what it holds together.
   const subscriptions: Subscription[] = [];
   const perPuller = Math.ceil((opts.ingestConcurrency ?? 512) / INGEST_PULLERS);
+  const consumerName = opts.consumerName ?? 'webhooks';
+  const messaging = (event: DomainEvent) => ({ ...opts.transport.messagingAttributes(event.event_type), 'messaging.consumer.group.name': consumerName });
   for (let i = 0; i < INGEST_PULLERS; i++) {
     subscriptions.push(
-      await opts.transport.subscribe(opts.consumerName ?? 'webhooks', (event) => ingester.ingest(event), { concurrency: perPuller, dataOnDemand: true }),
+      await opts.transport.subscribe(consumerName, (event) => ingester.ingest(event, messaging(event)), { concurrency: perPuller, dataOnDemand: true }),
     );
   }
   worker.start();
