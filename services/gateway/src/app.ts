@@ -6,6 +6,7 @@ import type { Environment, ServiceClients } from './clients.js';
 import type { JwtVerifier } from './jwt-verifier.js';
 import { authenticate, requirePermission } from './middleware/authenticate.js';
 import { closeWhenBodyUnread, securityHeaders } from './middleware/front-door.js';
+import { closeStalledResponses } from './middleware/send-deadline.js';
 import { jsonBody } from './middleware/json-body.js';
 import type { BodyLimits } from './middleware/read-body.js';
 import { requestContext } from './middleware/request-context.js';
@@ -44,6 +45,8 @@ export interface AppDeps {
   limits: RateLimits;
   /** MP_WEBHOOK_SOURCE_ADDRESSES: where webhook deliveries come from, for receivers to permit. */
   webhookSourceAddresses?: readonly string[];
+  /** MP_SEND_STALL_TIMEOUT_MS: a streamed answer whose client takes nothing for this long is closed. */
+  sendStallTimeoutMs?: number;
 }
 
 /** One Koa application per environment (live, sandbox); the environment is fixed by the port. */
@@ -88,6 +91,7 @@ export function createApp(deps: AppDeps): Koa {
 
   app.use(securityHeaders);
   app.use(closeWhenBodyUnread);
+  app.use(closeStalledResponses(deps.sendStallTimeoutMs ?? 30_000));
   app.use(requestContext({ environment: deps.environment, docsUrl: deps.docsUrl, logger: deps.logger }));
   app.use(requestInput());
   app.use(identityRoutes(deps));

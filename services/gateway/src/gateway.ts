@@ -152,6 +152,7 @@ export async function startGateway(
       authBodyLimits,
       limits,
       webhookSourceAddresses: config.MP_WEBHOOK_SOURCE_ADDRESSES,
+      sendStallTimeoutMs: config.MP_SEND_STALL_TIMEOUT_MS,
     });
     const server = createHttpsOnlyServer(tls, app.callback(), docsUrl, frontDoor);
     const setting = environment === 'live' ? 'MP_HTTPS_PORT' : 'MP_SANDBOX_HTTPS_PORT';
