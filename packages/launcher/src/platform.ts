@@ -106,6 +106,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       timeoutMs: whConfig.MP_WEBHOOK_TIMEOUT_MS,
       concurrency: whConfig.MP_WEBHOOK_CONCURRENCY,
       perWebhookConcurrency: whConfig.MP_WEBHOOK_CONCURRENCY_PER_WEBHOOK,
+      perTenantConcurrency: whConfig.MP_WEBHOOK_CONCURRENCY_PER_TENANT,
       statsIntervalMs: whConfig.MP_WEBHOOK_STATS_INTERVAL_MS,
       deliveryRetentionDays: whConfig.MP_WEBHOOK_DELIVERY_RETENTION_DAYS,
       extraCa: readExtraCa(whConfig.NODE_EXTRA_CA_CERTS),

@@ -7,6 +7,7 @@ import type { JwtVerifier } from './jwt-verifier.js';
 import { clientAddress, TrustedProxies } from './client-address.js';
 import { authenticate, requirePermission } from './middleware/authenticate.js';
 import { closeWhenBodyUnread, securityHeaders } from './middleware/front-door.js';
+import { closeStalledResponses } from './middleware/send-deadline.js';
 import { jsonBody } from './middleware/json-body.js';
 import type { BodyLimits } from './middleware/read-body.js';
 import { requestContext } from './middleware/request-context.js';
@@ -47,6 +48,8 @@ export interface AppDeps {
   webhookSourceAddresses?: readonly string[];
   /** MP_TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client (none by default). */
   trustedProxies?: TrustedProxies;
+  /** MP_SEND_STALL_TIMEOUT_MS: a streamed answer whose client takes nothing for this long is closed. */
+  sendStallTimeoutMs?: number;
 }
 
 /** One Koa application per environment (live, sandbox); the environment is fixed by the port. */
@@ -94,6 +97,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(clientAddress(deps.trustedProxies ?? new TrustedProxies([])));
   app.use(securityHeaders);
   app.use(closeWhenBodyUnread);
+  app.use(closeStalledResponses(deps.sendStallTimeoutMs ?? 30_000));
   app.use(requestContext({ environment: deps.environment, docsUrl: deps.docsUrl, logger: deps.logger }));
   app.use(requestInput());
   app.use(identityRoutes(deps));

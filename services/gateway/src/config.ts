@@ -104,6 +104,11 @@ export const gatewayConfigSchema = z.object({
   MP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(65_000),
   /** How long an unread body is still drained after the answer, so the client reads it instead of a reset. */
   MP_LINGERING_CLOSE_MS: z.coerce.number().int().positive().default(5_000),
+  /**
+   * A streamed answer (a report download) whose client takes nothing for this long is closed, and
+   * its concurrency slot freed. The body goes out in 64 KiB pieces: about 2 KiB/s at least by default.
+   */
+  MP_SEND_STALL_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -156,6 +156,7 @@ export async function startGateway(
       limits,
       webhookSourceAddresses: config.MP_WEBHOOK_SOURCE_ADDRESSES,
       trustedProxies,
+      sendStallTimeoutMs: config.MP_SEND_STALL_TIMEOUT_MS,
     });
     const server = createHttpsOnlyServer(tls, app.callback(), docsUrl, frontDoor);
     const setting = environment === 'live' ? 'MP_HTTPS_PORT' : 'MP_SANDBOX_HTTPS_PORT';

@@ -29,6 +29,8 @@ export interface WebhooksServiceOptions {
   timeoutMs?: number;
   concurrency?: number;
   perWebhookConcurrency?: number;
+  /** Attempts in flight at once for all webhooks of one tenant; default 256. */
+  perTenantConcurrency?: number;
   /** PEM of extra CAs to trust besides the system roots (NODE_EXTRA_CA_CERTS). */
   extraCa?: string[];
   clock?: Clock;
@@ -73,7 +75,11 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
     metrics,
     wakeWorker: () => worker?.wake(),
   };
-  worker = new DeliveryWorker(deps, opts.logger, { concurrency: opts.concurrency ?? 1024, perWebhookConcurrency: opts.perWebhookConcurrency ?? 64 });
+  worker = new DeliveryWorker(deps, opts.logger, {
+    concurrency: opts.concurrency ?? 1024,
+    perWebhookConcurrency: opts.perWebhookConcurrency ?? 64,
+    perTenantConcurrency: opts.perTenantConcurrency ?? 256,
+  });
   const monitor = new SuccessRateMonitor(deps, opts.logger, {
     intervalMs: opts.statsIntervalMs ?? 30_000,
     ...(opts.alarmMinFinished !== undefined ? { minFinished: opts.alarmMinFinished } : {}),
@@ -110,6 +116,7 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
       timeout_ms: deps.sender.timeoutMs,
       concurrency: opts.concurrency ?? 1024,
       per_webhook_concurrency: opts.perWebhookConcurrency ?? 64,
+      per_tenant_concurrency: opts.perTenantConcurrency ?? 256,
       delivery_retention_days: opts.deliveryRetentionDays ?? 30,
       allow_private_targets: opts.allowPrivateTargets,
     },
