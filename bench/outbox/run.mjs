@@ -8,13 +8,15 @@
 // (PostgreSQL's default) and with lz4 (what the outbox uses). CPU is read from /proc for all PostgreSQL processes (this machine's server).
 //
 // Options (environment): BENCH_EVENTS=300 (per variant and round)  BENCH_ROUNDS=2
+// BENCH_SMOKE=1: 8 events, one round (bench/support/smoke.mjs); the settings above still win
 import { cpus } from 'node:os';
 import pg from 'pg';
 import { createTestDatabase } from '@mp/testing';
 import { postgresStat } from '../process-stats.mjs';
+import { setting } from '../support/smoke.mjs';
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 300);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const EVENTS = Number(setting('BENCH_EVENTS', 300, 8));
+const ROUNDS = Number(setting('BENCH_ROUNDS', 2, 1));
 const VARIANTS = {
   'json, uncompressed': { type: 'json', after: 'ALTER COLUMN data SET STORAGE EXTERNAL' },
   'text, uncompressed': { type: 'text', after: 'ALTER COLUMN data SET STORAGE EXTERNAL' },
