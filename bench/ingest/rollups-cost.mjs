@@ -16,7 +16,7 @@ import { newDataIds } from '../../services/monitoring-data/dist/ids.js';
 import { reading, REFERENCE } from './readings.mjs';
 import { setting, smokeOr } from '../support/smoke.mjs';
 
-const WRITES = Number(setting('BENCH_WRITES', 300, 10));
+const WRITES = Number(setting('BENCH_WRITES', 300, 4));
 const WARM_UP = smokeOr(20, 2);
 const POINTS = 200;
 const load0 = loadavg()
