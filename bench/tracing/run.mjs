@@ -9,7 +9,7 @@
 // Options (environment): BENCH_TRACING_RUNS=2  BENCH_TRACING_RATIO=0.1  and the ingest options it
 // passes on (defaults here: BENCH_LEVELS=16 BENCH_REQUESTS=300 BENCH_SERIES=0; abnormal readings
 // as bench/ingest's default, so the alarm rules run as on a site).
-// BENCH_SMOKE=1: one run each way, every request sampled, bench/ingest at its own smoke sizes
+// BENCH_SMOKE=1: one run each way, every request sampled, bench/ingest at one level of 4 writes
 // (bench/support/smoke.mjs).
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -36,8 +36,9 @@ await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
 const endpoint = `http://127.0.0.1:${sink.address().port}`;
 
 function ingest(tracing) {
-  // in smoke mode bench/ingest (which inherits BENCH_SMOKE) picks its own smoke sizes
-  const env = { ...(SMOKE ? {} : { BENCH_LEVELS: '16', BENCH_REQUESTS: '300' }), BENCH_SERIES: '0', ...process.env };
+  // in smoke mode one small level: bench/ingest's own smoke run covers the write path's concurrency
+  const sizes = SMOKE ? { BENCH_LEVELS: '4', BENCH_REQUESTS: '4', BENCH_WARM_UP: '4' } : { BENCH_LEVELS: '16', BENCH_REQUESTS: '300' };
+  const env = { ...sizes, BENCH_SERIES: '0', ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('OTEL_')) delete env[k];
   if (tracing) Object.assign(env, { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: RATIO });
   return new Promise((resolve, reject) => {
