@@ -1,11 +1,13 @@
 // Cost of the authenticated caller context (ADR 0016) per gRPC call: making the token at the
 // caller and verifying it at the service, against an HMAC of the same bytes alone and an Ed25519
 // signature (the alternative the ADR weighs). Prints microseconds per call and calls per second.
-//   node bench/gateway/caller-context.mjs [--calls 200000]
+//   node bench/gateway/caller-context.mjs [--calls 200000]   (BENCH_SMOKE=1: 2,000 unless --calls is given)
 import { createHmac, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { generatePlatformKeys, signCallerContext, verifyCallerContext } from '@mp/grpc';
+import { smokeOr } from '../support/smoke.mjs';
 
-const calls = Number(process.argv[process.argv.indexOf('--calls') + 1] || 200_000) || 200_000;
+const defaultCalls = smokeOr(200_000, 2_000);
+const calls = (process.argv.includes('--calls') && Number(process.argv[process.argv.indexOf('--calls') + 1])) || defaultCalls;
 const keys = await generatePlatformKeys({ mtls: false });
 const gateway = keys.authFor('gateway').keyring;
 const projects = keys.authFor('projects').keyring;

@@ -2,13 +2,14 @@
 // one process as in the embedded platform, with mutual TLS and the signed caller context: what the
 // gateway pays per service call before any use case runs. The handler answers ListProjects with
 // one project at once. Prints CPU µs per call (user + system of this process) and calls per second.
-//   node bench/gateway/grpc-call.mjs [--calls 20000] [--concurrency 32] [--insecure]
+//   node bench/gateway/grpc-call.mjs [--calls 20000] [--concurrency 32] [--insecure]   (BENCH_SMOKE=1: 200 calls unless --calls is given)
 import { projects } from '@mp/contracts';
 import { bindService, createClient, generatePlatformKeys, startGrpcServer } from '@mp/grpc';
 import { createLogger } from '@mp/kit';
+import { smokeOr } from '../support/smoke.mjs';
 
 const arg = (name, dflt) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt);
-const calls = arg('--calls', 20_000);
+const calls = arg('--calls', smokeOr(20_000, 200));
 const concurrency = arg('--concurrency', 32);
 const keys = await generatePlatformKeys({ mtls: !process.argv.includes('--insecure') });
 const project = {

@@ -19,6 +19,7 @@
 // BENCH_CONCURRENCY=32  BENCH_POINTS=20 (points the writes are spread over)
 // BENCH_PROFILE=<dir> (a V8 CPU profile of the platform process, for finding where its time goes)
 // BENCH_PHASES=read (only the bare GET and the read; `write` for the bare POST and the write)
+// BENCH_SMOKE=1: a second per phase, 4 in flight (bench/support/smoke.mjs); the settings above still win
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
@@ -28,13 +29,14 @@ import { fileURLToPath } from 'node:url';
 import { createSelfSignedCertificate } from '@mp/kit';
 import { createTestDatabase, createTestStream } from '@mp/testing';
 import { postgresStat, procStat } from '../process-stats.mjs';
+import { setting } from '../support/smoke.mjs';
 /* global setInterval, clearInterval */
 
 const here = dirname(fileURLToPath(import.meta.url));
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const POINTS = Number(process.env.BENCH_POINTS ?? 20);
+const SECONDS = Number(setting('BENCH_SECONDS', 10, 1));
+const WARM_UP_SECONDS = Number(setting('BENCH_WARM_UP_SECONDS', 3, 0.5));
+const CONCURRENCY = Number(setting('BENCH_CONCURRENCY', 32, 4));
+const POINTS = Number(setting('BENCH_POINTS', 20, 3));
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const fmt = (n) => Math.round(n).toLocaleString('en-US');

@@ -1,7 +1,8 @@
 // The monitoring-data service's CPU per record on the write path, without I/O: the request as
 // gRPC hands it over (protobuf, in the gateway's dictionary form), the per-record rules, ids, the insert's binary array parameters,
 // data.created's JSON text and the answer's encoding. For judging changes to that code in
-// isolation; the whole path is measured by run.mjs. `node bench/ingest/micro.mjs` (after a build).
+// isolation; the whole path is measured by run.mjs. `node bench/ingest/micro.mjs` (after a build;
+// MICRO_ROUNDS=400 writes; BENCH_SMOKE=1 for a handful).
 import { monitoringData } from '@mp/contracts';
 import { encodeBinaryArray } from '../../packages/db/dist/array-param.js';
 import { encodeParams } from '../../packages/db/dist/params.js';
@@ -12,10 +13,11 @@ import { newDataIds } from '../../services/monitoring-data/dist/ids.js';
 import { insertParams } from '../../services/monitoring-data/dist/store-records.js';
 import { reading, REFERENCE } from './readings.mjs';
 import { expandColumns, writeResult } from '../../services/monitoring-data/dist/columns.js';
+import { setting } from '../support/smoke.mjs';
 
 const POINTS = 200;
 const RECORDS = 1000;
-const ROUNDS = Number(process.env.MICRO_ROUNDS ?? 400);
+const ROUNDS = Number(setting('MICRO_ROUNDS', 400, 5));
 
 const points = new Map();
 const pointIds = [];

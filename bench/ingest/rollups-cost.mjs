@@ -3,7 +3,8 @@
 // shaped as bench/ingest sends them (200 points × 5 readings a minute apart), alternately without
 // rollups (the insert alone, as before issue 14) and with them (the insert and addToRollups, plus
 // folding every 10 writes, as RollupFolder does once a second at ~50 writes/s).
-// One command: `node bench/ingest/rollups-cost.mjs` (after a build). BENCH_WRITES=300 per variant.
+// One command: `node bench/ingest/rollups-cost.mjs` (after a build). BENCH_WRITES=300 per variant
+// (BENCH_SMOKE=1: a handful).
 import { createPgDatabase, migrate } from '@mp/db';
 import { monitoringDataMigrations } from '@mp/monitoring-data';
 import { createTestDatabase } from '@mp/testing';
@@ -13,8 +14,10 @@ import { insertRecords } from '../../services/monitoring-data/dist/store-records
 import { addToRollups, foldRollups } from '../../services/monitoring-data/dist/rollups.js';
 import { newDataIds } from '../../services/monitoring-data/dist/ids.js';
 import { reading, REFERENCE } from './readings.mjs';
+import { setting, smokeOr } from '../support/smoke.mjs';
 
-const WRITES = Number(process.env.BENCH_WRITES ?? 300);
+const WRITES = Number(setting('BENCH_WRITES', 300, 4));
+const WARM_UP = smokeOr(20, 2);
 const POINTS = 200;
 const load0 = loadavg()
   .map((x) => x.toFixed(1))
@@ -61,7 +64,7 @@ try {
     cpu[variant] += procStat(pid).cpuS - c0;
     wall[variant] += performance.now() - t0;
   };
-  for (let i = 0; i < 20; i++) await run(i % 2 ? 'with' : 'without', write()); // warm-up
+  for (let i = 0; i < WARM_UP; i++) await run(i % 2 ? 'with' : 'without', write());
   cpu.without = cpu.with = wall.without = wall.with = 0;
   let foldCpu = 0;
   for (let i = 0; i < WRITES; i++) {

@@ -2,8 +2,13 @@
 // per gateway process, on the first GET /v3/openapi.json) and the contract check every test answer
 // goes through (packages/testing/src/contract.ts). Baselines in the same run: serialising the
 // finished document, and JSON.parse of the answer the check validates.
+// `node bench/openapi/run.mjs` (after a build); BENCH_SMOKE=1 times a few runs of each only.
 import { currentOpenApiText } from '@mp/gateway/openapi';
 import { assertContract } from '@mp/testing';
+import { smokeOr } from '../support/smoke.mjs';
+
+const BUILDS = smokeOr(5, 1);
+const CHECKS = smokeOr(2000, 20);
 
 const time = (n, fn) => {
   const start = performance.now();
@@ -15,8 +20,8 @@ const t0 = performance.now();
 const text = currentOpenApiText();
 const firstBuild = performance.now() - t0;
 const doc = JSON.parse(text);
-const build = time(5, currentOpenApiText);
-const stringify = time(5, () => JSON.stringify(doc, null, 2));
+const build = time(BUILDS, currentOpenApiText);
+const stringify = time(BUILDS, () => JSON.stringify(doc, null, 2));
 
 const project = {
   id: 'prj_0123456789abcdefghij',
@@ -40,8 +45,8 @@ const bodyText = JSON.stringify({
 const headers = { 'x-request-id': 'req_0123456789abcdefghij', 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': '1' };
 const answer = { status: 200, headers, body: JSON.parse(bodyText) };
 assertContract('GET', 'https://127.0.0.1/v3/projects', answer); // compiles the validator once
-const check = time(2000, () => assertContract('GET', 'https://127.0.0.1/v3/projects', answer));
-const parse = time(2000, () => JSON.parse(bodyText));
+const check = time(CHECKS, () => assertContract('GET', 'https://127.0.0.1/v3/projects', answer));
+const parse = time(CHECKS, () => JSON.parse(bodyText));
 
 console.log(
   `document: ${Object.values(doc.paths).reduce((n, o) => n + Object.keys(o).length, 0)} operations, ${(text.length / 1024).toFixed(0)} KB formatted, ${(JSON.stringify(doc).length / 1024).toFixed(0)} KB served`,

@@ -2,16 +2,18 @@
 // Cold: empty data folder (databases created, migrations run, TLS certificate and administrator
 // made). Warm: the same folder again. Baseline in the same run: a bare Node HTTPS server's start.
 // Usage: npm run build && node bench/startup/run.mjs [runs]   (BENCH_IDLE_SECONDS, default 10)
+// BENCH_SMOKE=1: one run, one second idle, unless given.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, cpus, totalmem } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setting, smokeOr } from '../support/smoke.mjs';
 
 // BENCH_ROOT: start another checkout's build instead (an earlier commit, for a comparison in one run).
 const root = process.env.BENCH_ROOT ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const runs = Number(process.argv[2] ?? 3);
-const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 10);
+const runs = Number(process.argv[2] ?? smokeOr(3, 1));
+const idleSeconds = Number(setting('BENCH_IDLE_SECONDS', 10, 1));
 
 function timeStart(command, args, env, ready) {
   return new Promise((resolve, reject) => {

@@ -9,15 +9,19 @@
 // Options (environment): BENCH_TRACING_RUNS=2  BENCH_TRACING_RATIO=0.1  and the ingest options it
 // passes on (defaults here: BENCH_LEVELS=16 BENCH_REQUESTS=300 BENCH_SERIES=0; abnormal readings
 // as bench/ingest's default, so the alarm rules run as on a site).
+// BENCH_SMOKE=1: one run each way, every request sampled, bench/ingest at one level of 4 writes
+// (bench/support/smoke.mjs).
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SMOKE, setting } from '../support/smoke.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const RUNS = Number(process.env.BENCH_TRACING_RUNS ?? 2);
-const RATIO = process.env.BENCH_TRACING_RATIO ?? '0.1';
+const RUNS = Number(setting('BENCH_TRACING_RUNS', 2, 1));
+// every request sampled in smoke mode, so that its few requests surely export spans
+const RATIO = setting('BENCH_TRACING_RATIO', '0.1', '1');
 
 // The OTLP receiver: answers every export at once and counts requests and bytes.
 const received = { requests: 0, bytes: 0 };
@@ -32,7 +36,9 @@ await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
 const endpoint = `http://127.0.0.1:${sink.address().port}`;
 
 function ingest(tracing) {
-  const env = { BENCH_LEVELS: '16', BENCH_REQUESTS: '300', BENCH_SERIES: '0', ...process.env };
+  // in smoke mode one small level: bench/ingest's own smoke run covers the write path's concurrency
+  const sizes = SMOKE ? { BENCH_LEVELS: '4', BENCH_REQUESTS: '4', BENCH_WARM_UP: '4' } : { BENCH_LEVELS: '16', BENCH_REQUESTS: '300' };
+  const env = { ...sizes, BENCH_SERIES: '0', ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('OTEL_')) delete env[k];
   if (tracing) Object.assign(env, { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: RATIO });
   return new Promise((resolve, reject) => {
@@ -74,6 +80,8 @@ for (let i = 0; i < RUNS; i++) {
       return ingest(mode === 'on');
     });
     const best = run.levels.reduce((a, b) => (b.rate > a.rate ? b : a));
+    // tracing on must have sent spans to the receiver: otherwise the run measured tracing off twice
+    if (mode === 'on' && received.requests === before) throw new Error(`run ${i + 1}: tracing on, but no OTLP export reached the receiver`);
     results[mode].push(best.rate);
     cpu[mode].push(best.cpuUs);
     console.log(

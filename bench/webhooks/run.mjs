@@ -20,6 +20,8 @@
 //             been delivering for a while (issue 20: delivery collapsed with history)
 //
 // Usage: npm run bench:webhooks [-- --events 20000 --steady-seconds 20 --steady-rate 500 --warmup-seconds 5 --history 1000000]
+// BENCH_SMOKE=1 (bench/support/smoke.mjs): every phase at tiny sizes, a small history and backlog
+// included; options given on the command line still win.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
@@ -35,24 +37,27 @@ import { leanUnary } from './lean-grpc.mjs';
 import { postgresStat, procStat } from '../process-stats.mjs';
 import { newId, newMasterKey } from '@mp/kit';
 import { createTestDatabase, createTestStream, queryTestDatabase, testCertificate } from '@mp/testing';
+import { smokeOr } from '../support/smoke.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values: args } = parseArgs({
   options: {
-    events: { type: 'string', default: '20000' },
-    'steady-seconds': { type: 'string', default: '20' },
-    'steady-rate': { type: 'string', default: '500' },
-    'warmup-seconds': { type: 'string', default: '5' },
+    events: { type: 'string', default: smokeOr('20000', '200') },
+    'steady-seconds': { type: 'string', default: smokeOr('20', '2') },
+    'steady-rate': { type: 'string', default: smokeOr('500', '50') },
+    'warmup-seconds': { type: 'string', default: smokeOr('5', '1') },
     // Writes V8 CPU profiles of both services to this directory.
     profile: { type: 'string' },
     // Phases to run, comma-separated (steady, backlog, max); all by default.
     only: { type: 'string', default: 'steady,backlog,max' },
     // Delivered rows (with their events and attempts) put in the tables before the phases: the
     // history that made delivery collapse (issue 20). 0 measures on empty tables.
-    history: { type: 'string', default: '0' },
+    history: { type: 'string', default: smokeOr('0', '200') },
     // Pending deliveries written straight to the webhooks service's tables for the backlog phases
     // (delivery alone: claim, sign, send, record); 0 skips them.
-    backlog: { type: 'string', default: '0' },
+    backlog: { type: 'string', default: smokeOr('0', '100') },
+    // Seconds of each bare HTTPS loop of the baseline.
+    'baseline-seconds': { type: 'string', default: smokeOr('5', '1') },
   },
 });
 const MAX_EVENTS = Number(args.events);
@@ -61,6 +66,9 @@ const STEADY_RATE = Number(args['steady-rate']);
 const WARMUP_SECONDS = Number(args['warmup-seconds']);
 const HISTORY = Number(args.history);
 const BACKLOG = Number(args.backlog);
+const BASELINE_SECONDS = Number(args['baseline-seconds']);
+// How long a phase waits for its deliveries before it gives up (and the run fails).
+const WAIT_MS = smokeOr(180_000, 30_000);
 const PHASES = new Set(args.only.split(',').map((p) => p.trim()));
 for (const p of PHASES) if (!['steady', 'backlog', 'max'].includes(p)) throw new Error(`--only: unknown phase ${p} (steady, backlog, max)`);
 
@@ -89,7 +97,7 @@ const receiverUrl = await new Promise((resolve) => {
  * A bare keep-alive HTTPS POST loop to the same receiver, 64 at a time: with node:https, and with
  * undici (the webhooks service's client since ADR 0059, and the faster of the two; shares are of it).
  */
-async function baseline(client, seconds = 5, concurrency = 64) {
+async function baseline(client, seconds = BASELINE_SECONDS, concurrency = 64) {
   const body = JSON.stringify({ event_id: 'evt_baseline', data: { x: 1 } });
   const headers = { 'content-type': 'application/json' };
   const agent = client === 'undici' ? new UndiciAgent({ connect: { ca: tls.cert } }) : new https.Agent({ keepAlive: true, maxSockets: concurrency });
@@ -259,7 +267,7 @@ async function steady() {
     return (performance.now() - started) / 1000;
   };
   const arrived = async (n) => {
-    const deadline = performance.now() + 60_000;
+    const deadline = performance.now() + Math.min(60_000, WAIT_MS);
     while (latencies.length < n - errors && performance.now() < deadline) await sleep(50);
   };
   // Warm-up at the same rate, not measured: a service that has just started runs cold (JIT, an
@@ -354,7 +362,7 @@ async function backlog(n, fanOut) {
   );
   const committed = now();
   const expected = events * fanOut;
-  const deadline = performance.now() + 180_000;
+  const deadline = performance.now() + WAIT_MS;
   while (arrivals.length < expected && performance.now() < deadline) await sleep(50);
   arrivals.sort((a, b) => a - b);
   const seconds = ((arrivals.at(-1) ?? committed) - committed) / 1000;
@@ -399,7 +407,7 @@ async function max(eventType, fanOut) {
     );
     committed.set(c, now());
   }
-  const deadline = performance.now() + 180_000;
+  const deadline = performance.now() + WAIT_MS;
   while (latencies.length < expected && performance.now() < deadline) await sleep(50);
   latencies.sort((a, b) => a - b);
   const seconds = (last - started) / 1000;
@@ -434,6 +442,8 @@ function idleGaps(arrivals) {
 }
 
 let exitCode = 0;
+/** Phases whose writes failed or whose deliveries did not all arrive: the run fails, whatever its figures. */
+const incomplete = [];
 try {
   console.log(
     `Webhook delivery benchmark — ${new Date().toISOString()} — ${cpus().length} × ${cpus()[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`,
@@ -459,6 +469,7 @@ try {
         `${s.delivered} delivered, write → arrival p50 ${fmt(s.p50)}, p99 ${fmt(s.p99)}, max ${fmt(s.max)}; peak RSS webhooks ${memory.webhooks.toFixed(0)} MB, projects ${memory.projects.toFixed(0)} MB`,
     );
     console.log(`          stages: ${await breakdown('project.created', s.since)}`);
+    if (s.errors > 0 || s.delivered < s.total) incomplete.push(`steady: ${s.errors} failed writes, ${s.delivered} of ${s.total} delivered`);
   }
 
   for (const fanOut of BACKLOG > 0 && PHASES.has('backlog') ? [1, 4] : []) {
@@ -472,6 +483,7 @@ try {
         `first arrival after ${fmt(b.firstMs)}, longest gap between arrivals ${fmt(b.longestGap)}, ${(b.idleMs / 1000).toFixed(2)} s in gaps over 50 ms; peak RSS webhooks ${memory.webhooks.toFixed(0)} MB`,
     );
     console.log(`          CPU µs per delivery: ${cpuPerDelivery(cpuBefore, cpuAfter, b.delivered)}`);
+    if (b.delivered < b.expected) incomplete.push(`backlog to ${fanOut}: ${b.delivered} of ${b.expected} delivered`);
   }
 
   for (const [type, fanOut] of !PHASES.has('max')
@@ -494,6 +506,11 @@ try {
     );
     console.log(`          CPU µs per delivery: ${cpuPerDelivery(cpuBefore, cpuAfter, m.delivered)}`);
     console.log(`          stages: ${await breakdown(type)}`);
+    if (m.delivered < m.events * fanOut) incomplete.push(`max to ${fanOut}: ${m.delivered} of ${m.events * fanOut} delivered`);
+  }
+  if (incomplete.length) {
+    console.error(`incomplete: ${incomplete.join('; ')}`);
+    exitCode = 1;
   }
 } catch (err) {
   console.error(err);
