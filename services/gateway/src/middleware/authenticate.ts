@@ -116,10 +116,9 @@ function callerOf(ctx: Context, p: identity.Principal, principalType: 'api_key' 
 }
 
 /**
- * Requires a permission identifier (spec §2.2) of the authenticated caller (401004 otherwise).
- * This is where the api-surface permission table is enforced: every route of the API passes
- * through it (app.ts `can(permission)`); membership, roles and tenants (403001–403003) are the
- * services' business.
+ * Requires a permission identifier of the authenticated caller (401004 otherwise). This is where
+ * the permission each route's spec names is enforced: route() puts it in the route's guards
+ * (api/route-guards.ts); membership, roles and tenants (403001–403003) are the services' business.
  */
 export function requirePermission(permission: string): Middleware {
   return async (ctx, next) => {

@@ -1,9 +1,7 @@
-import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { catalogue, DomainError, errorCodes, type ErrorEntry } from '@mp/errors';
 import { ok } from '../envelope.js';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { route, type GatewayRouter } from '../api/route-spec.js';
 
 /** Spec §2.9: the error detail record. */
 export function errorDetail(e: ErrorEntry) {
@@ -11,7 +9,7 @@ export function errorDetail(e: ErrorEntry) {
 }
 
 /** GET /errors/{error_code} (any authenticated caller) and GET /errors (system:read). */
-export function errorRoutes(router: Router, authed: Middleware, canReadSystem: Middleware): void {
+export function errorRoutes(router: GatewayRouter): void {
   route(
     router,
     {
@@ -23,7 +21,6 @@ export function errorRoutes(router: Router, authed: Middleware, canReadSystem: M
       rateLimit: 'tenant',
       response: api.errorDetail,
     },
-    authed,
     async (ctx) => {
       const code = ctx.params.error_code!;
       if (!/^\d{6}$/.test(code)) {
@@ -53,8 +50,6 @@ export function errorRoutes(router: Router, authed: Middleware, canReadSystem: M
       rateLimit: 'tenant',
       response: api.listOf(api.errorDetail),
     },
-    authed,
-    canReadSystem,
     async (ctx) => {
       ok(ctx, { items: errorCodes.map((c) => errorDetail(catalogue[c]!)), next_cursor: null, has_more: false });
     },

@@ -1,8 +1,7 @@
-import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { DomainError } from '@mp/errors';
-import { route } from '../api/route-spec.js';
+import { route, type GatewayRouter } from '../api/route-spec.js';
 import { ok } from '../envelope.js';
 
 const healthAnswer = z.object({ status: z.literal('ok') });
@@ -12,7 +11,7 @@ const readyAnswer = z.object({ status: z.literal('ready') });
  * The public, unauthenticated routes below /v3: the OpenAPI document and the health probes.
  * `openApiJson` gives the document as JSON text (built once from the application's route table).
  */
-export function referenceRoutes(router: Router, deps: { ready: () => boolean; openApiJson: () => string }): void {
+export function referenceRoutes(router: GatewayRouter, deps: { ready: () => boolean; openApiJson: () => string }): void {
   route(
     router,
     {

@@ -1,18 +1,14 @@
 import { Readable } from 'node:stream';
-import type Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { REPORT_TRANSITIONS } from '@mp/contracts';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { route, type GatewayRouter } from '../api/route-spec.js';
 import type { RateLimits } from '@mp/ratelimit';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { consumeTenantLimit } from '../middleware/rate-limit.js';
-import { requireFeature } from '../middleware/authenticate.js';
 import { presentReports as present } from '../presenters-reports.js';
 import { enumText, idText, instantText, MAX_LENGTH, text } from '../bounds.js';
-import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, versionField } from './versioning.js';
 
@@ -58,7 +54,7 @@ const rejectBody = z.object({ reason: text(2000) });
  * counts against the tenant's report limit (429003, 10 per hour by default) before it is
  * forwarded, so a refused generation stores nothing.
  */
-export function reportRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware, limits: RateLimits): void {
+export function reportRoutes(router: GatewayRouter, clients: ServiceClients, limits: RateLimits): void {
   route(
     router,
     {
@@ -74,9 +70,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       errors: ['422103'],
       idempotent: true,
     },
-    can('report:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(templateBody, state.body ?? {}, 'body');
       const template = await clients.reports.createTemplate(
         { name: b.name, sections: b.sections, pointIds: b.point_ids ?? [], formats: b.formats ?? [], ...defined({ description: b.description }) },
@@ -99,9 +94,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       query: pageQuery,
       response: api.listOf(api.template),
     },
-    can('report:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(pageQuery, ctx.query, 'query');
       const list = await clients.reports.listTemplates({ page: pageOf(q) }, state.caller!);
       ok(ctx, listData(list.items, present.template, list.page));
@@ -120,9 +114,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       rateLimit: 'tenant',
       response: api.template,
     },
-    can('report:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       okVersioned(ctx, present.template(await clients.reports.getTemplate({ id: ctx.params.template_id! }, state.caller!)));
     },
   );
@@ -141,9 +134,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       response: api.template,
       errors: ['409004', '422103'],
     },
-    can('report:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const raw = (state.body ?? {}) as Record<string, unknown>;
       const b = validate(templatePatch, raw, 'body');
       const template = await clients.reports.updateTemplate(
@@ -176,9 +168,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       response: api.deleted(api.template),
       errors: ['409004'],
     },
-    can('report:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(z.object({ version: versionField }), state.body ?? {}, 'body');
       const deleted = await clients.reports.deleteTemplate({ id: ctx.params.template_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
       ok(ctx, { ...present.template(deleted), deleted: true });
@@ -195,16 +186,15 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       tag: 'Reports',
       auth: 'api_key_or_bearer',
       permission: 'report:write',
+      feature: 'reports',
       rateLimit: 'tenant',
       body: generateBody,
       response: api.report,
       errors: ['403004', '404006', '422103', '422204', '429003'],
       idempotent: true,
     },
-    can('report:write'),
-    requireFeature('reports'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(generateBody, state.body ?? {}, 'body');
       await consumeTenantLimit(ctx, limits, 'reports');
       const report = await clients.reports.generateReport(
@@ -228,9 +218,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       query: listQuery,
       response: api.listOf(api.report),
     },
-    can('report:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(listQuery, ctx.query, 'query');
       const list = await clients.reports.listReports({ page: pageOf(q), ...defined({ projectId: q.project_id, status: q.status }) }, state.caller!);
       ok(ctx, listData(list.items, present.report, list.page));
@@ -249,9 +238,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       rateLimit: 'tenant',
       response: api.report,
     },
-    can('report:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       ok(ctx, present.report(await clients.reports.getReport({ id: ctx.params.report_id! }, state.caller!)));
     },
   );
@@ -272,9 +260,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       answer: 'file',
       errors: ['409011'],
     },
-    can('report:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(fileQuery, ctx.query, 'query');
       const reportId = ctx.params.report_id!;
       const read = (offset: number) => clients.reports.readReportFile({ reportId, format: q.format, offset, length: FILE_CHUNK }, state.caller!);
@@ -320,9 +307,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       errors: ['409011'],
       transitions: { field: 'status', table: REPORT_TRANSITIONS },
     },
-    can('report:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(approveBody, state.body ?? {}, 'body');
       ok(ctx, present.report(await clients.reports.approveReport({ id: ctx.params.report_id!, ...defined({ text: b.comment }) }, state.caller!)));
     },
@@ -343,9 +329,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       errors: ['409011'],
       transitions: { field: 'status', table: REPORT_TRANSITIONS },
     },
-    can('report:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(rejectBody, state.body ?? {}, 'body');
       ok(ctx, present.report(await clients.reports.rejectReport({ id: ctx.params.report_id!, text: b.reason }, state.caller!)));
     },

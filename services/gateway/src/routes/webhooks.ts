@@ -1,14 +1,11 @@
-import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentWebhooks as present } from '../presenters-webhooks.js';
 import { enumText, instantText, MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
-import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { route, type GatewayRouter } from '../api/route-spec.js';
 
 // The webhooks service holds the policy's own range (400003); these keep the numbers in int32.
 const retryPolicy = z.object({
@@ -51,7 +48,7 @@ const policyOf = (p: z.infer<typeof retryPolicy> | undefined, fallback = { maxRe
  * The specification's webhook endpoints plus GET list/one, one delivery with its attempts, resend
  * and secret rotation (api-surface). Auth: API key with system:admin.
  */
-export function webhookRoutes(router: Router, clients: ServiceClients, guard: Middleware): void {
+export function webhookRoutes(router: GatewayRouter, clients: ServiceClients): void {
   route(
     router,
     {
@@ -66,9 +63,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       response: api.webhookWithSecret,
       idempotent: true,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(createBody, state.body ?? {}, 'body');
       const policy = policyOf(b.retry_policy);
       const created = await clients.webhooks.createWebhook(
@@ -92,9 +88,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       query: pageQuery,
       response: api.listOf(api.webhook),
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(pageQuery, ctx.query, 'query');
       const list = await clients.webhooks.listWebhooks({ page: pageOf(q) }, state.caller!);
       ok(ctx, listData(list.items, present.webhook, list.page));
@@ -113,9 +108,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       rateLimit: 'tenant',
       response: api.webhook,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       ok(ctx, present.webhook(await clients.webhooks.getWebhook({ id: ctx.params.webhook_id! }, state.caller!)));
     },
   );
@@ -133,9 +127,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       body: updateBody,
       response: api.webhook,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(updateBody, state.body ?? {}, 'body');
       let retryPolicy;
       if (b.retry_policy) {
@@ -170,9 +163,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       rateLimit: 'tenant',
       response: api.deleted(api.webhook),
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const deleted = await clients.webhooks.deleteWebhook({ id: ctx.params.webhook_id! }, state.caller!);
       ok(ctx, { ...present.webhook(deleted), deleted: true });
     },
@@ -190,9 +182,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       rateLimit: 'tenant',
       response: api.delivery,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       ok(ctx, present.delivery(await clients.webhooks.testWebhook({ id: ctx.params.webhook_id! }, state.caller!)));
     },
   );
@@ -210,9 +201,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       query: deliveriesQuery,
       response: api.listOf(api.delivery),
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(deliveriesQuery, ctx.query, 'query');
       const list = await clients.webhooks.listDeliveries(
         {
@@ -241,9 +231,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       rateLimit: 'tenant',
       response: api.deliveryWithAttempts,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const detail = await clients.webhooks.getDelivery({ webhookId: ctx.params.webhook_id!, deliveryId: ctx.params.delivery_id! }, state.caller!);
       ok(ctx, { ...present.delivery(detail.delivery!), attempts: detail.attempts.map(present.deliveryAttempt) });
     },
@@ -261,9 +250,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       rateLimit: 'tenant',
       response: api.delivery,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       ok(
         ctx,
         present.delivery(await clients.webhooks.resendDelivery({ webhookId: ctx.params.webhook_id!, deliveryId: ctx.params.delivery_id! }, state.caller!)),
@@ -284,9 +272,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       body: rotateBody,
       response: api.webhookWithSecret,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(rotateBody, state.body ?? {}, 'body');
       const rotated = await clients.webhooks.rotateSecret(
         { id: ctx.params.webhook_id!, ...(b.grace_period_seconds !== undefined ? { gracePeriodSeconds: b.grace_period_seconds } : {}) },
