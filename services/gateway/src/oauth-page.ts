@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Context } from 'koa';
 import type { identity } from '@mp/contracts';
 import type { DomainError } from '@mp/errors';
-import type { GatewayState } from './state.js';
+import type { GatewayContext } from './state.js';
 
 /** Spec §2.2's meaning of each permission identifier, as the consent page lists them. */
 const PERMISSION_TEXT: Record<string, string> = {
@@ -46,7 +45,7 @@ const STYLE = `
  * application's redirect origin (a browser applies form-action to the redirect that follows the
  * form post).
  */
-function pageHeaders(ctx: Context, nonce: string, redirectOrigin: string | null): void {
+function pageHeaders(ctx: GatewayContext, nonce: string, redirectOrigin: string | null): void {
   ctx.set({
     'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'self'${redirectOrigin ? ` ${redirectOrigin}` : ''}; frame-ancestors 'none'; base-uri 'none'`,
     'X-Frame-Options': 'DENY',
@@ -82,8 +81,8 @@ ${body}
  * without filling in the form. The form posts back to this URL with the pending authorization's
  * id and CSRF token (also set as a SameSite=Strict cookie, double submit).
  */
-export function renderConsentPage(ctx: Context, prompt: identity.AuthorizationPrompt, error?: { code: string; detail: string }, username = ''): void {
-  const state = ctx.state as GatewayState;
+export function renderConsentPage(ctx: GatewayContext, prompt: identity.AuthorizationPrompt, error?: { code: string; detail: string }, username = ''): void {
+  const state = ctx.state;
   const nonce = randomBytes(16).toString('base64');
   const client = escapeHtml(prompt.clientName);
   const redirect = new URL(prompt.redirectUri);
@@ -126,8 +125,8 @@ ${error ? `<p class="error" id="${errorId}" role="alert">${escapeHtml(error.deta
  * the application (unknown client, unregistered redirect URI, forged or expired form), and for
  * refusals of the page itself (429005). Status and headers are the error's.
  */
-export function renderErrorPage(ctx: Context, err: DomainError): void {
-  const state = ctx.state as GatewayState;
+export function renderErrorPage(ctx: GatewayContext, err: DomainError): void {
+  const state = ctx.state;
   const nonce = randomBytes(16).toString('base64');
   const body = `<h1>This sign-in cannot continue</h1>
 <p class="error" role="alert">${escapeHtml(err.detail)}</p>

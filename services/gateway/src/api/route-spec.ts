@@ -1,7 +1,7 @@
 import Router, { type RouterMiddleware, type RouterOptions } from '@koa/router';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
-import type { AuthState } from '../middleware/authenticate.js';
+import type { GatewayState } from '../state.js';
 
 /**
  * Who may call a route: nobody in particular, an API key or bearer token, an API key or a user's
@@ -70,7 +70,7 @@ export const ROUTE_SPEC = Symbol('mp.routeSpec');
 export type DocumentedMiddleware = Middleware & { [ROUTE_SPEC]?: RouteSpec };
 
 /** What a route handler sees: ctx.state typed as the gateway's middleware chain leaves it. */
-export type RouteMiddleware = RouterMiddleware<AuthState>;
+export type RouteMiddleware = RouterMiddleware<GatewayState>;
 
 /**
  * The checks a route's spec implies (authentication, rate limit, permission, plan feature, body
@@ -82,11 +82,11 @@ export type RouteGuards = (spec: RouteSpec) => Middleware[];
 const GUARDS = Symbol('mp.routeGuards');
 
 /** A router whose routes get their guards from their specs (route()). */
-export type GatewayRouter = Router<AuthState> & { readonly [GUARDS]: RouteGuards };
+export type GatewayRouter = Router<GatewayState> & { readonly [GUARDS]: RouteGuards };
 
 /** A router (options as @koa/router's) that route() registers guarded routes on. */
 export function gatewayRouter(guards: RouteGuards, options?: RouterOptions): GatewayRouter {
-  return Object.assign(new Router<AuthState>(options), { [GUARDS]: guards });
+  return Object.assign(new Router<GatewayState>(options), { [GUARDS]: guards });
 }
 
 const AROUND = Symbol('mp.aroundGuards');

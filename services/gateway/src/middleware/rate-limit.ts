@@ -1,13 +1,12 @@
-import type { Context, Middleware } from 'koa';
 import type { identity } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import { clientSource } from '@mp/kit';
 import { concurrencyError, rateLimitError, rateLimitHeaders, type LimitKind, type RateLimits, type Verdict } from '@mp/ratelimit';
-import type { AuthState } from './authenticate.js';
+import type { GatewayContext, GatewayMiddleware } from '../state.js';
 
 /** The unit of spec §8's limits on authenticated routes: the tenant in one environment. */
-export function tenantLimitKey(ctx: Context): string {
-  const state = ctx.state as AuthState;
+export function tenantLimitKey(ctx: GatewayContext): string {
+  const state = ctx.state;
   return `${state.caller!.tenantId}:${state.environment}`;
 }
 
@@ -25,10 +24,10 @@ function planLimits(plan: identity.Plan | undefined) {
  * request. X-RateLimit-* headers go on every response of a limited route, success or not; a 429
  * carries Retry-After as well.
  */
-export function limitTenant(limits: RateLimits): Middleware {
+export function limitTenant(limits: RateLimits): GatewayMiddleware {
   return async (ctx, next) => {
     const key = tenantLimitKey(ctx);
-    limits.setPlan(key, planLimits((ctx.state as AuthState).plan));
+    limits.setPlan(key, planLimits(ctx.state.plan));
     const verdict = await limits.consume('api', key);
     const headers = rateLimitHeaders(verdict);
     if (!verdict.allowed) throw rateLimitError(verdict);
@@ -50,7 +49,7 @@ export function limitTenant(limits: RateLimits): Middleware {
  * headers. For routes that count something besides the request itself; `field` names it.
  */
 export async function consumeTenantLimit(
-  ctx: Context,
+  ctx: GatewayContext,
   limits: RateLimits,
   kind: Exclude<LimitKind, 'api' | 'auth'>,
   cost = 1,
@@ -70,9 +69,9 @@ export async function consumeTenantLimit(
  * 10 per minute (429005) per client address and environment — there is no tenant before sign-in,
  * and the address is what slows down a password guesser. Shared by all replicas through Redis.
  */
-export function limitAuthentication(limits: RateLimits): Middleware {
+export function limitAuthentication(limits: RateLimits): GatewayMiddleware {
   return async (ctx, next) => {
-    const state = ctx.state as AuthState;
+    const state = ctx.state;
     // Per client source: an IPv6 client counts by its /64, as failed sign-ins do (ADR 0019).
     const verdict = await limits.consume('auth', `${clientSource(ctx.ip)}:${state.environment}`);
     if (!verdict.allowed) throw rateLimitError(verdict);
