@@ -1,21 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { identity } from '@mp/contracts';
+import { PERMISSION_MEANINGS, type identity } from '@mp/contracts';
 import type { DomainError } from '@mp/errors';
 import type { GatewayContext } from './state.js';
-
-/** Spec §2.2's meaning of each permission identifier, as the consent page lists them. */
-const PERMISSION_TEXT: Record<string, string> = {
-  'project:read': 'read project information',
-  'project:write': 'create and modify projects',
-  'task:read': 'read tasks',
-  'task:write': 'dispatch and modify tasks',
-  'data:read': 'read monitoring data',
-  'data:write': 'write monitoring data',
-  'report:read': 'read reports',
-  'report:write': 'generate reports',
-  'system:read': 'read system configuration',
-  'system:admin': 'system administration',
-};
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -88,7 +74,9 @@ export function renderConsentPage(ctx: GatewayContext, prompt: identity.Authoriz
   const redirect = new URL(prompt.redirectUri);
   const errorId = 'signin-error';
   const described = error ? ` aria-describedby="${errorId}" aria-invalid="true"` : '';
-  const permissions = prompt.scope.map((p) => `<li><code>${escapeHtml(p)}</code> — ${escapeHtml(PERMISSION_TEXT[p] ?? p)}</li>`).join('\n        ');
+  const permissions = prompt.scope
+    .map((p) => `<li><code>${escapeHtml(p)}</code> — ${escapeHtml((PERMISSION_MEANINGS as Readonly<Record<string, string>>)[p] ?? p)}</li>`)
+    .join('\n        ');
   const body = `<h1>Allow ${client} to use your account?</h1>
 <p id="intro"><strong>${client}</strong> asks to access the Monitoring Platform ${state.environment === 'sandbox' ? '<strong>sandbox</strong>' : ''} on your behalf. Sign in to allow it, or deny the request.</p>
 ${error ? `<p class="error" id="${errorId}" role="alert">${escapeHtml(error.detail)} <span class="muted">(error ${escapeHtml(error.code)})</span></p>` : ''}

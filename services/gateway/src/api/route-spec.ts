@@ -1,6 +1,7 @@
 import Router, { type RouterMiddleware, type RouterOptions } from '@koa/router';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
+import type { Permission } from '@mp/contracts';
 import type { GatewayState } from '../state.js';
 
 /**
@@ -36,7 +37,7 @@ export interface RouteSpec {
   tag: string;
   auth: RouteAuth;
   /** Permission identifier the caller needs, when one is: route() refuses a caller without it (401004). */
-  permission?: string;
+  permission?: Permission;
   /** A feature of the tenant's plan the route needs: route() refuses a tenant without it (403004). */
   feature?: 'reports' | 'data_batches';
   /**
