@@ -24,7 +24,7 @@ import { healthz, readyz, referenceRoutes } from './routes/reference.js';
 import { openApiDocument } from './api/openapi.js';
 import { routesOf } from './api/routes-of.js';
 import { routeGuards } from './api/route-guards.js';
-import { gatewayRouter } from './api/route-spec.js';
+import { gatewayRouter, mount } from './api/route-spec.js';
 import { docsRoutes } from './docs/docs-routes.js';
 
 export interface AppDeps {
@@ -68,12 +68,12 @@ export function createApp(deps: AppDeps): Koa {
   alarmRoutes(v3, deps.clients);
   reportRoutes(v3, deps.clients, deps.limits);
   webhookRoutes(v3, deps.clients);
-  errorRoutes(v3);
-  systemRoutes(v3, deps);
+  mount(v3, errorRoutes);
+  mount(v3, systemRoutes(deps));
   // Built on first request from the routes this application mounts, identity's included.
   let document: string | undefined;
   const openApiJson = () => (document ??= JSON.stringify(openApiDocument(routesOf(app).flatMap((r) => (r.spec ? [r.spec] : [])))));
-  referenceRoutes(v3, { ready: deps.ready, openApiJson });
+  mount(v3, referenceRoutes({ ready: deps.ready, openApiJson }));
 
   app.use(securityHeaders);
   app.use(closeWhenBodyUnread);

@@ -115,3 +115,18 @@ export function route(router: GatewayRouter, spec: RouteSpec, ...middleware: Rou
   const chain = [...extra.filter(isAround), ...router[GUARDS](spec), ...extra.filter((m) => !isAround(m)), tagged] as RouteMiddleware[];
   (router[spec.method] as (path: string, ...m: RouteMiddleware[]) => unknown).call(router, spec.path, ...chain);
 }
+
+/**
+ * A route as data: its spec, the route's own checks that run after its guards (rare), and its
+ * handler. A table of these can be read (its specs, its permissions) without building a router.
+ */
+export interface Route {
+  spec: RouteSpec;
+  before?: readonly RouteMiddleware[];
+  handler: RouteMiddleware;
+}
+
+/** Registers a table of routes, each as route() would. */
+export function mount(router: GatewayRouter, routes: readonly Route[]): void {
+  for (const r of routes) route(router, r.spec, ...(r.before ?? []), r.handler);
+}

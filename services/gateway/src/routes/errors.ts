@@ -1,7 +1,7 @@
 import { catalogue, DomainError, errorCodes, type ErrorEntry } from '@mp/errors';
 import { ok } from '../envelope.js';
 import * as api from '../api/resources.js';
-import { route, type GatewayRouter } from '../api/route-spec.js';
+import type { Route } from '../api/route-spec.js';
 
 /** Spec §2.9: the error detail record. */
 export function errorDetail(e: ErrorEntry) {
@@ -9,10 +9,9 @@ export function errorDetail(e: ErrorEntry) {
 }
 
 /** GET /errors/{error_code} (any authenticated caller) and GET /errors (system:read). */
-export function errorRoutes(router: GatewayRouter): void {
-  route(
-    router,
-    {
+export const errorRoutes: readonly Route[] = [
+  {
+    spec: {
       method: 'get',
       path: '/errors/:error_code',
       summary: 'The error detail record of one code (spec §2.9).',
@@ -21,7 +20,7 @@ export function errorRoutes(router: GatewayRouter): void {
       rateLimit: 'tenant',
       response: api.errorDetail,
     },
-    async (ctx) => {
+    handler: async (ctx) => {
       const code = ctx.params.error_code!;
       if (!/^\d{6}$/.test(code)) {
         throw new DomainError('400004', {
@@ -36,11 +35,9 @@ export function errorRoutes(router: GatewayRouter): void {
       }
       ok(ctx, errorDetail(entry));
     },
-  );
-
-  route(
-    router,
-    {
+  },
+  {
+    spec: {
       method: 'get',
       path: '/errors',
       summary: 'Every error code of the API.',
@@ -50,8 +47,8 @@ export function errorRoutes(router: GatewayRouter): void {
       rateLimit: 'tenant',
       response: api.listOf(api.errorDetail),
     },
-    async (ctx) => {
+    handler: async (ctx) => {
       ok(ctx, { items: errorCodes.map((c) => errorDetail(catalogue[c]!)), next_cursor: null, has_more: false });
     },
-  );
-}
+  },
+];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppDeps } from '../app.js';
-import { route, type GatewayRouter } from '../api/route-spec.js';
+import type { Route } from '../api/route-spec.js';
 import { ok } from '../envelope.js';
 
 const systemConfig = z.object({ environment: z.enum(['live', 'sandbox']), webhook_source_addresses: z.array(z.string()) }).meta({ id: 'SystemConfig' });
@@ -11,10 +11,9 @@ const systemConfig = z.object({ environment: z.enum(['live', 'sandbox']), webhoo
  * addresses" the console offers: the addresses (or CIDR blocks) webhook deliveries leave from, for
  * a receiver's firewall; empty when the operator has not set MP_WEBHOOK_SOURCE_ADDRESSES (ADR 0057).
  */
-export function systemRoutes(router: GatewayRouter, deps: Pick<AppDeps, 'webhookSourceAddresses'>): void {
-  route(
-    router,
-    {
+export const systemRoutes = (deps: Pick<AppDeps, 'webhookSourceAddresses'>): Route[] => [
+  {
+    spec: {
       method: 'get',
       path: '/system/config',
       summary: 'This installation: the environment and the addresses webhook deliveries come from (for receivers to permit).',
@@ -24,9 +23,9 @@ export function systemRoutes(router: GatewayRouter, deps: Pick<AppDeps, 'webhook
       rateLimit: 'tenant',
       response: systemConfig,
     },
-    (ctx) => {
+    handler: (ctx) => {
       const state = ctx.state;
       ok(ctx, { environment: state.environment, webhook_source_addresses: [...(deps.webhookSourceAddresses ?? [])] });
     },
-  );
-}
+  },
+];
