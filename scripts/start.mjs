@@ -48,12 +48,19 @@ lines.push(
 );
 process.stdout.write(lines.join('\n'));
 
+// A drain: the ports close at once (new connections are refused), the requests in flight are
+// answered, then the services stop. A second Ctrl-C stops at once.
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, async () => {
-    if (stopping) return;
+    if (stopping) {
+      process.stdout.write('Stopped without waiting for requests in flight.\n');
+      process.exit(1);
+    }
     stopping = true;
-    process.stdout.write('\nStopping: finishing requests in flight…\n');
+    const drained = platform.drain();
+    process.stdout.write('\nStopping: new connections are refused; requests in flight finish (Ctrl-C again to stop at once)…\n');
+    await drained;
     await platform.stop();
     await tracing?.shutdown();
     process.stdout.write('Stopped.\n');

@@ -7,8 +7,8 @@
 // records/s of every run and the difference of the medians.
 //
 // Options (environment): BENCH_TRACING_RUNS=2  BENCH_TRACING_RATIO=0.1  and the ingest options it
-// passes on (defaults here: BENCH_LEVELS=16 BENCH_REQUESTS=300 BENCH_SERIES=0 BENCH_ABNORMAL_SHARE=0:
-// no reading breaks an alarm rule, see bench/ingest/readings.mjs).
+// passes on (defaults here: BENCH_LEVELS=16 BENCH_REQUESTS=300 BENCH_SERIES=0; abnormal readings
+// as bench/ingest's default, so the alarm rules run as on a site).
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
@@ -32,7 +32,7 @@ await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
 const endpoint = `http://127.0.0.1:${sink.address().port}`;
 
 function ingest(tracing) {
-  const env = { BENCH_LEVELS: '16', BENCH_REQUESTS: '300', BENCH_SERIES: '0', BENCH_ABNORMAL_SHARE: '0', ...process.env };
+  const env = { BENCH_LEVELS: '16', BENCH_REQUESTS: '300', BENCH_SERIES: '0', ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('OTEL_')) delete env[k];
   if (tracing) Object.assign(env, { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: RATIO });
   return new Promise((resolve, reject) => {

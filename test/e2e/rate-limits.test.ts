@@ -16,7 +16,7 @@ import {
 
 // Spec §7.8 / §8 on real Redis and PostgreSQL, with two gateway replicas sharing one Redis key
 // prefix: every limit is counted once for the whole deployment. Limits are per tenant and
-// environment (authentication: per client address) and set per tenant by its plan; each test
+// environment (authentication: per client address, in both environments together) and set per tenant by its plan; each test
 // uses a tenant of its own, set up through identity's operator RPCs so that no sign-in counts
 // against the authentication limit.
 describe('rate limits', () => {
@@ -142,13 +142,15 @@ describe('rate limits', () => {
     expect(await queryTestDatabase(t.db.url, 'SELECT id FROM monitoring_data.data_records')).toEqual([]);
   });
 
-  it('429005: authentication requests per client address, shared by both replicas, before any password is checked', async () => {
+  it('429005: authentication requests per client address, shared by both replicas and both environments, before any password is checked', async () => {
     // A username of its own per attempt: five failures of one username from one address lock it
     // (401007, ADR 0019), and this test is about the address's request limit.
     const attempt = (base: string, n = 0) =>
       call(base, 'POST', '/auth/login', { body: { username: `nobody.here.${n}`, password: 'wrong password', grant_type: 'password' } });
+    // Live on one replica, sandbox on the other: one count, not one per environment.
+    const alternating = [t.base, second.sandboxBase];
     for (let i = 0; i < 6; i++) {
-      const res = await attempt(bases[i % 2]!, i);
+      const res = await attempt(alternating[i % 2]!, i);
       expectError(res, 401008, 'password');
       expectLimitHeaders(res, 6, 5 - i);
     }
@@ -156,6 +158,9 @@ describe('rate limits', () => {
     expectError(refused, 429005);
     expectLimitHeaders(refused, 6, 0);
     expectRetryAfter(refused, 60);
+    const inSandbox = await attempt(t.sandboxBase);
+    expectError(inSandbox, 429005);
+    expectLimitHeaders(inSandbox, 6, 0);
     // the token endpoint and the consent page count as authentication too
     const token = await call(second.base, 'POST', '/oauth/token', {
       body: { grant_type: 'authorization_code', client_id: 'cli_aaaaaaaaaaaaaaaaaaaa', code: 'x', redirect_uri: 'https://a.example/cb' },

@@ -392,7 +392,12 @@ describe('reports through the gateway', () => {
   });
 
   it('reads a project as the person who asks: a non-member with report:write gets 403001', async () => {
-    const user = { username: 'report-writer', password: 'report writer password 1', name: 'Report Writer', permissions: ['report:read', 'report:write'] };
+    const user = {
+      username: 'report-writer',
+      password: 'report writer password 1',
+      name: 'Report Writer',
+      permissions: ['project:read', 'data:read', 'report:read', 'report:write'],
+    };
     expect((await t.api('POST', '/users', { headers: h(), body: user })).status).toBe(200);
     const login = await t.api('POST', '/auth/login', { body: { username: user.username, password: user.password, grant_type: 'password' } });
     const bearer = { authorization: `Bearer ${login.body.data.access_token}` };

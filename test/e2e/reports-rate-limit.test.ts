@@ -13,7 +13,7 @@ describe('report generation rate limit, plans and tenants', () => {
 
   beforeAll(async () => {
     t = await startTestPlatform({ MP_LIMIT_REPORTS_PER_HOUR: '2' });
-    key = await t.apiKey(['project:read', 'project:write', 'report:read', 'report:write']);
+    key = await t.apiKey(['project:read', 'project:write', 'data:read', 'report:read', 'report:write']);
   });
   afterAll(async () => {
     await t?.stop();
@@ -48,7 +48,7 @@ describe('report generation rate limit, plans and tenants', () => {
       await upsertPlan(id, 'no-reports', []);
       const setup = async (plan: string) => {
         const tenant = await createTenant(id, plan);
-        const k = await tenantKey(id, tenant, ['project:read', 'project:write', 'report:read', 'report:write']);
+        const k = await tenantKey(id, tenant, ['project:read', 'project:write', 'data:read', 'report:read', 'report:write']);
         const headers = { 'x-api-key': k };
         const project = (await t.api('POST', '/projects', { headers, body: { name: `Plan ${plan}`, number: 'PL-1' } })).body.data.id;
         const template = (await t.api('POST', '/templates', { headers, body: { name: 'T', sections: ['summary'] } })).body.data.id;

@@ -11,7 +11,8 @@ describe('webhook endpoints', () => {
 
   beforeAll(async () => {
     t = await startTestPlatform();
-    key = await t.apiKey(['system:admin']);
+    // system:admin, and what reading the subscribed events needs (a bare system:admin may not subscribe)
+    key = await t.apiKey(['system:admin', 'data:read', 'task:read', 'project:read', 'report:read']);
     receiver = await startHttpsReceiver();
   });
   afterAll(async () => {

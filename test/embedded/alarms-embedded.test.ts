@@ -17,6 +17,7 @@ describe('alarms on the embedded default', () => {
   let projectId: string;
   let point: string;
   let quiet: string;
+  let pt2: (number: string) => Promise<string>;
   const api = (method: string, path: string, body?: unknown) =>
     httpsRequest(`${base}${path}`, { method, headers: { 'x-api-key': key }, ...(body !== undefined ? { body } : {}) });
   const write = async (pointId: string, at: string, dz: number) =>
@@ -74,6 +75,7 @@ describe('alarms on the embedded default', () => {
           thresholds: { warning: 10, alarm: 20 },
         })
       ).body.data.id as string;
+    pt2 = pt;
     point = await pt('E-1');
     quiet = await pt('E-2');
   }, 120_000);
@@ -113,5 +115,33 @@ describe('alarms on the embedded default', () => {
     const after = (await api('GET', `/alarms/${stale!.alarm_id}`)).body.data;
     expect(after).toMatchObject({ status: 'cleared', cleared: { by: null, automatic: true } });
     expect(after.history.map((h: { action: string }) => h.action)).toEqual(['opened', 'cleared']);
+  });
+
+  it('takes many concurrent writers crossing the thresholds of the same points: every write 200, one active alarm per rule', async () => {
+    const points = [await pt2('C-1'), await pt2('C-2'), await pt2('C-3')];
+    const base = Date.parse('2026-04-01T00:00:00Z');
+    const statuses: number[] = [];
+    // 8 writers, 2 writes each of 30 records over the same 3 points (within the default 500 records a
+    // minute), every third reading over a threshold.
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, w) => {
+        for (let k = 0; k < 2; k++) {
+          const records = Array.from({ length: 30 }, (_, j) => {
+            const slot = (k * 8 + w) * 10 + Math.floor(j / 3);
+            return {
+              point_id: points[j % 3],
+              measured_at: new Date(base + slot * 60_000).toISOString(),
+              values: { dx: 0, dy: 0, dz: slot % 3 === 0 ? 12 + (slot % 12) : 1 },
+            };
+          });
+          statuses.push((await api('POST', `/projects/${projectId}/data`, { records })).status);
+        }
+      }),
+    );
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    for (const p of points) {
+      const active = (await alarmsOf(p)).filter((a) => a.status !== 'cleared');
+      expect(new Set(active.map((a) => a.rule)).size).toBe(active.length);
+    }
   });
 });

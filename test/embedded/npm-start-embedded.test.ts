@@ -128,7 +128,7 @@ describe('npm start: the embedded default', () => {
     // Ctrl-C (SIGINT to the whole process group, as a terminal sends it): the platform finishes and
     // says so; npm itself then ends by the same signal (exit code null) or with 0.
     expect([0, null]).toContain(await proc!.stop('SIGINT'));
-    expect(proc!.output()).toMatch(/Stopping: finishing requests in flight…\nStopped\./);
+    expect(proc!.output()).toMatch(/Stopping: new connections are refused; requests in flight finish \(Ctrl-C again to stop at once\)…\nStopped\./);
 
     // … and a warm start finds the same data and the same administrator (no new password).
     base = await start();
@@ -164,7 +164,7 @@ describe('npm start: the embedded default', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
       new RegExp(
-        `^Monitoring Platform did not start: The data folder \\S*${dataDir.split('/').pop()} is in use by another Monitoring Platform \\(process \\d+\\): stop that one, or set MP_DATA_DIR to another folder\\.$`,
+        `^Monitoring Platform did not start: MP_DATA_DIR: the data folder \\S*${dataDir.split('/').pop()} is in use by process \\d+ \\(a running Monitoring Platform, or a command on its data\\): stop it first \\(Ctrl-C where it runs\\), then run this again; or set MP_DATA_DIR to another folder\\.$`,
       ),
     );
     // The first one still answers.

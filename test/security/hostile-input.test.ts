@@ -267,6 +267,66 @@ describe('hostile input', () => {
     });
   });
 
+  describe('whole numbers: every integer of the route table is bounded at the gateway', () => {
+    const point = (alarm_rules: Record<string, number>) => ({
+      number: `HI-W${Object.keys(alarm_rules)[0]!.length}`,
+      name: 'Quay whole numbers',
+      sensor_type: 'level',
+      reference: { x: 1, y: 2, z: 3 },
+      thresholds: { warning: 20, alarm: 30 },
+      alarm_rules,
+    });
+
+    it('alarm rules fractional or at 2^31 are 400003 on the field when a point is created, and no point is stored', async () => {
+      const before = await count('SELECT count(*)::int AS n FROM projects.points');
+      for (const [field, value] of [
+        ['clear_after_readings', 1.5],
+        ['clear_after_readings', 2 ** 31],
+        ['expected_interval_seconds', 0.5],
+        ['expected_interval_seconds', 2 ** 31],
+        ['stale_factor', 2.5],
+        ['stale_factor', 1e20],
+      ] as const) {
+        const res = await t.api('POST', `/projects/${projectId}/points`, { headers: k(), body: point({ [field]: value }) });
+        expectShortRefusal(res, 400003, `alarm_rules.${field}`);
+        expect(res.body.data.suggestion).toEqual(expect.any(String));
+      }
+      expect(await count('SELECT count(*)::int AS n FROM projects.points')).toBe(before);
+    });
+
+    it('alarm rules fractional or at 2^31 are 400003 on the field when a point is changed, and the point is unchanged', async () => {
+      const before = (await t.api('GET', `/points/${pointId}`, { headers: k() })).body.data;
+      for (const [field, value] of [
+        ['clear_after_readings', 2.25],
+        ['expected_interval_seconds', 2 ** 31],
+        ['stale_factor', 2 ** 31],
+        ['stale_factor', 1.5],
+      ] as const) {
+        expectShortRefusal(
+          await t.api('PATCH', `/points/${pointId}`, { headers: k(), body: { alarm_rules: { [field]: value } } }),
+          400003,
+          `alarm_rules.${field}`,
+        );
+      }
+      expect((await t.api('GET', `/points/${pointId}`, { headers: k() })).body.data).toEqual(before);
+      // whole and in range: accepted, so the bound is not a refusal of the field
+      const ok = await t.api('PATCH', `/points/${pointId}`, { headers: k(), body: { alarm_rules: { clear_after_readings: 3, stale_factor: 2 } } });
+      expect(ok.status).toBe(200);
+      expect(ok.body.data.alarm_rules).toMatchObject({ clear_after_readings: 3, stale_factor: 2 });
+    });
+
+    it('other integers (version, retry policy, page size, buckets) fractional are 400003 on the field, not 422102', async () => {
+      expectShortRefusal(await t.api('PATCH', `/points/${pointId}`, { headers: k(), body: { name: 'Whole', version: 1.5 } }), 400003, 'version');
+      expectShortRefusal(
+        await t.api('PUT', `/webhooks/${webhookId}`, { headers: k(), body: { retry_policy: { max_retries: 2.5 } } }),
+        400003,
+        'retry_policy.max_retries',
+      );
+      expectShortRefusal(await t.api('GET', `/projects?limit=1.5`, { headers: k() }), 400003, 'limit');
+      expectShortRefusal(await t.api('GET', `/points/${pointId}/series?buckets=2.5`, { headers: k() }), 400003, 'buckets');
+    });
+  });
+
   describe('webhook URL ports (item 7)', () => {
     it('port 0 is refused with 422103 on url when creating or changing a webhook, and nothing is stored', async () => {
       const before = await count('SELECT count(*)::int AS n FROM webhooks.webhooks');

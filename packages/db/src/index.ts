@@ -1,5 +1,6 @@
 export * from './types.js';
-export { isUniqueViolation } from './errors.js';
+export { isRetryableConflict, isUniqueViolation, retryOnConflict } from './errors.js';
+export { QueryError, statementName } from './query-error.js';
 export { arrayParam, ArrayParam, type ArrayElementType } from './array-param.js';
 export { bufferOf, utf8Param, Utf8Param } from './params.js';
 export * from './pg.js';

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { encodeBinaryArray } from './array-param.js';
 import { bufferOf, encodeParams, type ParamEncoders } from './params.js';
+import { withoutValues } from './query-error.js';
 import type { Database, Queryable, QueryOptions } from './types.js';
 import { KEYED_PLAN_SETTINGS } from './keyed-plans.js';
 
@@ -75,7 +76,9 @@ function openPool(opts: PgOptions, reserve: Database['reserve']): Database {
     return qo?.prepare ? { name: qo.prepare, text: sql, values } : { text: sql, values };
   };
   const run: Queryable['query'] = async (sql, params, qo) => {
-    const r = await pool.query(config(sql, params, qo));
+    const r = await pool.query(config(sql, params, qo)).catch((e: unknown) => {
+      throw withoutValues(e, sql, qo?.prepare);
+    });
     return { rows: r.rows, rowCount: r.rowCount ?? 0 };
   };
 
@@ -84,7 +87,9 @@ function openPool(opts: PgOptions, reserve: Database['reserve']): Database {
     reserve,
     query: run,
     async exec(sql) {
-      await pool.query(sql);
+      await pool.query(sql).catch((e: unknown) => {
+        throw withoutValues(e, sql);
+      });
     },
     async transaction(fn) {
       const client = await pool.connect();
@@ -96,7 +101,9 @@ function openPool(opts: PgOptions, reserve: Database['reserve']): Database {
         await client.query('BEGIN');
         const tx: Queryable = {
           query: async (sql, params, qo) => {
-            const r = await client.query(config(sql, params, qo));
+            const r = await client.query(config(sql, params, qo)).catch((e: unknown) => {
+              throw withoutValues(e, sql, qo?.prepare);
+            });
             return { rows: r.rows, rowCount: r.rowCount ?? 0 };
           },
         };

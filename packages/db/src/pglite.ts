@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { encodeArrayLiteral } from './array-param.js';
 import { bufferOf, encodeParams, type ParamEncoders } from './params.js';
+import { withoutValues } from './query-error.js';
 import type { Database, Queryable } from './types.js';
 
 export interface PgliteOptions {
@@ -135,7 +136,9 @@ export async function createPgliteDatabase(opts: PgliteOptions): Promise<Databas
   };
   const run = async <R>(session: Session, sql: string, params?: unknown[]) => {
     await onPath(session);
-    const r = await session.query<Row>(sql, encodeParams(params, PGLITE_ENCODERS) as unknown[]);
+    const r = await session.query<Row>(sql, encodeParams(params, PGLITE_ENCODERS) as unknown[]).catch((e: unknown) => {
+      throw withoutValues(e, sql);
+    });
     return { rows: normalise(r.rows) as R[], rowCount: r.affectedRows ?? r.rows.length };
   };
   /** The open transaction of this context, if it is on this database's PGlite. */

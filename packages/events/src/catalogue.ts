@@ -34,8 +34,27 @@ export function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
 }
 
-export function eventGroup(type: EventType): 'data' | 'task' | 'project' | 'report' | 'alarm' {
-  return type.split('.')[0] as 'data' | 'task' | 'project' | 'report' | 'alarm';
+export type EventGroup = 'data' | 'task' | 'project' | 'report' | 'alarm';
+
+export function eventGroup(type: EventType): EventGroup {
+  return type.split('.')[0] as EventGroup;
+}
+
+/**
+ * The permission that reading an event's payload needs: the one its resource is read with through
+ * the API (alarms are read with data:read). A webhook carries payloads to whoever holds its URL
+ * and secret, so subscribing to an event needs this permission too — a subscription is a read.
+ */
+export const EVENT_READ_PERMISSION: Readonly<Record<EventGroup, string>> = {
+  data: 'data:read',
+  alarm: 'data:read',
+  task: 'task:read',
+  project: 'project:read',
+  report: 'report:read',
+};
+
+export function readPermissionOf(type: EventType): string {
+  return EVENT_READ_PERMISSION[eventGroup(type)];
 }
 
 /**

@@ -9,8 +9,7 @@ import { createLogger, opsSettings, parseConfig, serviceLogger, startProcessOps,
 import { alarmSettingsOf, MONITORING_DATA_SCHEMA, monitoringDataMigrations, parseMonitoringDataConfig, startMonitoringDataService } from '@mp/monitoring-data';
 import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
 import { REPORTS_SCHEMA, parseReportsConfig, reportsMigrations, startReportsService } from '@mp/reports';
-import { legacyEmbeddedSchemas, loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
-import { lockDataDir } from './data-dir-lock.js';
+import { legacyEmbeddedSchemas, loadSecretsKey, lockDataDir, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
 import { WEBHOOKS_SCHEMA, parseWebhooksConfig, readExtraCa, startWebhooksService, webhooksMigrations } from '@mp/webhooks';
 
 export interface PlatformOptions {
@@ -38,6 +37,12 @@ export interface RunningPlatform {
   keys: PlatformKeys;
   /** MP_DATA_DIR/operator.json: the operator credential of this running platform. */
   operatorFile: string;
+  /**
+   * Stops accepting connections at once (the listeners are closed when this returns) and resolves
+   * when the requests in flight are answered, or MP_SHUTDOWN_TIMEOUT_MS has passed.
+   */
+  drain(): Promise<void>;
+  /** Drains (unless done already), then stops every service and closes the databases. */
   stop(): Promise<void>;
 }
 
@@ -188,6 +193,25 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
 
     const operatorFile = writeOperatorCredential(idConfig.MP_DATA_DIR, keys, `127.0.0.1:${identity.port}`);
 
+    // The gateway drains before anything behind it stops, so that what it answers can still reach
+    // the services; past the bound, what is left is cut by the gateway's stop.
+    let draining: Promise<void> | null = null;
+    const drain = () =>
+      (draining ??= new Promise<void>((resolve) => {
+        const bound = setTimeout(() => {
+          logger.warn({ timeout_ms: gwConfig.MP_SHUTDOWN_TIMEOUT_MS }, 'requests still in flight at the end of the drain are cut');
+          resolve();
+        }, gwConfig.MP_SHUTDOWN_TIMEOUT_MS);
+        const done = () => {
+          clearTimeout(bound);
+          resolve();
+        };
+        gateway.drain().then(done, (err: unknown) => {
+          logger.warn({ err }, 'error while draining');
+          done();
+        });
+      }));
+
     return {
       gateway,
       keys,
@@ -196,7 +220,11 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       admin: identity.admin,
       ports: { identity: identity.port, projects: projects.port, webhooks: webhooks.port, monitoringData: monitoringData.port, reports: reports.port },
       opsPort: ops?.port ?? null,
-      stop: stopAll,
+      drain,
+      async stop() {
+        await drain();
+        await stopAll();
+      },
     };
   } catch (err) {
     await stopAll();

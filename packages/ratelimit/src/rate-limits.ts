@@ -142,6 +142,17 @@ export class RateLimits {
     }
   }
 
+  /**
+   * Gives back `cost` points of `kind` taken by consume for an action that was then refused, so
+   * only accepted actions count. `limit` is the verdict's limit, naming the counter it came from.
+   * A store that cannot be reached keeps the points (the limit errs on the strict side).
+   */
+  async refund(kind: LimitKind, key: string, cost = 1, limit?: number): Promise<void> {
+    await this.limiter(kind, limit ?? this.limitFor(kind, key))
+      .reward(key, cost)
+      .catch(() => undefined);
+  }
+
   private verdict(kind: LimitKind, limit: number, res: RateLimiterRes, allowed: boolean, cost = 0): Verdict {
     const resetMs = Math.max(0, res.msBeforeNext);
     const consumed = allowed ? res.consumedPoints : res.consumedPoints - cost;

@@ -1,3 +1,4 @@
+export * from './data-dir.js';
 export * from './infra-config.js';
 export * from './open.js';
 export * from './reseal.js';

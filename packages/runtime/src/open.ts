@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { createPgDatabase, createPgliteDatabase, migrate, type Database, type Migration } from '@mp/db';
 import { MemoryTransport, NatsTransport, type EventTransport } from '@mp/events';
 import { newMasterKey, SecretBox, SettingError, type Logger } from '@mp/kit';
+import { lockDataDir, secureDataDir } from './data-dir.js';
 import { streamRetention, type InfraConfig } from './infra-config.js';
 
 /**
@@ -21,18 +22,63 @@ export function legacyEmbeddedSchemas(dataDir: string, schemas: readonly string[
   return schemas.filter((schema) => embeddedDatabaseDir(dataDir, schema) !== join(resolve(dataDir), 'postgres'));
 }
 
-/** Opens the service's database (its own schema) and applies its migrations. */
+/**
+ * Opens the service's database (its own schema) and applies its migrations. The embedded one is
+ * opened only under the data folder's lock (see lockDataDir), held until the database is closed:
+ * a maintenance command refuses while the platform runs on the same folder, instead of writing the
+ * database beside it.
+ */
 export async function openServiceDatabase(config: InfraConfig, schema: string, migrations: Migration[], opts: { poolSize?: number } = {}): Promise<Database> {
-  const db = config.MP_DATABASE_URL
-    ? createPgDatabase({ url: config.MP_DATABASE_URL, schema, max: opts.poolSize ?? 10, applicationName: `mp-${schema}` })
-    : await createPgliteDatabase({ dataDir: embeddedDatabaseDir(config.MP_DATA_DIR, schema), schema });
+  if (config.MP_DATABASE_URL) {
+    const db = createPgDatabase({ url: config.MP_DATABASE_URL, schema, max: opts.poolSize ?? 10, applicationName: `mp-${schema}` });
+    try {
+      await migrate(db, schema, migrations);
+    } catch (err) {
+      await db.close().catch(() => undefined);
+      throw unreachable(err, 'MP_DATABASE_URL', 'the database');
+    }
+    return db;
+  }
+  const lock = lockDataDir(config.MP_DATA_DIR);
+  const dir = embeddedDatabaseDir(config.MP_DATA_DIR, schema);
+  let db: Database | null = null;
   try {
+    db = await createPgliteDatabase({ dataDir: dir, schema });
+    // A new database's files come from PGlite's template with the template's modes (0666), not
+    // the umask's: made the owner's like the rest of the folder.
+    secureDataDir(dir);
     await migrate(db, schema, migrations);
   } catch (err) {
-    await db.close().catch(() => undefined);
-    throw unreachable(err, config.MP_DATABASE_URL ? 'MP_DATABASE_URL' : 'MP_DATA_DIR', config.MP_DATABASE_URL ? 'the database' : 'the embedded database');
+    await db?.close().catch(() => undefined);
+    lock.release();
+    throw damaged(err, dir) ?? unreachable(err, 'MP_DATA_DIR', 'the embedded database');
   }
+  const close = db.close.bind(db);
+  db.close = async () => {
+    try {
+      await close();
+    } finally {
+      lock.release();
+    }
+  };
   return db;
+}
+
+/**
+ * PGlite's answer to pages it cannot make sense of is a WASM abort (`Aborted()`) or a failed
+ * start, which tell an operator nothing; said instead as what happened and what to do.
+ */
+function damaged(err: unknown, dir: string): SettingError | null {
+  const message = err instanceof Error ? err.message : String(err);
+  // WebAssembly.RuntimeError: the WASM PostgreSQL stopped itself
+  const wasmAbort = err instanceof Error && err.name === 'RuntimeError';
+  if (!wasmAbort && !/Aborted\(\)|PGlite failed to initialize/.test(message)) return null;
+  return new SettingError(
+    'MP_DATA_DIR',
+    `the embedded database in ${dir} is damaged and cannot be opened (${message.split('\n')[0]}); ` +
+      'this happens when two processes wrote it at once or the disk lost writes. ' +
+      `Restore the data folder from a backup, or move ${dir} aside to start with an empty database.`,
+  );
 }
 
 let sharedMemoryTransport: MemoryTransport | null = null;

@@ -504,6 +504,7 @@ export type Webhook = {
   name: string;
   url: string;
   events: Array<string>;
+  project_ids: Array<string> | null;
   retry_policy: {
     max_retries: number;
     retry_interval: number;
@@ -529,6 +530,7 @@ export type WebhookWithSecret = {
   name: string;
   url: string;
   events: Array<string>;
+  project_ids: Array<string> | null;
   retry_policy: {
     max_retries: number;
     retry_interval: number;
@@ -1707,6 +1709,7 @@ export interface Routes {
       name: string;
       url: string;
       events: Array<string>;
+      project_ids?: Array<string>;
       retry_policy?: {
         max_retries?: number;
         retry_interval?: number;
@@ -1726,6 +1729,7 @@ export interface Routes {
       name: string;
       url: string;
       events: Array<string>;
+      project_ids: Array<string> | null;
       retry_policy: {
         max_retries: number;
         retry_interval: number;
@@ -1764,6 +1768,7 @@ export interface Routes {
       name?: string;
       url?: string;
       events?: Array<string>;
+      project_ids?: Array<string> | null;
       retry_policy?: {
         max_retries?: number;
         retry_interval?: number;

@@ -36,6 +36,8 @@ export const MAX_ITEMS = {
   permissions: 10,
   /** event types of a webhook: each of them once, with room for repeats that are dropped */
   events: 50,
+  /** projects a webhook is limited to (the webhooks service's bound too) */
+  projectIds: 100,
   /** point ids of GET …/data/latest */
   pointIds: 500,
 } as const;
@@ -52,5 +54,19 @@ export const enumText = () => text(MAX_LENGTH.enumerated);
 /** A date or date-time the service parses. */
 export const instantText = () => text(MAX_LENGTH.instant);
 
+/** The range of a protobuf int32, the type the services carry most counts and intervals in. */
+export const INT32 = { min: -2_147_483_648, max: 2_147_483_647 } as const;
+
 /** `version` of the resource a change is based on: the services keep it as int32. */
-export const MAX_VERSION = 2_147_483_647;
+export const MAX_VERSION = INT32.max;
+
+/**
+ * A whole number from `min` to `max` in a JSON body: every integer the gateway accepts goes
+ * through here, so that none reaches a service's int32 field fractional or too large (which the
+ * encoder refused as a 502). Out of range and fractional are 400003 naming the field (validate.ts).
+ * The bounds are checked before wholeness, so that 1e20 names `max`, not the largest safe integer.
+ */
+export const integer = (min: number, max: number) => z.number().min(min).max(max).int();
+
+/** The same in a query string or header, whose values arrive as text. */
+export const queryInteger = (min: number, max: number) => z.coerce.number().min(min).max(max).int();

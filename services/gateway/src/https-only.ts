@@ -56,13 +56,25 @@ export function createHttpsOnlyServer(
 ): DrainableServer {
   const timeouts = httpTimeouts(settings);
   let draining = false;
+  /** Answers being made; when a drain begins, each closes its connection once it is sent. */
+  const inFlight = new Set<http.ServerResponse>();
+  const closeAfter = (res: http.ServerResponse) => {
+    // Not sent yet: it goes out with `Connection: close`. Headers already out: the connection
+    // ends once the body is sent, instead of idling in keep-alive until its timeout.
+    if (!res.headersSent) res.shouldKeepAlive = false;
+    else res.once('finish', () => res.socket?.end());
+  };
   const secure = https.createServer(
     { cert: tls.cert, key: tls.key, ...TLS_POLICY, handshakeTimeout: settings.tlsHandshakeTimeoutMs, ...timeouts },
     (req, res) => {
       noteRequest(req);
-      // While draining, each answer closes its connection (`Connection: close`): the client's
-      // next request opens a new one, to a gateway that still serves.
+      // While draining, each answer closes its connection: the client's next request opens a
+      // new one, to a gateway that still serves.
       if (draining) res.shouldKeepAlive = false;
+      else {
+        inFlight.add(res);
+        res.once('close', () => inFlight.delete(res));
+      }
       handler(req, res);
     },
   );
@@ -116,6 +128,8 @@ export function createHttpsOnlyServer(
   (server as DrainableServer).drain = () =>
     new Promise<void>((resolve) => {
       draining = true;
+      for (const res of inFlight) closeAfter(res);
+      inFlight.clear();
       if (!server.listening) return resolve();
       server.close(() => resolve());
       secure.closeIdleConnections();

@@ -1,17 +1,19 @@
 import { z } from 'zod';
+import { integer, INT32 } from './bounds.js';
 import type { projects } from '@mp/contracts';
 
 /**
  * `alarm_rules` of a point (docs/adr/0024-alarms.md): every field optional, absent ones take the
- * operator defaults (MP_ALARM_*). The projects service checks the ranges.
+ * operator defaults (MP_ALARM_*). The projects service checks each field's upper bound; the
+ * counts are bounded here to what its int32 fields hold, so no value fails their encoding.
  */
 export const alarmRulesBody = z.object({
-  clear_after_readings: z.number().optional(),
+  clear_after_readings: integer(1, INT32.max).optional(),
   rate_warning_mm_per_day: z.number().optional(),
   rate_alarm_mm_per_day: z.number().optional(),
   rate_window_hours: z.number().optional(),
-  expected_interval_seconds: z.number().optional(),
-  stale_factor: z.number().optional(),
+  expected_interval_seconds: integer(1, INT32.max).optional(),
+  stale_factor: integer(1, INT32.max).optional(),
 });
 
 export function toAlarmRules(b: z.infer<typeof alarmRulesBody>): projects.AlarmRules {

@@ -7,6 +7,7 @@ export const presentWebhooks = {
     name: w.name,
     url: w.url,
     events: w.events,
+    project_ids: w.projectIds ? w.projectIds.values : null,
     retry_policy: { max_retries: w.retryPolicy?.maxRetries ?? 3, retry_interval: w.retryPolicy?.retryInterval ?? 5 },
     active: w.active,
     created_at: w.createdAt,

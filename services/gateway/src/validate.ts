@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '@mp/errors';
+import { queryInteger } from './bounds.js';
 import { findControlCharacter } from './control-characters.js';
 
 /** Turns a zod path into the field notation of the error envelope, e.g. `records[3].measured_at`. */
@@ -59,6 +60,14 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 
     case 'invalid_type':
       if (given === undefined) {
         throw new DomainError(where === 'body' ? '422101' : '400001', { field, detail: `${name} is required.`, suggestion: `Send ${name}.` });
+      }
+      // A number with a fraction where a whole one belongs is out of the field's range of values.
+      if (issue.expected === 'int' && typeof given === 'number') {
+        throw new DomainError('400003', {
+          field,
+          detail: `${name} must be a whole number.`,
+          suggestion: `Send ${name} as a whole number within the allowed range.`,
+        });
       }
       throw new DomainError(where === 'body' ? '422102' : '400001', {
         field,
@@ -128,7 +137,7 @@ function rangeDetail(name: string, issue: z.core.$ZodIssueTooBig | z.core.$ZodIs
 
 /** Query-string limit and cursor shared by every list. */
 export const pageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).optional(),
+  limit: queryInteger(1, 100).optional(),
   cursor: z.string().max(500).optional(),
 });
 

@@ -207,4 +207,20 @@ export const migrations: Migration[] = [
       UPDATE users SET failed_count = 0, first_failed_at = NULL;
     `,
   },
+  {
+    // ADR 0063: an OAuth client keeps the permissions of the principal that registered it, so a
+    // narrower administrator cannot delete it (the reach rule of users and keys). Clients from
+    // before take their creator's current permissions; a creator gone takes all of them (only an
+    // administrator holding everything may delete such a client).
+    id: '004_oauth_client_creator_permissions',
+    sql: `
+      ALTER TABLE oauth_clients ADD COLUMN creator_permissions text[];
+      UPDATE oauth_clients c SET creator_permissions = COALESCE(
+        (SELECT u.permissions FROM users u WHERE u.id = c.created_by),
+        (SELECT k.permissions FROM api_keys k WHERE k.id = c.created_by),
+        ARRAY['project:read', 'project:write', 'task:read', 'task:write', 'data:read', 'data:write',
+              'report:read', 'report:write', 'system:read', 'system:admin']);
+      ALTER TABLE oauth_clients ALTER COLUMN creator_permissions SET NOT NULL;
+    `,
+  },
 ];

@@ -41,19 +41,5 @@ export function checkGrantable(permissions: string[], ctx: CallerContext, opts: 
   return [...new Set(permissions)];
 }
 
-/**
- * A principal never reaches one that holds more than it does (ADR 0019): changing, unlocking,
- * disabling or deleting a user, or rolling or revoking an API key, whose permissions are not all
- * held by the caller is refused with 401004 — the code of granting a permission one does not hold
- * (checkGrantable) — before anything changes. Otherwise a narrow administrator could set the
- * password of a wider user, or take a wider key's new value, and sign in as it.
- */
-export function requireReachable(targetPermissions: string[], ctx: CallerContext, target: { field: string; name: string }): void {
-  const beyond = [...new Set(targetPermissions.filter((p) => !ctx.permissions.includes(p)))];
-  if (beyond.length === 0) return;
-  throw new DomainError('401004', {
-    field: target.field,
-    detail: `${target.name} holds ${beyond.join(', ')}, which you do not hold: you can change only users and keys whose permissions you hold yourself.`,
-    suggestion: 'Ask an administrator who holds all of these permissions to make the change.',
-  });
-}
+/** The reach rule (ADR 0019) is shared with the webhooks service, which applies it to webhooks. */
+export { requireReachable } from '@mp/grpc';

@@ -1,4 +1,5 @@
 import { monitoringData } from '@mp/contracts';
+import { retryOnConflict } from '@mp/db';
 import { isDomainError } from '@mp/errors';
 import { appendEvent } from '@mp/events';
 import type { CallerContext } from '@mp/grpc';
@@ -125,44 +126,50 @@ export class BatchWorker {
       const checked = await validateWrite(deps, chunk, ctx, now.getTime());
       const failures = checked.failures.map((f) => shift(f, start));
       await deps.partitions.ensureFor(checked.ok.map((r) => r.ms));
-      const done = await deps.db.transaction(async (tx) => {
-        // Guarded by the progress this chunk started from: a second worker on the same batch
-        // (lease expired meanwhile) finds other progress under the row lock and stores nothing.
-        const last = end === batch.total_count;
-        const lock = await tx.query<{ processed_count: number }>('SELECT processed_count FROM batches WHERE id = $1 FOR UPDATE', [batch.id]);
-        if (lock.rows[0]?.processed_count !== start) return null;
-        const stored = await storeWrite(deps, tx, caller, ctx, checked.ok, {
-          now,
-          batchId: batch.id,
-          onDuplicates: (dups) => {
-            for (const d of dups)
-              failures.push({
-                index: d.index + start,
-                code: '409003',
-                field: `records[${d.index + start}].measured_at`,
-                detail: `Point ${d.point.id} already has a record at ${formatMeasuredAt(d.ms, d.offset)}.`,
-              });
-          },
-        });
-        const { rows } = await tx.query<{ accepted_count: number; rejected_count: number; abnormal_count: number; completed_at: string | null }>(
-          `UPDATE batches SET processed_count = $3, accepted_count = accepted_count + $4, rejected_count = rejected_count + $5, abnormal_count = abnormal_count + $6,
+      // Run again from the start when PostgreSQL broke a deadlock or serialization failure by
+      // rolling it back; the duplicates a failed run added to `failures` are dropped first.
+      const checkedFailures = failures.length;
+      const done = await retryOnConflict(() =>
+        deps.db.transaction(async (tx) => {
+          failures.length = checkedFailures;
+          // Guarded by the progress this chunk started from: a second worker on the same batch
+          // (lease expired meanwhile) finds other progress under the row lock and stores nothing.
+          const last = end === batch.total_count;
+          const lock = await tx.query<{ processed_count: number }>('SELECT processed_count FROM batches WHERE id = $1 FOR UPDATE', [batch.id]);
+          if (lock.rows[0]?.processed_count !== start) return null;
+          const stored = await storeWrite(deps, tx, caller, ctx, checked.ok, {
+            now,
+            batchId: batch.id,
+            onDuplicates: (dups) => {
+              for (const d of dups)
+                failures.push({
+                  index: d.index + start,
+                  code: '409003',
+                  field: `records[${d.index + start}].measured_at`,
+                  detail: `Point ${d.point.id} already has a record at ${formatMeasuredAt(d.ms, d.offset)}.`,
+                });
+            },
+          });
+          const { rows } = await tx.query<{ accepted_count: number; rejected_count: number; abnormal_count: number; completed_at: string | null }>(
+            `UPDATE batches SET processed_count = $3, accepted_count = accepted_count + $4, rejected_count = rejected_count + $5, abnormal_count = abnormal_count + $6,
                   lease_until = now() + make_interval(secs => $7),
                   status = CASE WHEN $8 THEN 'completed' ELSE status END,
                   completed_at = CASE WHEN $8 THEN $9::timestamptz ELSE NULL END,
                   payload = CASE WHEN $8 THEN NULL ELSE payload END
             WHERE id = $1 AND processed_count = $2
             RETURNING accepted_count, rejected_count, abnormal_count, completed_at`,
-          [batch.id, start, end, stored.records.length, failures.length, stored.abnormalCount, LEASE_SECONDS, last, now.toISOString()],
-        );
-        if (failures.length) {
-          await tx.query(
-            `INSERT INTO batch_errors (batch_id, idx, code, field, detail) SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[])`,
-            [batch.id, failures.map((f) => f.index), failures.map((f) => f.code), failures.map((f) => f.field), failures.map((f) => f.detail)],
+            [batch.id, start, end, stored.records.length, failures.length, stored.abnormalCount, LEASE_SECONDS, last, now.toISOString()],
           );
-        }
-        if (last) await this.completedEvent(tx, batch, caller, ctx.project.name, 'completed', rows[0]!, now.toISOString());
-        return stored;
-      });
+          if (failures.length) {
+            await tx.query(
+              `INSERT INTO batch_errors (batch_id, idx, code, field, detail) SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[])`,
+              [batch.id, failures.map((f) => f.index), failures.map((f) => f.code), failures.map((f) => f.field), failures.map((f) => f.detail)],
+            );
+          }
+          if (last) await this.completedEvent(tx, batch, caller, ctx.project.name, 'completed', rows[0]!, now.toISOString());
+          return stored;
+        }),
+      );
       if (!done) return;
       countIngested('batch', done.records.length);
       countFailures('batch', failures);

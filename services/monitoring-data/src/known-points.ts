@@ -18,7 +18,8 @@ export class KnownPoints {
     await tx.query(
       `INSERT INTO data_points (point_id, project_id, tenant_id, environment)
        SELECT p, $2, $3, $4 FROM unnest($1::text[]) AS p ON CONFLICT (point_id) DO NOTHING`,
-      [pointIds, scope.projectId, scope.tenantId, scope.environment],
+      // In id order, as every writer inserts them: two first writes of the same points cannot deadlock.
+      [[...pointIds].sort(), scope.projectId, scope.tenantId, scope.environment],
     );
   }
 

@@ -29,3 +29,12 @@ export function countFailures(path: 'write' | 'batch', failures: readonly Pick<R
   for (const f of failures) byCode.set(f.code, (byCode.get(f.code) ?? 0) + 1);
   for (const [code, n] of byCode) countRefused(path, code, n);
 }
+
+const rejectedRollups = counter({
+  name: 'mp_rollup_points_rejected_total',
+  help: 'Points whose rollup deltas could not be folded and were set aside in data_rollup_rejects (each is logged; recount with npm run rollups:rebuild once the record is fixed).',
+});
+
+export function countRejectedRollups(n: number): void {
+  if (n > 0) rejectedRollups.inc(n);
+}

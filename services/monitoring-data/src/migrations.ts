@@ -130,4 +130,12 @@ export const migrations: Migration[] = [
       ${rebuildStatements().join(';\n')};
     `,
   },
+  {
+    // Rollup deltas folding could not take (rollups.ts, foldPointByPoint): set aside with the error
+    // so one bad row never stops the folding of every other point.
+    id: '006_rollup_rejects',
+    sql: `
+      CREATE TABLE data_rollup_rejects (LIKE data_rollup_deltas, rejected_at timestamptz NOT NULL DEFAULT now(), error text NOT NULL);
+    `,
+  },
 ];

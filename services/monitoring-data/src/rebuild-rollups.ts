@@ -1,4 +1,4 @@
-import { createLogger } from '@mp/kit';
+import { createLogger, startOrExit } from '@mp/kit';
 import { openServiceDatabase } from '@mp/runtime';
 import { parseMonitoringDataConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
@@ -6,10 +6,12 @@ import { rebuildRollups } from './rollups.js';
 
 // `npm run rollups:rebuild`: recomputes every rollup row from the stored records, on the database
 // the service's settings name (MP_DATABASE_URL, or the embedded one in MP_DATA_DIR). For use after
-// a change of what rollups hold; writes wait while it runs (ADR 0023).
+// a change of what rollups hold; writes wait while it runs (ADR 0023). The embedded database is
+// opened under the data folder's lock: while `npm start` runs on the folder, this refuses in one
+// line instead of writing the database beside it.
 const config = parseMonitoringDataConfig();
 const logger = createLogger('rollups-rebuild');
-const db = await openServiceDatabase(config, SCHEMA, migrations, { poolSize: 2 });
+const db = await startOrExit('rollups-rebuild', () => openServiceDatabase(config, SCHEMA, migrations, { poolSize: 2 }));
 try {
   const started = Date.now();
   const { rows } = await rebuildRollups(db);

@@ -32,6 +32,12 @@ export interface CheckedRecord {
 
 /** A measured_at later than this after "now" is a clock error, not a measurement (422202). */
 const FUTURE_TOLERANCE_MS = 10 * 60_000;
+/**
+ * The largest displacement a reading may hold, millimetres (100 m, given or derived from a
+ * coordinate): beyond it the instrument or the unit is wrong, not the ground (422201). It also keeps
+ * every value's micrometre sum of a rollup bucket far inside a 64-bit integer.
+ */
+export const MAX_DISPLACEMENT_MM = 100_000;
 /** Tolerance of 422204 when the point states no precision, millimetres. */
 const DEFAULT_AGREEMENT_MM = 1;
 
@@ -82,8 +88,8 @@ const num = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? nul
  * formats (400004 point_id / measured_at, 400003 before 1970), a value present (422101), the point
  * (404003 unknown, 422103 inactive), time (422202 before the project start on the site's calendar,
  * or in the future), plausible coordinates (422201), precision (422205), coordinates agreeing with
- * given displacements (422204), and a second record for the same point and instant in the same
- * request (409003). Displacements are derived from coordinates where missing:
+ * given displacements (422204), plausible displacements (422201, at most MAX_DISPLACEMENT_MM), and
+ * a second record for the same point and instant in the same request (409003). Displacements are derived from coordinates where missing:
  * d = (coordinate − reference) × 1000 mm. Status: the largest |dx|, |dy|, |dz| reaching the alarm
  * threshold is `alarm`, else reaching the warning threshold `warning`, else `normal`.
  */
@@ -223,6 +229,21 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
     if (dy === undefined) continue;
     const dz = displacement('z', z, point.ref.z, givenDz, tolerance);
     if (dz === undefined) continue;
+    const far =
+      Math.abs(dx ?? 0) > MAX_DISPLACEMENT_MM ? 'x' : Math.abs(dy ?? 0) > MAX_DISPLACEMENT_MM ? 'y' : Math.abs(dz ?? 0) > MAX_DISPLACEMENT_MM ? 'z' : null;
+    if (far) {
+      const given = far === 'x' ? givenDx : far === 'y' ? givenDy : givenDz;
+      const d = far === 'x' ? dx : far === 'y' ? dy : dz;
+      f(
+        '422201',
+        given !== null ? `values.d${far}` : `values.${far}`,
+        `d${far} = ${d} mm${given !== null ? '' : ` (${far} against the point's reference)`} is beyond the plausible displacement of ±${MAX_DISPLACEMENT_MM} mm.`,
+        given !== null
+          ? 'Send displacements in millimetres (not micrometres), or correct the reading.'
+          : "Send coordinates in metres in the point's coordinate system, near its reference coordinates (GET /v3/points/{point_id}).",
+      );
+      continue;
+    }
     let instants = seen.get(point);
     if (instants === undefined) seen.set(point, (instants = new Map()));
     const first = instants.get(at.ms);

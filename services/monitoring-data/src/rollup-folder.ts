@@ -1,6 +1,7 @@
 import type { Database } from '@mp/db';
 import type { Logger } from '@mp/kit';
-import { foldRollups } from './rollups.js';
+import { countRejectedRollups } from './metrics.js';
+import { foldPointByPoint, foldRollups } from './rollups.js';
 
 /**
  * Folds rollup deltas (rollups.ts) every `everyMs`, at once again while a round found a full load,
@@ -43,7 +44,17 @@ export class RollupFolder {
       const { folded } = await foldRollups(this.db, this.limit);
       full = folded === this.limit;
     } catch (err) {
-      this.logger.warn({ err }, 'folding rollups failed; will retry');
+      // One point's bad deltas must not stop every point's folding: fold point by point, setting
+      // aside what still fails.
+      this.logger.warn({ err }, 'folding rollups failed; folding point by point');
+      try {
+        const { rejected } = await foldPointByPoint(this.db, this.limit);
+        for (const r of rejected)
+          this.logger.error({ point_id: r.pointId, error: r.error }, 'rollup deltas of a point could not be folded; set aside in data_rollup_rejects');
+        countRejectedRollups(rejected.length);
+      } catch (again) {
+        this.logger.warn({ err: again }, 'folding rollups point by point failed; will retry');
+      }
     }
     if (this.timer) this.schedule(full ? 0 : this.everyMs);
   }

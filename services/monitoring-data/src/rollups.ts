@@ -118,26 +118,60 @@ export async function addToRollups(tx: Queryable, records: readonly CheckedRecor
 }
 
 /**
- * Moves up to `limit` delta rows into the folded rows of their hour and of the day holding it, in
- * one statement; nothing when another replica is folding (it will have them). Deltas of writes not
- * yet committed are not seen and wait for the next round.
+ * Moves up to `limit` delta rows (of one point, when `pointId` is given) into the folded rows of
+ * their hour and of the day holding it, in one statement; nothing when another replica is folding
+ * (it will have them). Deltas of writes not yet committed are not seen and wait for the next round.
  */
-export async function foldRollups(db: Database, limit = 50_000): Promise<{ folded: number }> {
+export async function foldRollups(db: Database, limit = 50_000, pointId?: string): Promise<{ folded: number }> {
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}) AS ok`);
     if (!rows[0]?.ok) return { folded: 0 };
     const { rows: moved } = await tx.query<{ n: number }>(
-      `WITH moved AS (DELETE FROM data_rollup_deltas WHERE ctid = ANY (ARRAY(SELECT ctid FROM data_rollup_deltas LIMIT $1)) RETURNING *),
+      `WITH moved AS (DELETE FROM data_rollup_deltas WHERE ctid = ANY (ARRAY(SELECT ctid FROM data_rollup_deltas
+                        ${pointId === undefined ? '' : 'WHERE point_id = $2'} LIMIT $1)) RETURNING *),
             folded AS (
               INSERT INTO data_rollups AS r (${KEY}, ${COLUMNS})
               SELECT * FROM (${ROLLUP_SECONDS.map((seconds) => `SELECT point_id, ${seconds}, ${bin(String(seconds), 'bucket_start')}, ${MERGED_AGGREGATES} FROM moved GROUP BY 1, 2, 3`).join(' UNION ALL ')}) l
                ORDER BY 1, 2, 3
               ON CONFLICT (${KEY}) DO UPDATE SET ${ADD_ON_CONFLICT})
        SELECT count(*)::int AS n FROM moved`,
-      [limit],
+      pointId === undefined ? [limit] : [limit, pointId],
     );
     return { folded: moved[0]?.n ?? 0 };
   });
+}
+
+/**
+ * Folding point by point, for a round whose single statement failed: each point's deltas are
+ * folded in a transaction of their own, and a point whose fold fails still (a sum beyond a 64-bit
+ * integer, say, from values stored before they were bounded at the door) has its deltas moved
+ * aside to `data_rollup_rejects` with the error. One bad row then costs its point's rollups —
+ * `npm run rollups:rebuild` recounts them once the record is corrected or deleted — and never
+ * stops the folding of every other point. Returns the points set aside.
+ */
+export async function foldPointByPoint(db: Database, limit = 50_000): Promise<{ folded: number; rejected: { pointId: string; error: string }[] }> {
+  const { rows: points } = await db.query<{ point_id: string }>('SELECT DISTINCT point_id FROM (SELECT point_id FROM data_rollup_deltas LIMIT $1) d', [limit]);
+  let folded = 0;
+  const rejected: { pointId: string; error: string }[] = [];
+  for (const { point_id: pointId } of points) {
+    try {
+      folded += (await foldRollups(db, limit, pointId)).folded;
+    } catch (err) {
+      const error = String((err as Error).message ?? err).slice(0, 500);
+      const set = await db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}) AS ok`);
+        if (!rows[0]?.ok) return false;
+        await tx.query(
+          `WITH moved AS (DELETE FROM data_rollup_deltas WHERE point_id = $1 RETURNING *)
+           INSERT INTO data_rollup_rejects (${KEY}, ${COLUMNS}, error) SELECT ${KEY}, ${COLUMNS}, $2 FROM moved`,
+          [pointId, error],
+        );
+        return true;
+      });
+      if (set) rejected.push({ pointId, error });
+    }
+  }
+  return { folded, rejected };
 }
 
 /**

@@ -73,6 +73,16 @@ describe('a data write refused by a rule stores and emits nothing', () => {
     await expectRefused(p.id, [ok(plain, at(2), { z: 45321 })], '422201', 'records[0].values.z');
   });
 
+  it('refuses displacements beyond ±100 m (given, or derived from a coordinate) with 422201 on the value', async () => {
+    const e = await expectRefused(p.id, [ok(plain, at(2), { dx: 0, dy: 0, dz: 5e12 })], '422201', 'records[0].values.dz');
+    expect(e.detail).toContain('±100000 mm');
+    await expectRefused(p.id, [ok(plain, at(2)), ok(plain, at(3), { dx: 0, dy: -100_000.001, dz: 0 })], '422201', 'records[1].values.dy');
+    // z 200 m above the reference: the derived dz is 200,000 mm
+    await expectRefused(p.id, [ok(plain, at(2), { x: 3512345.101, y: 512345.602, z: 245.3 })], '422201', 'records[0].values.z');
+    // the bound itself is accepted
+    expect((await write(p.id, [ok(plain, at(4), { dx: 0, dy: 0, dz: -100_000 })])).totalCount).toBe(1);
+  });
+
   it('refuses measured_at before the project start date on the site calendar with 422202, and accepts the first local minute', async () => {
     await expectRefused(p.id, [ok(plain, '2025-12-31T23:59:59+08:00')], '422202', 'records[0].measured_at');
     // 2026-01-01T00:30+08:00 is still 2025-12-31 in UTC, but on site it is the start date.

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { waitUntil } from '@mp/testing';
-import { foldRollups, rebuildRollups, ROLLUP_COLUMNS } from '../src/rollups.js';
+import { foldPointByPoint, foldRollups, rebuildRollups, ROLLUP_COLUMNS } from '../src/rollups.js';
 import { gridForBuckets, plan } from '../src/series-plan.js';
 import { columns, startHarness, type Harness, type RecordIn } from './harness.js';
 
@@ -235,6 +235,33 @@ describe.each([
     const kept = await rollups();
     await rebuildRollups(h.dataDb);
     expect(await rollups()).toEqual(kept);
+  });
+
+  it('folds every other point when one point has deltas that cannot be folded, setting those aside', async () => {
+    const q = await h.project({ points: [{ number: 'BAD' }, { number: 'GOOD' }] });
+    const [bad, good] = q.points.map((x) => x.id) as [string, string];
+    const writeQ = (records: RecordIn[]) => h.data.writeRecords({ projectId: q.id, records: columns(records) }, h.caller);
+    // Two deltas whose micrometre sums overflow a 64-bit integer together (values stored before
+    // displacements were bounded at the door): folding them in one statement fails.
+    for (const sum of ['5000000000000000000', '5000000000000000000'])
+      await rowsOf(
+        `INSERT INTO data_rollup_deltas (point_id, bucket_seconds, bucket_start, ${COLS})
+         VALUES ($1, 3600, '2026-06-01T00:00:00Z', 1, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 1, 5e12, 5e12, $2::int8, 0, 0)`,
+        [bad, sum],
+      );
+    await writeQ([{ point_id: good, measured_at: '2026-06-01T00:10:00Z', values: { dx: 1, dy: 2, dz: 3 } }]);
+    await expect(foldRollups(h.dataDb)).rejects.toThrow(/out of range/);
+    const { folded, rejected } = await foldPointByPoint(h.dataDb);
+    expect(folded).toBeGreaterThanOrEqual(1);
+    expect(rejected.map((r) => r.pointId)).toEqual([bad]);
+    expect(await rowsOf('SELECT point_id, count(*)::int AS n FROM data_rollup_rejects GROUP BY 1')).toEqual([{ point_id: bad, n: 2 }]);
+    expect(await rowsOf('SELECT point_id FROM data_rollup_deltas WHERE point_id IN ($1, $2)', [bad, good])).toEqual([]);
+    expect(await rowsOf('SELECT count, dz_sum::text AS dz_sum FROM data_rollups WHERE point_id = $1 AND bucket_seconds = 3600', [good])).toEqual([
+      { count: 1, dz_sum: '3000000' },
+    ]);
+    // and a plain round folds again
+    await writeQ([{ point_id: good, measured_at: '2026-06-01T00:20:00Z', values: { dx: 1, dy: 2, dz: 3 } }]);
+    expect((await foldRollups(h.dataDb)).folded).toBeGreaterThanOrEqual(1);
   });
 
   it('answers from the rollups (raw rows only under an hour), and the rebuild command restores them', async () => {

@@ -16,6 +16,7 @@ import { deleteTask } from './use-cases/delete-task.js';
 import { getDevice } from './use-cases/get-device.js';
 import { getIngestContext } from './use-cases/get-ingest-context.js';
 import { getPoint } from './use-cases/get-point.js';
+import { getProjectAccess } from './use-cases/get-project-access.js';
 import { getProject } from './use-cases/get-project.js';
 import { getTask } from './use-cases/get-task.js';
 import { listDevices } from './use-cases/list-devices.js';
@@ -31,9 +32,14 @@ import { updateTask } from './use-cases/update-task.js';
 
 /**
  * The gateway calls every method; monitoring-data reads what a data write is checked against;
- * reports reads a report's project and points as the person who asked for the report.
+ * reports reads a report's project and points as the person who asked for the report, and which
+ * projects a caller reads (its reports follow that access).
  */
-const CALLERS: CallerPolicy = { gateway: '*', 'monitoring-data': ['getIngestContext', 'getPoint'], reports: ['getProject', 'listPoints'] };
+const CALLERS: CallerPolicy = {
+  gateway: '*',
+  'monitoring-data': ['getIngestContext', 'getPoint'],
+  reports: ['getProject', 'listPoints', 'getProjectAccess'],
+};
 
 export function projectsBinding(deps: ProjectsDeps) {
   return bindService<projects.ProjectsServer>(
@@ -47,6 +53,7 @@ export function projectsBinding(deps: ProjectsDeps) {
       deleteProject: (req, ctx) => deleteProject(deps, req, ctx),
       changeProjectStatus: (req, ctx) => changeProjectStatus(deps, req, ctx),
       getIngestContext: (req, ctx) => getIngestContext(deps, req, ctx),
+      getProjectAccess: (req, ctx) => getProjectAccess(deps, req, ctx),
       listMembers: (req, ctx) => listMembers(deps, req, ctx),
       addMember: (req, ctx) => addMember(deps, req, ctx),
       removeMember: (req, ctx) => removeMember(deps, req, ctx),

@@ -3,7 +3,9 @@ import { bufferOf, type Database } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import type { reports } from '@mp/contracts';
-import { loadReport, type FileRow } from './report-row.js';
+import { loadReadableReport } from './access.js';
+import type { ReportsDeps } from './deps.js';
+import type { FileRow } from './report-row.js';
 import type { Format } from './validation.js';
 
 /** Bytes per stored part: small enough to write as rendering goes, large enough to be few rows. */
@@ -77,9 +79,14 @@ export class PartWriter {
   }
 }
 
-/** GET /reports/{id}/file: a piece [offset, offset + length) of one of the report's documents. */
-export async function readReportFile(db: Database, req: reports.ReadFileRequest, ctx: CallerContext): Promise<reports.FileChunk> {
-  const report = await loadReport(db, req.reportId, ctx);
+/**
+ * GET /reports/{id}/file: a piece [offset, offset + length) of one of the report's documents. Every
+ * piece checks the caller's access to the report's project again, so a member removed while a
+ * large document is being sent stops receiving it at the next piece.
+ */
+export async function readReportFile(deps: ReportsDeps, req: reports.ReadFileRequest, ctx: CallerContext): Promise<reports.FileChunk> {
+  const db = deps.db;
+  const report = await loadReadableReport(deps, req.reportId, ctx);
   const formats = report.template.formats;
   if (!(formats as string[]).includes(req.format)) {
     throw new DomainError('400001', {

@@ -22,7 +22,7 @@ export function reportsBinding(deps: ReportsDeps) {
       generateReport: (req, ctx) => generateReport(deps, req, ctx),
       getReport: (req, ctx) => getReport(deps, req, ctx),
       listReports: (req, ctx) => listReports(deps, req, ctx),
-      readReportFile: (req, ctx) => readReportFile(deps.db, req, ctx),
+      readReportFile: (req, ctx) => readReportFile(deps, req, ctx),
       approveReport: (req, ctx) => reviewReport(deps, 'approved', req, ctx),
       rejectReport: (req, ctx) => reviewReport(deps, 'rejected', req, ctx),
     },

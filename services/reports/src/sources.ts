@@ -7,7 +7,7 @@ import { createClient, type CallerContext, type PromiseClient, type ServiceAuth 
  * the gateway (their caller policies let `reports` use only the reads named there).
  */
 export interface ReportSources {
-  projects: Pick<PromiseClient<projects.ProjectsServer>, 'getProject' | 'listPoints'>;
+  projects: Pick<PromiseClient<projects.ProjectsServer>, 'getProject' | 'listPoints' | 'getProjectAccess'>;
   data: Pick<PromiseClient<monitoringData.MonitoringDataServer>, 'listRecords' | 'getSeries' | 'listAlarms'>;
   close(): void;
 }

@@ -29,7 +29,8 @@ async function subscribedOnly(db: Database, events: DomainEvent[]): Promise<numb
 
 /**
  * Stores events taken from the transport and creates a pending delivery for every active webhook
- * of each event's tenant and environment subscribed to its type, atomically, in one statement for
+ * of each event's tenant and environment subscribed to its type (and, when the webhook is limited
+ * to projects, to the event's project), atomically, in one statement for
  * the batch. Only after this commits are the events acknowledged, so a crash before that gets them
  * again; the event_id primary key makes a repeated event a no-op.
  *
@@ -66,12 +67,15 @@ export async function ingestEvents(
         WHERE EXISTS (SELECT 1 FROM webhooks w
                        WHERE w.tenant_id = i.tenant_id AND w.environment = i.environment AND w.active AND w.deleted_at IS NULL AND i.event_type = ANY (w.events))
        ON CONFLICT (event_id) DO NOTHING
-       RETURNING event_id, event_type, tenant_id, environment
+       RETURNING event_id, event_type, tenant_id, environment, data ->> 'project_id' AS project_id
      ), created AS (
+       -- A webhook limited to projects (ADR 0064) gets only their events; an event naming no
+       -- project reaches only webhooks of every project.
        INSERT INTO deliveries (id, event_id, webhook_id, tenant_id, environment, event_type, next_attempt_at)
        SELECT 'del_' || substr(md5(random()::text || clock_timestamp()::text || w.id || s.event_id), 1, 20), s.event_id, w.id, w.tenant_id, w.environment, s.event_type, now()
          FROM stored s JOIN webhooks w
            ON w.tenant_id = s.tenant_id AND w.environment = s.environment AND w.active AND w.deleted_at IS NULL AND s.event_type = ANY (w.events)
+          AND (w.project_ids IS NULL OR s.project_id = ANY (w.project_ids))
        RETURNING 1
      )
      SELECT (SELECT count(*)::int FROM stored) AS stored, (SELECT count(*)::int FROM created) AS created`,

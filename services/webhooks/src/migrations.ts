@@ -128,4 +128,25 @@ export const migrations: Migration[] = [
       ALTER TABLE events ADD COLUMN traceparent text;
     `,
   },
+  {
+    id: '005_least_privilege_and_projects',
+    sql: `
+      -- ADR 0063: the permissions of the principal that made the webhook; acting on it needs all
+      -- of them. Webhooks from before take system:admin and what reading their events needs: only
+      -- a principal that could make the same webhook today can change it.
+      ALTER TABLE webhooks ADD COLUMN creator_permissions text[];
+      UPDATE webhooks SET creator_permissions = ARRAY(
+        SELECT DISTINCT p FROM (
+          SELECT 'system:admin' AS p
+          UNION ALL
+          SELECT CASE split_part(e, '.', 1) WHEN 'data' THEN 'data:read' WHEN 'alarm' THEN 'data:read' WHEN 'task' THEN 'task:read'
+                                           WHEN 'project' THEN 'project:read' WHEN 'report' THEN 'report:read' END
+            FROM unnest(events) AS e
+        ) needed WHERE p IS NOT NULL ORDER BY p);
+      ALTER TABLE webhooks ALTER COLUMN creator_permissions SET NOT NULL;
+
+      -- ADR 0064: the projects whose events a webhook receives; NULL for every project.
+      ALTER TABLE webhooks ADD COLUMN project_ids text[];
+    `,
+  },
 ];

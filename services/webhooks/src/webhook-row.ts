@@ -1,9 +1,10 @@
 import type { webhooks } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import { isId } from '@mp/kit';
-import type { CallerContext } from '@mp/grpc';
+import { requireReachable, type CallerContext } from '@mp/grpc';
 import type { Queryable } from '@mp/db';
 import type { DeliveryStatsRow } from './delivery-stats.js';
+import { eventReadPermissions } from './validation.js';
 
 export interface WebhookRow {
   id: string;
@@ -12,6 +13,10 @@ export interface WebhookRow {
   name: string;
   url: string;
   events: string[];
+  /** The projects whose events it receives; null for all (ADR 0064). */
+  project_ids: string[] | null;
+  /** The permissions of the principal that made it: acting on it needs them all (ADR 0063). */
+  creator_permissions: string[];
   max_retries: number;
   retry_interval: number;
   active: boolean;
@@ -34,7 +39,7 @@ export const SIGNING_SECRET_SQL = (alias = '') => {
   return `CASE WHEN ${a}next_secret_sealed IS NOT NULL AND ${a}secret_switch_at <= now() THEN ${a}next_secret_sealed ELSE ${a}secret_sealed END`;
 };
 
-export const WEBHOOK_COLUMNS = `id, tenant_id, environment, name, url, events, max_retries, retry_interval, active, secret_sealed,
+export const WEBHOOK_COLUMNS = `id, tenant_id, environment, name, url, events, project_ids, creator_permissions, max_retries, retry_interval, active, secret_sealed,
   next_secret_sealed, secret_switch_at, secret_rotated_at, ${SIGNING_SECRET_SQL()} AS signing_secret_sealed,
   (next_secret_sealed IS NOT NULL AND secret_switch_at > now()) AS rotation_pending, created_at, updated_at, version`;
 
@@ -44,6 +49,7 @@ export function toWebhook(row: WebhookRow, stats: DeliveryStatsRow): webhooks.We
     name: row.name,
     url: row.url,
     events: row.events,
+    ...(row.project_ids !== null ? { projectIds: { values: row.project_ids } } : {}),
     retryPolicy: { maxRetries: row.max_retries, retryInterval: row.retry_interval },
     active: row.active,
     createdAt: row.created_at,
@@ -55,6 +61,17 @@ export function toWebhook(row: WebhookRow, stats: DeliveryStatsRow): webhooks.We
     w.secretRotation = { rotatedAt: row.secret_rotated_at, newSecretSignsFrom: row.secret_switch_at };
   }
   return w;
+}
+
+/**
+ * Loads a webhook of the caller's tenant and environment to act on it (change, test, rotate, read
+ * its deliveries, delete): any other is reported missing, and one that holds more than the caller
+ * — its maker's permissions, or what reading its events needs — is out of reach (401004, ADR 0063).
+ */
+export async function loadWebhookToActOn(q: Queryable, id: string, ctx: CallerContext, forUpdate = false): Promise<WebhookRow> {
+  const row = await loadWebhook(q, id, ctx, forUpdate);
+  requireReachable([...row.creator_permissions, ...eventReadPermissions(row.events)], ctx, { field: 'webhook_id', name: `Webhook ${row.id}` });
+  return row;
 }
 
 /** Loads a webhook of the caller's tenant and environment; any other is reported missing. */

@@ -190,7 +190,7 @@ describe('operating webhooks', () => {
       const webhookId = (await createHook(r.url)).webhook!.id;
       await t.publish();
       const [d] = await settled(webhookId, 'delivered');
-      await t.client.updateWebhook({ id: webhookId, active: false }, t.ctx);
+      await t.client.updateWebhook({ id: webhookId, active: false, allProjects: false }, t.ctx);
       await t.client.resendDelivery({ webhookId, deliveryId: d!.deliveryId }, t.ctx);
       await r.waitFor(2);
 

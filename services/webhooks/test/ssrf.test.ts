@@ -239,7 +239,7 @@ describe('creating and changing webhooks through the service', () => {
   it('an update to a private URL is refused and the stored URL stays', async () => {
     const created = await t.client.createWebhook({ name: 'public', url: 'https://93.184.216.34/hook', events: ['data.created'] }, t.ctx);
     for (const url of ['https://[::ffff:169.254.169.254]/', 'https://localhost/hook', 'https://10.0.0.1/']) {
-      const err = await t.client.updateWebhook({ id: created.webhook!.id, url }, t.ctx).then(
+      const err = await t.client.updateWebhook({ id: created.webhook!.id, url, allProjects: false }, t.ctx).then(
         () => null,
         (e: unknown) => e as DomainError,
       );

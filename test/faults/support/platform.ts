@@ -70,7 +70,8 @@ export async function startFaultPlatform(opts: { postgres?: PrivatePostgres; nat
     environment: 'live',
     principalId: newId('apiKey'),
     principalType: 'api_key',
-    permissions: ['system:admin'],
+    // project:read: its webhooks receive project.created (the subscription rule, ADR 0063)
+    permissions: ['system:admin', 'project:read'],
   };
   let grpc: PromiseClient<webhooks.WebhooksServer> | null = null;
 

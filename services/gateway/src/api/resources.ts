@@ -297,6 +297,8 @@ export const webhook = z
     name: z.string(),
     url: z.string(),
     events: z.array(z.string()),
+    /** The projects whose events it receives; null for every project of the tenant. */
+    project_ids: z.array(id).nullable(),
     retry_policy: z.object({ max_retries: z.number().int(), retry_interval: z.number().int() }),
     active: z.boolean(),
     created_at: instant,

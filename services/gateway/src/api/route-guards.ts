@@ -20,8 +20,9 @@ export interface RouteGuardDeps {
 
 /**
  * The guards of every route, from its spec. An authenticated route authenticates, counts against
- * the tenant's limits, checks its permission and plan feature, and only then reads its body, so a
- * refused request is answered without its body being read (ADR 0017); an anonymous rate-limited
+ * the tenant's limits, checks its permission and plan feature (and route() adds the route's own
+ * checks), and only then reads its body, so a refused request is answered without its body being
+ * read (ADR 0017); an anonymous rate-limited
  * one counts against the per-address limit before reading its small body; a public document has
  * none. One chain per kind of route is built here and shared by every route of that kind.
  */
@@ -45,19 +46,19 @@ export function routeGuards(deps: RouteGuardDeps): RouteGuards {
   const features = new Map<string, Middleware>();
 
   return (spec: RouteSpec) => {
-    const chain: Middleware[] = [];
-    if (spec.auth !== 'none') chain.push(authenticators[spec.auth]);
-    if (spec.rateLimit === 'tenant') chain.push(tenant);
-    if (spec.rateLimit === 'authentication') chain.push(address);
+    const checks: Middleware[] = [];
+    if (spec.auth !== 'none') checks.push(authenticators[spec.auth]);
+    if (spec.rateLimit === 'tenant') checks.push(tenant);
+    if (spec.rateLimit === 'authentication') checks.push(address);
     if (spec.permission) {
       if (!permissions.has(spec.permission)) permissions.set(spec.permission, requirePermission(spec.permission));
-      chain.push(permissions.get(spec.permission)!);
+      checks.push(permissions.get(spec.permission)!);
     }
     if (spec.feature) {
       if (!features.has(spec.feature)) features.set(spec.feature, requireFeature(spec.feature));
-      chain.push(features.get(spec.feature)!);
+      checks.push(features.get(spec.feature)!);
     }
-    if (spec.auth !== 'none' || spec.rateLimit === 'authentication') chain.push(bodyOf(spec.auth === 'none', spec.form === true));
-    return chain;
+    const readsBody = spec.auth !== 'none' || spec.rateLimit === 'authentication';
+    return { checks, body: readsBody ? [bodyOf(spec.auth === 'none', spec.form === true)] : [] };
   };
 }

@@ -74,11 +74,11 @@ export type DocumentedMiddleware = Middleware & { [ROUTE_SPEC]?: RouteSpec };
 export type RouteMiddleware = RouterMiddleware<GatewayState>;
 
 /**
- * The checks a route's spec implies (authentication, rate limit, permission, plan feature, body
- * reading), in the order they run ahead of its handler. Built once per application
+ * What a route's spec implies ahead of its handler: the checks (authentication, rate limit,
+ * permission, plan feature), then the body reader. Built once per application
  * (api/route-guards.ts), so a route states who may call it in its spec and nowhere else.
  */
-export type RouteGuards = (spec: RouteSpec) => Middleware[];
+export type RouteGuards = (spec: RouteSpec) => { checks: Middleware[]; body: Middleware[] };
 
 const GUARDS = Symbol('mp.routeGuards');
 
@@ -102,8 +102,10 @@ export function aroundGuards(middleware: Middleware): Middleware {
 }
 
 /**
- * Registers a route: its guards from the spec (RouteGuards), then the given middleware, the last
- * one the handler, which is tagged with the spec for the route table to read back.
+ * Registers a route: the checks its spec implies (RouteGuards), then the given middleware but the
+ * last (the route's own checks), then the body reader, so a refused request is answered without
+ * its body being read (ADR 0017), then the handler, which is tagged with the spec for the route
+ * table to read back.
  */
 export function route(router: GatewayRouter, spec: RouteSpec, ...middleware: RouteMiddleware[]): void {
   const handler = middleware[middleware.length - 1]!;
@@ -112,13 +114,14 @@ export function route(router: GatewayRouter, spec: RouteSpec, ...middleware: Rou
   tagged[ROUTE_SPEC] = spec;
   const extra = middleware.slice(0, -1);
   const isAround = (m: RouteMiddleware) => AROUND in m;
-  const chain = [...extra.filter(isAround), ...router[GUARDS](spec), ...extra.filter((m) => !isAround(m)), tagged] as RouteMiddleware[];
+  const guards = router[GUARDS](spec);
+  const chain = [...extra.filter(isAround), ...guards.checks, ...extra.filter((m) => !isAround(m)), ...guards.body, tagged] as RouteMiddleware[];
   (router[spec.method] as (path: string, ...m: RouteMiddleware[]) => unknown).call(router, spec.path, ...chain);
 }
 
 /**
- * A route as data: its spec, the route's own checks that run after its guards (rare), and its
- * handler. A table of these can be read (its specs, its permissions) without building a router.
+ * A route as data: its spec, the route's own checks that run after those of its spec (rare), and
+ * its handler. A table of these can be read (its specs, its permissions) without building a router.
  */
 export interface Route {
   spec: RouteSpec;

@@ -65,15 +65,32 @@ export async function consumeTenantLimit(
 }
 
 /**
+ * Counts one unit of a tenant limit for an action that is counted only when it is accepted (a
+ * report generation): the unit is taken first, so concurrent requests cannot pass the limit
+ * together, and given back when `action` fails, so a refused request (403001, 404006, 422…)
+ * does not use up the tenant's limit.
+ */
+export async function countIfAccepted<T>(ctx: GatewayContext, limits: RateLimits, kind: Exclude<LimitKind, 'api' | 'auth'>, action: () => Promise<T>): Promise<T> {
+  const verdict = await consumeTenantLimit(ctx, limits, kind);
+  try {
+    return await action();
+  } catch (err) {
+    await limits.refund(kind, tenantLimitKey(ctx), 1, verdict.limit);
+    throw err;
+  }
+}
+
+/**
  * Authentication endpoints (login, refresh, logout, the OAuth token endpoint and consent form):
- * 10 per minute (429005) per client address and environment — there is no tenant before sign-in,
- * and the address is what slows down a password guesser. Shared by all replicas through Redis.
+ * 10 per minute (429005) per client address — there is no tenant before sign-in, and the address
+ * is what slows down a password guesser. One count for both environments: counted apart, a
+ * guesser had twice the guesses by alternating the live and sandbox ports. Shared by all
+ * replicas through Redis.
  */
 export function limitAuthentication(limits: RateLimits): GatewayMiddleware {
   return async (ctx, next) => {
-    const state = ctx.state;
     // Per client source: an IPv6 client counts by its /64, as failed sign-ins do (ADR 0019).
-    const verdict = await limits.consume('auth', `${clientSource(ctx.ip)}:${state.environment}`);
+    const verdict = await limits.consume('auth', clientSource(ctx.ip));
     if (!verdict.allowed) throw rateLimitError(verdict);
     try {
       await next();

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentIdentity as present } from '../presenters-identity.js';
-import { MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
+import { integer, MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import * as api from '../api/resources.js';
 import { route, type GatewayRouter } from '../api/route-spec.js';
@@ -15,7 +15,7 @@ const createBody = z.object({
 
 const rollBody = z.object({
   /** How long the previous value keeps working: 0 to 604800 s, default 86400 (24 h). */
-  grace_period_seconds: z.number().int().min(0).max(604_800).optional(),
+  grace_period_seconds: integer(0, 604_800).optional(),
 });
 
 /**

@@ -7,7 +7,7 @@ import type { ServiceClients } from '../clients.js';
 import { ok, okJson } from '../envelope.js';
 import { presentData } from '../presenters-data.js';
 import { recordBodies, recordColumns, recordCount, values } from '../record-columns.js';
-import { idText, instantText, MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
+import { idText, instantText, MAX_ITEMS, MAX_LENGTH, queryInteger, text } from '../bounds.js';
 import { expectedVersion, versionField } from './versioning.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import * as api from '../api/resources.js';
@@ -24,8 +24,8 @@ const listQuery = pageQuery.extend({
 const seriesQuery = z.object({
   from: instantText().optional(),
   to: instantText().optional(),
-  interval_seconds: z.coerce.number().int().min(1).max(31_536_000).optional(),
-  buckets: z.coerce.number().int().min(1).max(5000).optional(),
+  interval_seconds: queryInteger(1, 31_536_000).optional(),
+  buckets: queryInteger(1, 5000).optional(),
 });
 /** `point_id=a,b` or `point_id=a&point_id=b`: at most MAX_ITEMS.pointIds ids in all. */
 const pointIdList = text(MAX_ITEMS.pointIds * (MAX_LENGTH.id + 1));

@@ -6,7 +6,8 @@ import { route, type GatewayRouter } from '../api/route-spec.js';
 import type { RateLimits } from '@mp/ratelimit';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
-import { consumeTenantLimit } from '../middleware/rate-limit.js';
+import { countIfAccepted } from '../middleware/rate-limit.js';
+import { requirePermission } from '../middleware/authenticate.js';
 import { presentReports as present } from '../presenters-reports.js';
 import { enumText, idText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
@@ -49,10 +50,17 @@ const approveBody = z.object({ comment: text(2000).optional() });
 const rejectBody = z.object({ reason: text(2000) });
 
 /**
- * Templates and reports (issue 15): reading needs report:read, changing templates, generating and
- * reviewing need report:write; generating also needs the plan's `reports` feature (403004) and
- * counts against the tenant's report limit (429003, 10 per hour by default) before it is
- * forwarded, so a refused generation stores nothing.
+ * A report's documents hold every record of its project and period: making one or downloading one
+ * needs what reading that data directly needs, project:read and data:read, besides the report
+ * permission (membership of the project is checked by the reports service for every report route).
+ */
+const readsTheData = [requirePermission('project:read'), requirePermission('data:read')];
+
+/**
+ * Templates and reports: reading needs report:read, changing templates, generating and reviewing
+ * need report:write; generating also needs the plan's `reports` feature (403004) and counts
+ * against the tenant's report limit (429003, 10 per hour by default) only when the reports service
+ * accepts it, so a refused generation neither stores anything nor uses up the limit.
  */
 export function reportRoutes(router: GatewayRouter, clients: ServiceClients, limits: RateLimits): void {
   route(
@@ -193,13 +201,15 @@ export function reportRoutes(router: GatewayRouter, clients: ServiceClients, lim
       errors: ['403004', '404006', '422103', '422204', '429003'],
       idempotent: true,
     },
+    ...readsTheData,
     async (ctx) => {
       const state = ctx.state;
       const b = validate(generateBody, state.body ?? {}, 'body');
-      await consumeTenantLimit(ctx, limits, 'reports');
-      const report = await clients.reports.generateReport(
-        { projectId: ctx.params.project_id!, templateId: b.template_id, from: b.from, to: b.to, ...defined({ title: b.title, timeZone: b.time_zone }) },
-        state.caller!,
+      const report = await countIfAccepted(ctx, limits, 'reports', () =>
+        clients.reports.generateReport(
+          { projectId: ctx.params.project_id!, templateId: b.template_id, from: b.from, to: b.to, ...defined({ title: b.title, timeZone: b.time_zone }) },
+          state.caller!,
+        ),
       );
       ok(ctx, present.report(report));
     },
@@ -260,6 +270,7 @@ export function reportRoutes(router: GatewayRouter, clients: ServiceClients, lim
       answer: 'file',
       errors: ['409011'],
     },
+    ...readsTheData,
     async (ctx) => {
       const state = ctx.state;
       const q = validate(fileQuery, ctx.query, 'query');

@@ -1,11 +1,11 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { DomainError } from '@mp/errors';
-import { MAX_VERSION } from '../bounds.js';
+import { integer, MAX_VERSION } from '../bounds.js';
 import { ok } from '../envelope.js';
 
 /** `version` in a write body (optimistic concurrency, api-surface conventions). */
-export const versionField = z.number().int().min(1).max(MAX_VERSION).optional();
+export const versionField = integer(1, MAX_VERSION).optional();
 
 /** The body of a DELETE of a versioned resource: at most the version it is based on. */
 export const versionBody = z.object({ version: versionField });

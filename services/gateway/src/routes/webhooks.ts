@@ -2,21 +2,25 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentWebhooks as present } from '../presenters-webhooks.js';
-import { enumText, instantText, MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
+import { enumText, instantText, integer, MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import * as api from '../api/resources.js';
 import { route, type GatewayRouter } from '../api/route-spec.js';
+import { DomainError, isDomainError } from '@mp/errors';
+import type { CallerContext } from '@mp/grpc';
 
 // The webhooks service holds the policy's own range (400003); these keep the numbers in int32.
 const retryPolicy = z.object({
-  max_retries: z.number().int().min(0).max(1000).optional(),
-  retry_interval: z.number().int().min(0).max(86_400).optional(),
+  max_retries: integer(0, 1000).optional(),
+  retry_interval: integer(0, 86_400).optional(),
 });
 
 const createBody = z.object({
   name: text(MAX_LENGTH.name),
   url: text(MAX_LENGTH.url),
   events: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.events),
+  // Absent: every project; the caller must be able to read each one listed.
+  project_ids: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.projectIds).optional(),
   retry_policy: retryPolicy.optional(),
   active: z.boolean().optional(),
 });
@@ -25,6 +29,8 @@ const updateBody = z.object({
   name: text(MAX_LENGTH.name).optional(),
   url: text(MAX_LENGTH.url).optional(),
   events: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.events).optional(),
+  // null lifts the limit (every project again).
+  project_ids: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.projectIds).nullable().optional(),
   retry_policy: retryPolicy.optional(),
   active: z.boolean().optional(),
 });
@@ -39,10 +45,27 @@ const deliveriesQuery = pageQuery.extend({
 });
 
 // 0 to 7 days (the webhooks service's range, 400003).
-const rotateBody = z.object({ grace_period_seconds: z.number().int().min(0).max(604_800).optional() });
+const rotateBody = z.object({ grace_period_seconds: integer(0, 604_800).optional() });
 
 const policyOf = (p: z.infer<typeof retryPolicy> | undefined, fallback = { maxRetries: 3, retryInterval: 5 }) =>
   p ? { maxRetries: p.max_retries ?? fallback.maxRetries, retryInterval: p.retry_interval ?? fallback.retryInterval } : undefined;
+
+/**
+ * A webhook limited to projects carries their events to its receiver, so its maker must be able to
+ * read each one (ADR 0064). The projects service answers as for GET /projects/{id} by the caller
+ * (400004, 404001, 403003, 403001), and the refusal names the entry of project_ids it concerns.
+ */
+async function requireReadableProjects(clients: ServiceClients, ids: string[] | null | undefined, caller: CallerContext): Promise<void> {
+  if (!ids?.length) return;
+  const unique = [...new Set(ids)];
+  const outcomes = await Promise.allSettled(unique.map((id) => clients.projects.getProject({ id }, caller)));
+  outcomes.forEach((o, k) => {
+    if (o.status === 'fulfilled') return;
+    const err: unknown = o.reason;
+    if (!isDomainError(err)) throw err;
+    throw new DomainError(err.code, { field: `project_ids[${ids.indexOf(unique[k]!)}]`, detail: err.detail, suggestion: err.suggestion });
+  });
+}
 
 /**
  * The specification's webhook endpoints plus GET list/one, one delivery with its attempts, resend
@@ -61,14 +84,24 @@ export function webhookRoutes(router: GatewayRouter, clients: ServiceClients): v
       rateLimit: 'tenant',
       body: createBody,
       response: api.webhookWithSecret,
+      // project_ids: an unknown project, or one the caller may not read
+      errors: ['403001', '404001'],
       idempotent: true,
     },
     async (ctx) => {
       const state = ctx.state;
       const b = validate(createBody, state.body ?? {}, 'body');
       const policy = policyOf(b.retry_policy);
+      await requireReadableProjects(clients, b.project_ids, state.caller!);
       const created = await clients.webhooks.createWebhook(
-        { name: b.name, url: b.url, events: b.events, ...(policy ? { retryPolicy: policy } : {}), ...(b.active !== undefined ? { active: b.active } : {}) },
+        {
+          name: b.name,
+          url: b.url,
+          events: b.events,
+          ...(b.project_ids !== undefined ? { projectIds: { values: b.project_ids } } : {}),
+          ...(policy ? { retryPolicy: policy } : {}),
+          ...(b.active !== undefined ? { active: b.active } : {}),
+        },
         state.caller!,
       );
       ok(ctx, { ...present.webhook(created.webhook!), secret: created.secret });
@@ -126,10 +159,13 @@ export function webhookRoutes(router: GatewayRouter, clients: ServiceClients): v
       rateLimit: 'tenant',
       body: updateBody,
       response: api.webhook,
+      // project_ids: an unknown project, or one the caller may not read
+      errors: ['403001', '404001'],
     },
     async (ctx) => {
       const state = ctx.state;
       const b = validate(updateBody, state.body ?? {}, 'body');
+      await requireReadableProjects(clients, b.project_ids, state.caller!);
       let retryPolicy;
       if (b.retry_policy) {
         // Unspecified sub-fields keep their current values.
@@ -142,6 +178,8 @@ export function webhookRoutes(router: GatewayRouter, clients: ServiceClients): v
           ...(b.name !== undefined ? { name: b.name } : {}),
           ...(b.url !== undefined ? { url: b.url } : {}),
           ...(b.events !== undefined ? { events: { values: b.events } } : {}),
+          ...(b.project_ids ? { projectIds: { values: b.project_ids } } : {}),
+          allProjects: b.project_ids === null,
           ...(retryPolicy ? { retryPolicy } : {}),
           ...(b.active !== undefined ? { active: b.active } : {}),
         },

@@ -13,10 +13,12 @@ export interface OAuthClientRow {
   secret_hash: string | null;
   redirect_uris: string[];
   created_by: string | null;
+  /** The permissions of the principal that registered it (ADR 0063): who may delete it. */
+  creator_permissions: string[];
   created_at: string;
 }
 
-export const CLIENT_COLUMNS = 'id, tenant_id, environment, name, client_type, secret_hash, redirect_uris, created_by, created_at';
+export const CLIENT_COLUMNS = 'id, tenant_id, environment, name, client_type, secret_hash, redirect_uris, created_by, creator_permissions, created_at';
 
 /** The contract shape of a client: never the secret or its hash. */
 export function toOAuthClient(row: OAuthClientRow): identity.OAuthClient {

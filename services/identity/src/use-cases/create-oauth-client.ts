@@ -58,9 +58,20 @@ export async function createOAuthClient(deps: IdentityDeps, req: identity.Create
   const now = deps.clock.now();
   const insert = async (tx: Queryable): Promise<identity.OAuthClientCreated> => {
     const { rows } = await tx.query<OAuthClientRow>(
-      `INSERT INTO oauth_clients (id, tenant_id, environment, name, client_type, secret_hash, redirect_uris, created_by, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${CLIENT_COLUMNS}`,
-      [newId('client'), ctx.tenantId, ctx.environment, name, clientType, secret ? sha256Hex(secret) : null, redirectUris, ctx.principalId, now.toISOString()],
+      `INSERT INTO oauth_clients (id, tenant_id, environment, name, client_type, secret_hash, redirect_uris, created_by, creator_permissions, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${CLIENT_COLUMNS}`,
+      [
+        newId('client'),
+        ctx.tenantId,
+        ctx.environment,
+        name,
+        clientType,
+        secret ? sha256Hex(secret) : null,
+        redirectUris,
+        ctx.principalId,
+        ctx.permissions,
+        now.toISOString(),
+      ],
     );
     deps.logger.info({ client_id: rows[0]!.id, tenant_id: ctx.tenantId, created_by: ctx.principalId, request_id: ctx.requestId }, 'oauth client registered');
     return { client: toOAuthClient(rows[0]!), ...(secret ? { clientSecret: secret } : {}) };

@@ -5,12 +5,14 @@ import { isId } from '@mp/kit';
 import { requireCaller } from '../caller.js';
 import type { IdentityDeps } from '../deps.js';
 import { CLIENT_COLUMNS, clientNotFound, toOAuthClient, type OAuthClientRow } from '../oauth/clients.js';
+import { requireReachable } from '../permissions.js';
 import { revokeSessions } from '../sessions.js';
 
 /**
  * DELETE /oauth/clients/{client_id}: the application can no longer sign anyone in, its pending
  * codes go, and every session granted to it ends (its tokens are refused from the next request).
- * Another tenant's or environment's client is reported as unknown (404012).
+ * Another tenant's or environment's client is reported as unknown (404012). A client registered by
+ * a principal holding a permission the caller does not hold is out of its reach (401004; ADR 0063).
  */
 export async function deleteOAuthClient(deps: IdentityDeps, req: identity.OAuthClientRef, ctx: CallerContext): Promise<identity.OAuthClient> {
   requireCaller(ctx);
@@ -22,11 +24,13 @@ export async function deleteOAuthClient(deps: IdentityDeps, req: identity.OAuthC
     });
   }
   const row = await deps.db.transaction(async (tx) => {
-    const { rows } = await tx.query<OAuthClientRow>(
-      `DELETE FROM oauth_clients WHERE id = $1 AND tenant_id = $2 AND environment = $3 RETURNING ${CLIENT_COLUMNS}`,
+    const { rows: found } = await tx.query<Pick<OAuthClientRow, 'creator_permissions'>>(
+      'SELECT creator_permissions FROM oauth_clients WHERE id = $1 AND tenant_id = $2 AND environment = $3 FOR UPDATE',
       [req.id, ctx.tenantId, ctx.environment],
     );
-    if (!rows[0]) throw clientNotFound(req.id);
+    if (!found[0]) throw clientNotFound(req.id);
+    requireReachable(found[0].creator_permissions, ctx, { field: 'client_id', name: `OAuth client ${req.id}` });
+    const { rows } = await tx.query<OAuthClientRow>(`DELETE FROM oauth_clients WHERE id = $1 RETURNING ${CLIENT_COLUMNS}`, [req.id]);
     await revokeSessions(tx, { clientId: req.id }, 'client_deleted', deps.clock.now());
     return rows[0];
   });

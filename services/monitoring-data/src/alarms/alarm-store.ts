@@ -52,6 +52,31 @@ export interface Breach {
   measuredAt: string | null;
 }
 
+/**
+ * Key space of the per-point alarm lock. Advisory locks with two 32-bit keys never collide with
+ * the one-key locks used elsewhere (migrations, rollup folding).
+ */
+const POINT_LOCK_SPACE = 0x4d50;
+
+/**
+ * Takes the alarm lock of each point, until the transaction ends: the alarm rules of one point are
+ * applied by one write at a time, across every replica. Without it two writes could both find no
+ * active alarm and both open one (one then waits on the unique index and finds the other's alarm
+ * cleared by a third write), or lock alarm rows of several points in opposite orders (deadlock).
+ * The locks are taken in key order, the same in every transaction, so writes sharing points queue
+ * instead of deadlocking; two points whose keys collide only share a queue.
+ */
+export async function lockPoints(tx: Queryable, pointIds: Iterable<string>): Promise<void> {
+  const ids = [...new Set(pointIds)];
+  if (ids.length === 0) return;
+  // A volatile function in the select list runs after the sort, in key order.
+  await tx.query(
+    `SELECT pg_advisory_xact_lock(${POINT_LOCK_SPACE}, k) FROM (SELECT DISTINCT hashtext(p) AS k FROM unnest($1::text[]) AS p) s ORDER BY k`,
+    [ids],
+    { prepare: 'md_lock_points' },
+  );
+}
+
 /** The active (not cleared) alarms of these points, locked until the transaction ends. */
 export async function lockActive(tx: Queryable, pointIds: string[]): Promise<AlarmRow[]> {
   if (pointIds.length === 0) return [];
@@ -66,6 +91,8 @@ export async function lockActive(tx: Queryable, pointIds: string[]): Promise<Ala
  * Opens an alarm, or — when another transaction opened one for the point and rule first (the
  * partial unique index waits for it and skips the insert) — returns that one, locked, so the
  * caller updates it instead: concurrent replicas never hold two active alarms of a point and rule.
+ * The alarm found can be cleared by yet another transaction between the skipped insert and the
+ * look-up (the look-up then finds none): the insert is tried again, a bounded number of times.
  */
 export async function openOrFind(
   tx: Queryable,
@@ -75,12 +102,25 @@ export async function openOrFind(
   b: Breach,
   now: string,
 ): Promise<{ row: AlarmRow; opened: boolean }> {
-  const { rows } = await tx.query<AlarmRow>(
+  for (let attempt = 1; ; attempt++) {
+    const opened = await tryOpen(tx, scope, pointId, rule, b, now);
+    if (opened) return { row: opened, opened: true };
+    const found = await tx.query<AlarmRow>(`SELECT ${ALARM_COLUMNS} FROM alarms WHERE point_id = $1 AND rule = $2 AND status <> 'cleared' FOR UPDATE`, [
+      pointId,
+      rule,
+    ]);
+    if (found.rows[0]) return { row: found.rows[0], opened: false };
+    if (attempt >= 5) throw new Error(`alarm of point ${pointId}, rule ${rule}: opened and cleared by others ${attempt} times in a row`);
+  }
+}
+
+async function tryOpen(tx: Queryable, scope: Scope, pointId: string, rule: AlarmRule, b: Breach, now: string): Promise<AlarmRow | null> {
+  const row = await withHistory(
+    tx,
     `INSERT INTO alarms (id, tenant_id, environment, project_id, point_id, rule, level, status, reason, threshold_warning, threshold_alarm, value,
                          first_data_id, last_data_id, last_measured_at, opened_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, 'open', $8, $9, $10, $11, $12, $12, $13, $14, $14)
-     ON CONFLICT (point_id, rule) WHERE status <> 'cleared' DO NOTHING
-     RETURNING ${ALARM_COLUMNS}`,
+     ON CONFLICT (point_id, rule) WHERE status <> 'cleared' DO NOTHING`,
     [
       newId('alarm'),
       scope.tenantId,
@@ -97,16 +137,11 @@ export async function openOrFind(
       b.measuredAt,
       now,
     ],
+    'opened',
+    now,
+    { dataId: b.dataId, reason: b.reason },
   );
-  if (rows[0]) {
-    await addHistory(tx, rows[0], 'opened', now, { dataId: b.dataId, reason: b.reason });
-    return { row: rows[0], opened: true };
-  }
-  const found = await tx.query<AlarmRow>(`SELECT ${ALARM_COLUMNS} FROM alarms WHERE point_id = $1 AND rule = $2 AND status <> 'cleared' FOR UPDATE`, [
-    pointId,
-    rule,
-  ]);
-  return { row: found.rows[0]!, opened: false };
+  return row ?? null;
 }
 
 /**
@@ -117,15 +152,15 @@ export async function openOrFind(
 export async function recordBreach(tx: Queryable, row: AlarmRow, b: Breach, readings: number, now: string): Promise<{ row: AlarmRow; escalated: boolean }> {
   const level = row.level === 'alarm' || b.level === 'alarm' ? 'alarm' : 'warning';
   const escalated = level !== row.level;
-  const { rows } = await tx.query<AlarmRow>(
-    `UPDATE alarms SET level = $2, status = $3, reason = $4, threshold_warning = $5, threshold_alarm = $6, value = $7,
+  const update = `UPDATE alarms SET level = $2, status = $3, reason = $4, threshold_warning = $5, threshold_alarm = $6, value = $7,
                        last_data_id = coalesce($8, last_data_id), last_measured_at = coalesce($9, last_measured_at),
                        reading_count = reading_count + $10, normal_count = 0, updated_at = $11, version = version + 1
-      WHERE id = $1 RETURNING ${ALARM_COLUMNS}`,
-    [row.id, level, escalated ? 'open' : row.status, b.reason, b.warning, b.alarm, b.value, b.dataId, b.measuredAt, readings, now],
-  );
-  if (escalated) await addHistory(tx, rows[0]!, 'escalated', now, { dataId: b.dataId, reason: b.reason });
-  return { row: rows[0]!, escalated };
+      WHERE id = $1`;
+  const params = [row.id, level, escalated ? 'open' : row.status, b.reason, b.warning, b.alarm, b.value, b.dataId, b.measuredAt, readings, now];
+  const updated = escalated
+    ? await withHistory(tx, update, params, 'escalated', now, { dataId: b.dataId, reason: b.reason })
+    : (await tx.query<AlarmRow>(`${update} RETURNING ${ALARM_COLUMNS}`, params)).rows[0];
+  return { row: updated!, escalated };
 }
 
 /** Readings back under the limits: counted, and the alarm cleared by itself when there are enough. */
@@ -155,14 +190,17 @@ export async function clear(
   now: string,
   extra: { dataId?: string | null; reason?: string; normalCount?: number } = {},
 ): Promise<AlarmRow> {
-  const { rows } = await tx.query<AlarmRow>(
+  const cleared = await withHistory(
+    tx,
     `UPDATE alarms SET status = 'cleared', cleared_at = $2, cleared_by = $3, clear_comment = $4, normal_count = coalesce($5, normal_count),
                        updated_at = $2, version = version + 1
-      WHERE id = $1 RETURNING ${ALARM_COLUMNS}`,
+      WHERE id = $1`,
     [row.id, now, actor.id, comment, extra.normalCount ?? null],
+    'cleared',
+    now,
+    { actor, comment, dataId: extra.dataId ?? null, reason: extra.reason ?? null },
   );
-  await addHistory(tx, rows[0]!, 'cleared', now, { actor, comment, dataId: extra.dataId ?? null, reason: extra.reason ?? null });
-  return rows[0]!;
+  return cleared!;
 }
 
 export async function acknowledge(tx: Queryable, row: AlarmRow, actor: { type: string; id: string }, comment: string | null, now: string): Promise<AlarmRow> {
@@ -175,13 +213,34 @@ export async function acknowledge(tx: Queryable, row: AlarmRow, actor: { type: s
   return rows[0]!;
 }
 
-async function addHistory(
-  tx: Queryable,
-  row: AlarmRow,
-  action: 'opened' | 'escalated' | 'acknowledged' | 'cleared',
-  at: string,
-  o: { actor?: { type: string | null; id: string | null }; comment?: string | null; dataId?: string | null; reason?: string | null },
-): Promise<void> {
+type HistoryAction = 'opened' | 'escalated' | 'acknowledged' | 'cleared';
+interface HistoryNote {
+  actor?: { type: string | null; id: string | null };
+  comment?: string | null;
+  dataId?: string | null;
+  reason?: string | null;
+}
+
+/**
+ * Runs `dml` (an INSERT or UPDATE of one alarm, without RETURNING) and adds the history entry of
+ * what it did in the same statement: one round trip per alarm transition instead of two, which
+ * the writes of a busy site make many of. Returns the alarm as it now is (none when the DML
+ * touched no row; then no history entry is added either).
+ */
+async function withHistory(tx: Queryable, dml: string, params: unknown[], action: HistoryAction, at: string, o: HistoryNote): Promise<AlarmRow | undefined> {
+  const n = params.length;
+  const p = (i: number) => `$${n + i}`;
+  const { rows } = await tx.query<AlarmRow>(
+    `WITH a AS (${dml} RETURNING ${ALARM_COLUMNS}),
+          h AS (INSERT INTO alarm_history (alarm_id, at, action, level, status, actor_type, actor_id, comment, data_id, reason)
+                SELECT id, ${p(1)}::timestamptz, ${p(2)}::text, level, status, ${p(3)}::text, ${p(4)}::text, ${p(5)}::text, ${p(6)}::text, ${p(7)}::text FROM a)
+     SELECT * FROM a`,
+    [...params, at, action, o.actor?.type ?? null, o.actor?.id ?? null, o.comment ?? null, o.dataId ?? null, o.reason ?? null],
+  );
+  return rows[0];
+}
+
+async function addHistory(tx: Queryable, row: AlarmRow, action: HistoryAction, at: string, o: HistoryNote): Promise<void> {
   await tx.query(
     `INSERT INTO alarm_history (alarm_id, at, action, level, status, actor_type, actor_id, comment, data_id, reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [row.id, at, action, row.level, row.status, o.actor?.type ?? null, o.actor?.id ?? null, o.comment ?? null, o.dataId ?? null, o.reason ?? null],

@@ -4,7 +4,7 @@ import type { CallerContext } from '@mp/grpc';
 import type { PointInfo, ProjectContext } from '../ingest-context.js';
 import type { CheckedRecord } from '../record-rules.js';
 import { eventScopeOf, raiseAbnormal, raiseAlarmChange, type EventScope } from './alarm-events.js';
-import { clear, lockActive, openOrFind, recordBreach, recordNormal, type AlarmRow, type Breach, type Scope } from './alarm-store.js';
+import { clear, lockActive, lockPoints, openOrFind, recordBreach, recordNormal, type AlarmRow, type Breach, type Scope } from './alarm-store.js';
 import { rateBreaches } from './rate-rule.js';
 import { rulesFor, type AlarmSettings } from './settings.js';
 import { watchForStaleness } from './stale-watch.js';
@@ -78,8 +78,10 @@ export async function applyAlarmRules(
     list.push({ record: r, id: ids[i]! });
   }
   for (const list of byPoint.values()) list.sort((a, b) => a.record.ms - b.record.ms);
-  // The stale-data watch rows first, then the alarm rows: the scheduled check takes them in the
-  // same order (and skips watch rows a write holds), so the two never wait on each other in a cycle.
+  // The points' alarm locks first (in key order), then the stale-data watch rows, then the alarm
+  // rows: the scheduled check takes no point lock and takes watch rows before alarm rows (skipping
+  // watch rows a write holds), so no two of them wait on each other in a cycle.
+  await lockPoints(tx, byPoint.keys());
   // Each point's rules: its own alarm_rules over the operator defaults, resolved once per write.
   const resolved = new Map<PointInfo, AlarmSettings>();
   const rulesOf = (p: PointInfo) => resolved.get(p) ?? resolved.set(p, rulesFor(settings, p.alarmRules)).get(p)!;

@@ -1,5 +1,5 @@
 import { monitoringData } from '@mp/contracts';
-import { IdempotencyKey, type Queryable } from '@mp/db';
+import { IdempotencyKey, retryOnConflict, type Queryable } from '@mp/db';
 import { DomainError, isDomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import type { DataDeps } from '../deps.js';
@@ -86,7 +86,9 @@ async function write(deps: DataDeps, req: monitoringData.WriteRecordsRequest, ca
       dictionary,
     );
   };
-  const result = await (once ? once.run(deps.db, store) : deps.db.transaction(store));
+  // A deadlock or serialization failure PostgreSQL broke by rolling this transaction back is
+  // retried here, a few times: the client never sees it.
+  const result = await retryOnConflict(() => (once ? once.run(deps.db, store) : deps.db.transaction(store)));
   if (stored) {
     countIngested('write', stored.records.length);
     deps.knownPoints.remember(stored.records.map((r) => r.point.id));

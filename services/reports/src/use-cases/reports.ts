@@ -2,26 +2,33 @@ import { REPORT_STATUSES, type reports } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { ListQuery } from '@mp/kit';
+import { loadReadableReport, readableProjects } from '../access.js';
 import type { ReportsDeps } from '../deps.js';
 import { emitReportEvent } from '../events.js';
 import { filesOf, loadReport, REPORT_COLUMNS, toReport, type ReportRow } from '../report-row.js';
 import { checkText, requireId } from '../validation.js';
 
 export async function getReport(deps: ReportsDeps, req: reports.Ref, ctx: CallerContext): Promise<reports.Report> {
-  const row = await loadReport(deps.db, req.id, ctx);
+  const row = await loadReadableReport(deps, req.id, ctx);
   return toReport(row, (await filesOf(deps.db, [row.id])).get(row.id)!);
 }
 
-/** GET /reports: newest first, filtered by project_id and status. */
+/**
+ * GET /reports: newest first, filtered by project_id and status; only reports of projects the
+ * caller reads (a filter on a project it does not read lists nothing, as GET /projects would).
+ */
 export async function listReports(deps: ReportsDeps, req: reports.ListReportsRequest, ctx: CallerContext): Promise<reports.ReportList> {
   const q = new ListQuery(req.page);
   q.and(`tenant_id = ${q.param(ctx.tenantId)}`).and(`environment = ${q.param(ctx.environment)}`);
-  if (req.projectId !== undefined) q.and(`project_id = ${q.param(requireId('project', req.projectId, 'project_id'))}`);
+  const projectId = req.projectId !== undefined ? requireId('project', req.projectId, 'project_id') : undefined;
+  if (projectId !== undefined) q.and(`project_id = ${q.param(projectId)}`);
   if (req.status !== undefined) {
     if (!(REPORT_STATUSES as readonly string[]).includes(req.status))
       throw new DomainError('400001', { field: 'status', detail: `status must be one of ${REPORT_STATUSES.join(', ')}.` });
     q.and(`status = ${q.param(req.status)}`);
   }
+  const readable = await readableProjects(deps, ctx, projectId !== undefined ? [projectId] : []);
+  if (readable !== null) q.and(`project_id = ANY(${q.param([...readable.keys()])}::text[])`);
   const { rows } = await deps.db.query<ReportRow>(q.sql(`SELECT ${REPORT_COLUMNS} FROM reports`), q.params);
   const files = await filesOf(
     deps.db,
@@ -47,6 +54,9 @@ export async function reviewReport(
   if (decision === 'rejected' && text === null) {
     throw new DomainError('422101', { field: 'reason', detail: 'A rejection needs a reason.', suggestion: 'Send { "reason": "…" } saying what must change.' });
   }
+  // A report never changes project, so its access is checked before the row is locked: the call
+  // to the projects service is not made while holding the lock.
+  await loadReadableReport(deps, req.id, ctx, 'write');
   const result = await deps.db.transaction(async (tx) => {
     const row = await loadReport(tx, req.id, ctx, true);
     if (row.status !== 'generated') {

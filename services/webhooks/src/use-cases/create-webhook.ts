@@ -5,7 +5,7 @@ import type { CallerContext } from '@mp/grpc';
 import { newId, randomToken } from '@mp/kit';
 import type { WebhooksDeps } from '../deps.js';
 import { statsOf } from '../delivery-stats.js';
-import { checkEvents, checkName, checkRetryPolicy, checkUrl } from '../validation.js';
+import { checkEvents, checkName, checkProjectIds, checkRetryPolicy, checkUrl } from '../validation.js';
 import { toWebhook, WEBHOOK_COLUMNS, type WebhookRow } from '../webhook-row.js';
 
 /** Webhooks a tenant may hold per environment; more is refused with 422105. */
@@ -24,7 +24,8 @@ export function newSigningSecret(): string {
 export async function createWebhook(deps: WebhooksDeps, req: webhooks.CreateWebhookRequest, ctx: CallerContext): Promise<webhooks.WebhookCreated> {
   const name = checkName(req.name);
   const url = await checkUrl(req.url, deps.sender.allowPrivate);
-  const events = checkEvents(req.events);
+  const events = checkEvents(req.events, ctx);
+  const projectIds = req.projectIds ? checkProjectIds(req.projectIds.values) : null;
   const policy = checkRetryPolicy(req.retryPolicy);
   const secret = newSigningSecret();
   const insert = async (tx: Queryable): Promise<webhooks.WebhookCreated> => {
@@ -40,8 +41,9 @@ export async function createWebhook(deps: WebhooksDeps, req: webhooks.CreateWebh
       });
     }
     const { rows } = await tx.query<WebhookRow>(
-      `INSERT INTO webhooks (id, tenant_id, environment, name, url, events, max_retries, retry_interval, active, secret_sealed, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${WEBHOOK_COLUMNS}`,
+      `INSERT INTO webhooks (id, tenant_id, environment, name, url, events, max_retries, retry_interval, active, secret_sealed, created_by,
+                             creator_permissions, project_ids)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${WEBHOOK_COLUMNS}`,
       [
         newId('webhook'),
         ctx.tenantId,
@@ -54,6 +56,8 @@ export async function createWebhook(deps: WebhooksDeps, req: webhooks.CreateWebh
         req.active ?? true,
         deps.secrets.seal(secret),
         ctx.principalId,
+        ctx.permissions,
+        projectIds,
       ],
     );
     const row = rows[0]!;

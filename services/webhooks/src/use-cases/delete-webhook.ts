@@ -2,7 +2,7 @@ import type { webhooks } from '@mp/contracts';
 import type { CallerContext } from '@mp/grpc';
 import type { WebhooksDeps } from '../deps.js';
 import { statsOf } from '../delivery-stats.js';
-import { loadWebhook, toWebhook, WEBHOOK_COLUMNS, type WebhookRow } from '../webhook-row.js';
+import { loadWebhookToActOn, toWebhook, WEBHOOK_COLUMNS, type WebhookRow } from '../webhook-row.js';
 
 /**
  * Deletes a webhook: it stops receiving events at once and its pending deliveries are closed as
@@ -10,7 +10,7 @@ import { loadWebhook, toWebhook, WEBHOOK_COLUMNS, type WebhookRow } from '../web
  */
 export async function deleteWebhook(deps: WebhooksDeps, req: webhooks.WebhookRef, ctx: CallerContext): Promise<webhooks.Webhook> {
   const row = await deps.db.transaction(async (tx) => {
-    const current = await loadWebhook(tx, req.id, ctx, true);
+    const current = await loadWebhookToActOn(tx, req.id, ctx, true);
     const { rows } = await tx.query<WebhookRow>(
       `UPDATE webhooks SET deleted_at = now(), active = false, updated_at = now(), version = version + 1 WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`,
       [current.id],

@@ -3,7 +3,7 @@ import type { CallerContext } from '@mp/grpc';
 import type { WebhooksDeps } from '../deps.js';
 import { toDelivery } from '../delivery-row.js';
 import { loadDelivery } from './load-delivery.js';
-import { loadWebhook } from '../webhook-row.js';
+import { loadWebhookToActOn } from '../webhook-row.js';
 
 interface AttemptRow {
   attempt: number;
@@ -19,7 +19,7 @@ interface AttemptRow {
 
 /** GET /webhooks/{id}/deliveries/{delivery_id}: the record and every attempt behind it, oldest first. */
 export async function getDelivery(deps: WebhooksDeps, req: webhooks.DeliveryRef, ctx: CallerContext): Promise<webhooks.DeliveryDetail> {
-  const webhook = await loadWebhook(deps.db, req.webhookId, ctx);
+  const webhook = await loadWebhookToActOn(deps.db, req.webhookId, ctx);
   const delivery = await loadDelivery(deps.db, webhook.id, req.deliveryId);
   const { rows } = await deps.db.query<AttemptRow>(
     `SELECT attempt, cycle, started_at, duration_ms, http_status, outcome, error, redirects, retry_at

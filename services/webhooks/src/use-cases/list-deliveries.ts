@@ -5,7 +5,7 @@ import { decodeCursor, pageLimit, toPage } from '@mp/kit';
 import type { WebhooksDeps } from '../deps.js';
 import { checkEnum, checkInstant, checkRange, DELIVERY_EVENT_TYPES, DELIVERY_STATUSES } from '../delivery-filters.js';
 import { DELIVERY_COLUMNS, toDelivery, type DeliveryRow } from '../delivery-row.js';
-import { loadWebhook } from '../webhook-row.js';
+import { loadWebhookToActOn } from '../webhook-row.js';
 
 /**
  * GET /webhooks/{id}/deliveries: newest first, cursor-paginated, filtered by status, event_type
@@ -13,7 +13,7 @@ import { loadWebhook } from '../webhook-row.js';
  * 404009 here as at GET /webhooks/{id}; its rows stay in the database for audits.
  */
 export async function listDeliveries(deps: WebhooksDeps, req: webhooks.ListDeliveriesRequest, ctx: CallerContext): Promise<webhooks.DeliveryList> {
-  const webhook = await loadWebhook(deps.db, req.webhookId, ctx);
+  const webhook = await loadWebhookToActOn(deps.db, req.webhookId, ctx);
   const limit = pageLimit(req.page?.limit);
   const where = ['webhook_id = $1'];
   const params: unknown[] = [webhook.id];

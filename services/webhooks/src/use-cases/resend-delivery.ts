@@ -2,7 +2,7 @@ import type { webhooks } from '@mp/contracts';
 import type { CallerContext } from '@mp/grpc';
 import type { WebhooksDeps } from '../deps.js';
 import { DELIVERY_COLUMNS, toDelivery, type DeliveryRow } from '../delivery-row.js';
-import { loadWebhook } from '../webhook-row.js';
+import { loadWebhookToActOn } from '../webhook-row.js';
 import { loadDelivery } from './load-delivery.js';
 
 /**
@@ -16,7 +16,7 @@ import { loadDelivery } from './load-delivery.js';
  */
 export async function resendDelivery(deps: WebhooksDeps, req: webhooks.DeliveryRef, ctx: CallerContext): Promise<webhooks.Delivery> {
   const row = await deps.db.transaction(async (tx) => {
-    const webhook = await loadWebhook(tx, req.webhookId, ctx);
+    const webhook = await loadWebhookToActOn(tx, req.webhookId, ctx);
     const current = await loadDelivery(tx, webhook.id, req.deliveryId, true);
     const { rows } = await tx.query<DeliveryRow>(
       `UPDATE deliveries SET status = 'pending', cycle = cycle + 1, attempts = 0, next_attempt_at = now(), lease_until = NULL,

@@ -3,7 +3,7 @@ import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import type { WebhooksDeps } from '../deps.js';
 import { statsOf } from '../delivery-stats.js';
-import { loadWebhook, toWebhook, WEBHOOK_COLUMNS, type WebhookRow } from '../webhook-row.js';
+import { loadWebhookToActOn, toWebhook, WEBHOOK_COLUMNS, type WebhookRow } from '../webhook-row.js';
 import { newSigningSecret } from './create-webhook.js';
 
 export const DEFAULT_GRACE_SECONDS = 86_400;
@@ -30,7 +30,7 @@ export async function rotateSecret(deps: WebhooksDeps, req: webhooks.RotateSecre
   const secret = newSigningSecret();
   const sealed = deps.secrets.seal(secret);
   const row = await deps.db.transaction(async (tx) => {
-    const current = await loadWebhook(tx, req.id, ctx, true);
+    const current = await loadWebhookToActOn(tx, req.id, ctx, true);
     // signing_secret_sealed is the one in use now: it becomes (or stays) the old secret.
     const { rows } = await tx.query<WebhookRow>(
       grace === 0

@@ -5,7 +5,7 @@ import { newId } from '@mp/kit';
 import type { WebhooksDeps } from '../deps.js';
 import { recordAttempts, sendAttempt, type ClaimedDelivery } from '../attempt.js';
 import { DELIVERY_COLUMNS, toDelivery, type DeliveryRow } from '../delivery-row.js';
-import { loadWebhook } from '../webhook-row.js';
+import { loadWebhookToActOn } from '../webhook-row.js';
 
 /** The `data` of a webhook.test event (documented in README "Receiving webhooks"). */
 export function testEventData(webhook: { id: string; name: string }) {
@@ -19,7 +19,7 @@ export function testEventData(webhook: { id: string; name: string }) {
  * receiver's answer in the response; it works on inactive webhooks too.
  */
 export async function testWebhook(deps: WebhooksDeps, req: webhooks.WebhookRef, ctx: CallerContext): Promise<webhooks.Delivery> {
-  const webhook = await loadWebhook(deps.db, req.id, ctx);
+  const webhook = await loadWebhookToActOn(deps.db, req.id, ctx);
   const event = { event_id: newId('event'), event_type: TEST_EVENT_TYPE, occurred_at: deps.clock.now().toISOString(), data: testEventData(webhook) };
   const deliveryId = newId('delivery');
   await deps.db.transaction(async (tx) => {

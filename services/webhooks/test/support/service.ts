@@ -79,7 +79,8 @@ export async function startTestWebhooks(opts: Partial<WebhooksServiceOptions> = 
     environment: 'live',
     principalId: newId('apiKey'),
     principalType: 'api_key',
-    permissions: ['system:admin'],
+    // an administrator who may read every event it subscribes to (the subscription rule, ADR 0063)
+    permissions: ['system:admin', 'data:read', 'task:read', 'project:read', 'report:read'],
   };
   return {
     service,
