@@ -23,7 +23,7 @@ REFRESH=$(jq -r .data.refresh_token <<<"$LOGIN")
 
 # 2. An API key for scripts, with the permissions the steps below use.
 KEY=$(call -H "Authorization: Bearer $TOKEN" \
-  -d '{"name":"quickstart","permissions":["project:read","project:write","data:read","data:write","system:admin"]}' \
+  -d '{"name":"quickstart","permissions":["project:read","project:write","data:read","data:write","report:read","report:write","system:admin"]}' \
   "$API/api-keys" | jq -r .data.key)
 echo "api key: ${KEY:0:12}…"
 

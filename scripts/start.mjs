@@ -7,11 +7,13 @@ import { startTracing } from '@mp/telemetry';
 
 const started = performance.now();
 let platform;
+let describeFirstAdmin;
 let tracing = null;
 try {
   tracing = await startTracing('monitoring-platform');
-  const { startPlatform } = await import('@mp/launcher');
-  platform = await startPlatform();
+  const launcher = await import('@mp/launcher');
+  describeFirstAdmin = launcher.describeFirstAdmin;
+  platform = await launcher.startPlatform();
 } catch (err) {
   // One line that says what to change; the stack is for MP_LOG_LEVEL=debug.
   process.stderr.write(`Monitoring Platform did not start: ${err.message}\n`);
@@ -33,12 +35,7 @@ if (opsPort !== null) lines.push(`  Operations:   http://${process.env.MP_OPS_HO
 if (tracing) lines.push(`  Tracing:      on, exporting to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT}`);
 if (cert) lines.push(`  Certificate:  ${cert} (self-signed unless MP_TLS_CERT_FILE is set; curl --cacert ${cert} …)`);
 lines.push('', 'Sign in:');
-if (admin.password) {
-  lines.push(`  First administrator created: username "${admin.username}", password "${admin.password}"`);
-  lines.push('  (shown once: keep it now, or set MP_ADMIN_USERNAME/MP_ADMIN_PASSWORD before the first start)');
-} else {
-  lines.push(`  Administrator: "${admin.username}" (password as set in MP_ADMIN_PASSWORD on the first start)`);
-}
+for (const line of describeFirstAdmin(admin)) lines.push(`  ${line}`);
 lines.push(
   `  curl --cacert ${cert ?? '<ca.pem>'} -H 'Content-Type: application/json' \\`,
   `       -d '{"username":"${admin.username}","password":"…","grant_type":"password"}' ${gateway.baseUrl}/auth/login`,

@@ -75,7 +75,7 @@ describe('names, labels and selectors', () => {
         'app.kubernetes.io/instance': 'mp',
         'app.kubernetes.io/managed-by': 'Helm',
         'app.kubernetes.io/version': '0.1.0',
-        'helm.sh/chart': 'monitoring-platform-0.3.0',
+        'helm.sh/chart': 'monitoring-platform-0.4.0',
       });
     }
     for (const d of deployments(r)) {

@@ -58,6 +58,7 @@ describe('observability: access logs and the platform metrics', () => {
       status: 200,
       ms: expect.any(Number),
       env: 'live',
+      client_address: '127.0.0.1',
       tenant_id: expect.stringMatching(/^ten_[0-9a-z]{20}$/),
       msg: 'request',
     });

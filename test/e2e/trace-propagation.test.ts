@@ -67,6 +67,15 @@ describe('trace context through outbox, stream and webhook delivery', () => {
     expect(receive.kind).toBe(SpanKind.CONSUMER);
     expect(receive.spanContext().traceId).toBe(traceId);
     expect(parentOf(receive)).toBe(publish.spanContext().spanId);
+    // the messaging attributes of the OpenTelemetry semantic conventions, on both sides
+    const messaging = { 'messaging.system': 'nats', 'messaging.destination.name': `${t.stream.subjectPrefix}.data.created` };
+    expect(publish.attributes).toMatchObject({ ...messaging, 'messaging.operation.type': 'send', 'messaging.operation.name': 'publish' });
+    expect(receive.attributes).toMatchObject({
+      ...messaging,
+      'messaging.operation.type': 'process',
+      'messaging.operation.name': 'process',
+      'messaging.consumer.group.name': 'webhooks',
+    });
 
     // the first attempt continues the consumer; it failed (503)
     const [first, retry] = named('webhook POST').sort((a, b) => (a.attributes['mp.attempt'] as number) - (b.attributes['mp.attempt'] as number));

@@ -76,6 +76,6 @@ describe('misbehaving receivers', () => {
     await p.webhooks!.stop('SIGKILL');
     const proc = await p.startWebhooks();
     const [line] = await proc.waitForOutput(/\{[^\n]*"msg":"webhook delivery settings"[^\n]*\}/);
-    expect(JSON.parse(line)).toMatchObject({ timeout_ms: 30_000, per_webhook_concurrency: 64, concurrency: 1024 });
+    expect(JSON.parse(line)).toMatchObject({ timeout_ms: 30_000, per_webhook_concurrency: 64, per_tenant_concurrency: 256, concurrency: 1024 });
   });
 });

@@ -27,7 +27,11 @@ interface OtlpSpan {
   name: string;
   kind: number;
   links?: { traceId: string; spanId: string }[];
+  attributes?: { key: string; value: { stringValue?: string } }[];
 }
+
+/** A span's string attributes as an object. */
+const attributesOf = (span: OtlpSpan) => Object.fromEntries((span.attributes ?? []).map((a) => [a.key, a.value.stringValue]));
 
 /** A small OTLP/HTTP (JSON) receiver: what a collector would be given. */
 async function startOtlpReceiver() {
@@ -156,6 +160,16 @@ describe('tracing: one trace from the client request to the webhook receiver (OT
     expect(ancestors(publish, byId)).toContain(grpcServer);
     const receive = trace.find((s) => s.name === 'receive data.created' && s.kind === 5)!;
     expect(receive.parentSpanId).toBe(publish.spanId);
+    // both carry the messaging attributes of the OpenTelemetry semantic conventions: the system and
+    // the subject the event went to, and on the consumer the durable consumer's name
+    const messaging = { 'messaging.system': 'nats', 'messaging.destination.name': `${stream.subjectPrefix}.data.created` };
+    expect(attributesOf(publish)).toMatchObject({ ...messaging, 'messaging.operation.type': 'send', 'messaging.operation.name': 'publish' });
+    expect(attributesOf(receive)).toMatchObject({
+      ...messaging,
+      'messaging.operation.type': 'process',
+      'messaging.operation.name': 'process',
+      'messaging.consumer.group.name': 'webhooks',
+    });
     const post = trace.find((s) => s.name === 'webhook POST' && s.kind === 3)!;
     expect(post.parentSpanId).toBe(receive.spanId);
     // every span of the trace hangs from the client's request

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keyFileSettings } from '@mp/grpc';
+import { identity } from '@mp/contracts';
+import { anonymousContext, createClient, generatePlatformKeys, keyFileSettings, loadServiceAuth, writeOperatorCredential } from '@mp/grpc';
 import { runOperatorCommand, UsageError } from '@mp/operator';
-import { newMasterKey } from '@mp/kit';
+import { newId, newMasterKey } from '@mp/kit';
 import { createTestDatabase, createTestStream, queryTestDatabase, type TestDatabase } from '@mp/testing';
 import { startProcess, type StartedProcess } from '../support/process.js';
 
@@ -14,6 +15,7 @@ describe('the operator command against a standalone identity process', () => {
   let dir: string;
   let db: TestDatabase;
   let proc: StartedProcess | null = null;
+  let identityAddress = '';
   const stream = createTestStream();
   const baseEnv = () => ({
     PATH: process.env.PATH,
@@ -72,7 +74,8 @@ describe('the operator command against a standalone identity process', () => {
     const keys = join(dir, 'keys');
     proc = startProcess(process.execPath, ['services/identity/dist/main.js'], { env: { ...baseEnv(), ...keyFileSettings(keys, 'identity') } });
     const [, port] = await proc.waitForOutput(/"port":(\d+),[^\n]*identity service listening/, 60_000);
-    const operatorEnv = { ...keyFileSettings(keys, 'operator'), MP_IDENTITY_ADDR: `127.0.0.1:${port}` };
+    identityAddress = `127.0.0.1:${port}`;
+    const operatorEnv = { ...keyFileSettings(keys, 'operator'), MP_IDENTITY_ADDR: identityAddress };
     const created = JSON.parse(await runOperatorCommand(['create-tenant', '--name', 'Tunnel Co', '--admin-username', 'tunnel-admin'], operatorEnv));
     expect(created.tenant.name).toBe('Tunnel Co');
     expect(created.tenant.created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -86,9 +89,86 @@ describe('the operator command against a standalone identity process', () => {
     expect(await queryTestDatabase(db.url, "SELECT name FROM identity.tenants WHERE name = 'Evil'")).toEqual([]);
   });
 
+  // A lost administrator password, on a deployment: the operator key resets it through identity.
+  it('reset-password: the new password signs in; the old one, its sessions and its sign-in lock are gone', async () => {
+    const keys = join(dir, 'keys');
+    const operatorEnv = { ...keyFileSettings(keys, 'operator'), MP_IDENTITY_ADDR: identityAddress };
+    // Identity as the gateway calls it: sign-ins and refreshes with the client's address.
+    const gateway = createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, identityAddress, {
+      auth: loadServiceAuth('gateway', keyFileSettings(keys, 'gateway')),
+      audience: 'identity',
+    });
+    const signIn = (password: string, clientAddress = '198.51.100.20') =>
+      gateway.login({ username: 'tunnel-admin', password, environment: 'live', clientAddress }, anonymousContext(newId('request'), 'live'));
+    try {
+      const first = JSON.parse(await runOperatorCommand(['reset-password', '--username', 'tunnel-admin', '--password', 'first known password'], operatorEnv));
+      expect(first).toMatchObject({ user: { username: 'tunnel-admin' }, sessions_ended: 0 });
+      expect(first).not.toHaveProperty('password');
+      const session = await signIn('first known password');
+      // Five wrong passwords from one address lock the username there.
+      for (let i = 1; i <= 5; i++) await expect(signIn(`wrong ${i}`, '198.51.100.21')).rejects.toMatchObject({ code: i < 5 ? '401008' : '401007' });
+      await expect(signIn('first known password', '198.51.100.21')).rejects.toMatchObject({ code: '401007' });
+
+      const reset = JSON.parse(await runOperatorCommand(['reset-password', '--username', 'tunnel-admin', '--tenant', first.user.tenant_id], operatorEnv));
+      expect(reset.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+      expect(reset).toMatchObject({ user: { username: 'tunnel-admin', version: first.user.version + 1 }, sessions_ended: 1 });
+      expect(reset.user).not.toHaveProperty('locked_until');
+
+      await expect(
+        gateway.refresh({ refreshToken: session.refreshToken, environment: 'live' }, anonymousContext(newId('request'), 'live')),
+      ).rejects.toMatchObject({
+        code: '401003',
+      });
+      await expect(signIn('first known password', '198.51.100.22')).rejects.toMatchObject({ code: '401008' });
+      // The lock is lifted: the locked address signs in with the new password at once.
+      expect((await signIn(reset.password, '198.51.100.21')).accessToken).toBeTruthy();
+      expect(
+        await queryTestDatabase(db.url, 'SELECT revoke_reason FROM identity.sessions WHERE user_id = $1 AND revoked_at IS NOT NULL', [first.user.id]),
+      ).toEqual([{ revoke_reason: 'password_reset' }]);
+
+      // A wrong tenant, an unknown user, a short password: refused, nothing changed.
+      await expect(
+        runOperatorCommand(['reset-password', '--username', 'tunnel-admin', '--tenant', 'ten_00000000000000000000', '--password', 'not this one'], operatorEnv),
+      ).rejects.toMatchObject({ code: '422104' });
+      await expect(runOperatorCommand(['reset-password', '--username', 'nobody-here'], operatorEnv)).rejects.toMatchObject({ code: '404007' });
+      await expect(runOperatorCommand(['reset-password', '--username', 'tunnel-admin', '--password', 'short'], operatorEnv)).rejects.toMatchObject({
+        code: '400003',
+      });
+      await expect(runOperatorCommand(['reset-password'], operatorEnv)).rejects.toBeInstanceOf(UsageError);
+      expect((await signIn(reset.password, '198.51.100.23')).accessToken).toBeTruthy();
+
+      // The gateway's key cannot reset a password.
+      await expect(
+        gateway.resetPassword({ username: 'tunnel-admin', password: 'taken over by the gateway' }, anonymousContext(newId('request'), 'live')),
+      ).rejects.toThrow();
+      await expect(signIn('taken over by the gateway')).rejects.toMatchObject({ code: '401008' });
+    } finally {
+      gateway.close();
+    }
+  });
+
   it('refuses unknown commands and missing options with the usage', async () => {
     await expect(runOperatorCommand(['create-tenant', '--name', 'x'], { MP_SERVICE_KEY_FILE: 'x' })).rejects.toBeInstanceOf(Error);
     await expect(runOperatorCommand(['keygen'], {})).rejects.toBeInstanceOf(UsageError);
     expect(await runOperatorCommand([], {})).toContain('Commands:');
+  });
+});
+
+// A credential npm start left in its data folder names the identity port of that run; once the
+// platform stopped (or runs on another folder), the command says which setting to look at.
+describe('the operator command with a stale credential of MP_DATA_DIR', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mp-operator-stale-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('names MP_DATA_DIR and the folder when identity does not answer', async () => {
+    // a port nothing listens on: the platform that wrote the file is gone
+    writeOperatorCredential(dir, await generatePlatformKeys({ mtls: true }), '127.0.0.1:1');
+    const err = await runOperatorCommand(['get-tenant', '--id', 'ten_00000000000000000000'], { MP_DATA_DIR: dir }).catch((e: Error) => e);
+    expect((err as Error).message).toBe(
+      `503002 identity at 127.0.0.1:1 did not answer. The operator credential ${join(dir, 'operator.json')} is written by the platform running on that data folder (MP_DATA_DIR): start the platform (npm start) with MP_DATA_DIR=${dir}, or set MP_DATA_DIR to the folder of the platform that runs.`,
+    );
   });
 });

@@ -206,3 +206,52 @@ export async function createPgliteDatabase(opts: PgliteOptions): Promise<Databas
   await database.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   return database;
 }
+
+/**
+ * A copy of the embedded database in `dataDir` as PGlite's tar of its folder, consistent while the
+ * platform runs: taken in one turn of the session, so no statement or transaction of this process
+ * runs meanwhile (writes in flight wait for it), after a CHECKPOINT, so the copy's files hold every
+ * committed change and a start on it has no log to replay. The database open in this process is
+ * used when there is one; otherwise the folder is opened for the copy and closed again, and the
+ * caller must hold the data folder (no other process may have it open).
+ */
+export async function dumpEmbeddedDatabase(dataDir: string): Promise<Uint8Array> {
+  const opening = instances.get(dataDir);
+  const copy = async (db: PGliteInstance) => {
+    await db.exec('CHECKPOINT');
+    return new Uint8Array(await (await db.dumpDataDir('none')).arrayBuffer());
+  };
+  if (opening) {
+    const shared = await opening;
+    return inTurn(shared, async () => {
+      try {
+        return await copy(shared.db);
+      } finally {
+        shared.path = null;
+      }
+    });
+  }
+  const { existsSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) throw new Error(`${dataDir} holds no embedded database`);
+  const { PGlite } = await import('@electric-sql/pglite');
+  const db = await PGlite.create(dataDir, { postgresqlconf: POSTGRESQL_CONF });
+  try {
+    return await copy(db);
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * Makes the embedded database in the empty folder `dataDir` from a copy dumpEmbeddedDatabase made,
+ * and closes it cleanly (a start on it then opens a shut-down database).
+ */
+export async function loadEmbeddedDatabase(dataDir: string, tar: Uint8Array): Promise<void> {
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(dataDir, { recursive: true });
+  const { PGlite } = await import('@electric-sql/pglite');
+  const db = await PGlite.create(dataDir, { postgresqlconf: POSTGRESQL_CONF, loadDataDir: new Blob([tar.slice()]) });
+  await db.exec('CHECKPOINT');
+  await db.close();
+}

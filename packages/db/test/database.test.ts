@@ -1,4 +1,4 @@
-import { createPgDatabase, migrate, splitStatements, type Database, type Migration } from '@mp/db';
+import { createPgDatabase, migrate, retryOnConflict, splitStatements, type Database, type Migration } from '@mp/db';
 import { createTestDatabase, queryTestDatabase } from '@mp/testing';
 import { DRIVERS, openTestDatabase } from './drivers.js';
 
@@ -114,6 +114,52 @@ describe('reserved connections (PostgreSQL)', () => {
       // The service's pool and other reserved connections plan as usual.
       expect(await show(db)).toMatchObject({ seq: 'on', hash: 'on', path: 'svc,public' });
       expect(await show(db.reserve(1))).toMatchObject({ seq: 'on', hash: 'on' });
+    } finally {
+      await db.close();
+      await tdb.drop();
+    }
+  });
+});
+
+describe('retryOnConflict (PostgreSQL)', () => {
+  it('runs a transaction PostgreSQL rolled back to break a deadlock again, so both writers succeed', async () => {
+    const tdb = await createTestDatabase();
+    const db = createPgDatabase({ url: tdb.url, schema: 'svc', max: 4 });
+    try {
+      await migrate(db, 'svc', migrations);
+      await db.query("INSERT INTO items (id, n) VALUES ('a', 0), ('b', 0)");
+      // Two transactions lock the same two rows in opposite orders, each waiting at a barrier
+      // after its first lock: PostgreSQL aborts one of them with 40P01.
+      let arrived = 0;
+      let release!: () => void;
+      const barrier = new Promise<void>((r) => (release = r));
+      const attempts = { ab: 0, ba: 0 };
+      const writer = (first: string, second: string, name: 'ab' | 'ba') =>
+        retryOnConflict(() =>
+          db.transaction(async (tx) => {
+            attempts[name]++;
+            await tx.query('UPDATE items SET n = n + 1 WHERE id = $1', [first]);
+            if (attempts[name] === 1 && ++arrived === 2) release();
+            if (attempts[name] === 1) await barrier;
+            await tx.query('UPDATE items SET n = n + 1 WHERE id = $1', [second]);
+          }),
+        );
+      await Promise.all([writer('a', 'b', 'ab'), writer('b', 'a', 'ba')]);
+      // one of them ran twice; each added one to both rows exactly once
+      expect(attempts.ab + attempts.ba).toBe(3);
+      expect((await db.query<{ id: string; n: number }>('SELECT id, n FROM items ORDER BY id')).rows).toEqual([
+        { id: 'a', n: 2 },
+        { id: 'b', n: 2 },
+      ]);
+      // anything else is not retried
+      let runs = 0;
+      await expect(
+        retryOnConflict(async () => {
+          runs++;
+          await db.query('SELECT 1/0');
+        }),
+      ).rejects.toMatchObject({ code: '22012' });
+      expect(runs).toBe(1);
     } finally {
       await db.close();
       await tdb.drop();

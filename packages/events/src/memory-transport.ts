@@ -1,6 +1,6 @@
 import type { DomainEvent } from './catalogue.js';
 import { receivedEvent, type OutgoingEvent } from './envelope.js';
-import type { EventTransport, Subscription } from './transport.js';
+import type { EventTransport, MessagingAttributes, Subscription } from './transport.js';
 
 /**
  * The embedded default's transport: events go straight to the in-process consumers. `publish`
@@ -13,6 +13,11 @@ export class MemoryTransport implements EventTransport {
   private readonly handlers = new Map<string, (event: DomainEvent) => Promise<void>>();
   private readonly seen = new Map<string, number>();
   private readonly dedupeWindowMs = 2 * 60_000;
+
+  /** No broker: the system is named for what it is, the destination for the event type. */
+  messagingAttributes(eventType: string): MessagingAttributes {
+    return { 'messaging.system': 'mp_in_process', 'messaging.destination.name': eventType };
+  }
 
   async publish(event: OutgoingEvent): Promise<void> {
     if (this.handlers.size === 0) throw new Error('no event consumer is subscribed yet');

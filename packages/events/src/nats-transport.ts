@@ -11,9 +11,9 @@ import {
 } from 'nats';
 import { bufferOf } from '@mp/db';
 import { sampledGauge, type Logger } from '@mp/kit';
-import { subjectFor, type DomainEvent } from './catalogue.js';
+import { subjectFor, type DomainEvent, type EventType } from './catalogue.js';
 import { decodeEnvelope, encodeEnvelope, readEnvelope, receivedEvent, type EventMeta, type OutgoingEvent, type ReceivedEvent } from './envelope.js';
-import type { EventTransport, SubscribeOptions, Subscription } from './transport.js';
+import type { EventTransport, MessagingAttributes, SubscribeOptions, Subscription } from './transport.js';
 
 export interface NatsTransportOptions {
   url: string;
@@ -149,6 +149,10 @@ export class NatsTransport implements EventTransport {
       }
       this.opts.logger.info({ stream: name, max_age_ms: r.maxAgeMs, max_bytes: r.maxBytes, replicas: r.replicas }, 'event stream limits applied');
     }
+  }
+
+  messagingAttributes(eventType: string): MessagingAttributes {
+    return { 'messaging.system': 'nats', 'messaging.destination.name': subjectFor(this.opts.subjectPrefix, eventType as EventType) };
   }
 
   async publish(event: OutgoingEvent): Promise<void> {

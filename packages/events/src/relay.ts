@@ -317,7 +317,13 @@ function publishRow(transport: EventTransport, row: OutboxRow, dataJson: string 
     {
       kind: SpanKind.PRODUCER,
       parent: contextFrom(row.traceparent),
-      attributes: { 'messaging.operation.type': 'send', 'messaging.message.id': row.event_id, 'mp.event_type': row.event_type },
+      attributes: {
+        ...transport.messagingAttributes(row.event_type),
+        'messaging.operation.type': 'send',
+        'messaging.operation.name': 'publish',
+        'messaging.message.id': row.event_id,
+        'mp.event_type': row.event_type,
+      },
     },
     () => transport.publish(toEvent(row, dataJson, traceparentOf() ?? row.traceparent)),
   );

@@ -1,6 +1,12 @@
 import type { DomainEvent } from './catalogue.js';
 import type { OutgoingEvent } from './envelope.js';
 
+/** `messaging.system` and `messaging.destination.name` of the OpenTelemetry semantic conventions. */
+export interface MessagingAttributes {
+  'messaging.system': string;
+  'messaging.destination.name': string;
+}
+
 /** What a consumer's handler says about an event it was given. */
 export type HandleResult = void;
 
@@ -32,6 +38,12 @@ export interface Subscription {
  * and a handler that throws gets the event again later.
  */
 export interface EventTransport {
+  /**
+   * The OpenTelemetry messaging attributes of an event of this type on this transport: the
+   * messaging system and the destination it is published to (a producer's publish span and a
+   * consumer's receive span both carry them).
+   */
+  messagingAttributes(eventType: string): MessagingAttributes;
   publish(event: OutgoingEvent): Promise<void>;
   subscribe(durableName: string, handler: (event: DomainEvent) => Promise<HandleResult>, opts?: SubscribeOptions): Promise<Subscription>;
   close(): Promise<void>;

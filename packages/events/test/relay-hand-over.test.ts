@@ -92,6 +92,7 @@ describe('outbox relay with data handed over (real PostgreSQL and NATS JetStream
 
   it('keeps handed-over data for the retry when publishing failed', async () => {
     const failing = {
+      messagingAttributes: transport.messagingAttributes.bind(transport),
       publish: async () => Promise.reject(new Error('NATS is down')),
       subscribe: transport.subscribe.bind(transport),
       close: async () => undefined,

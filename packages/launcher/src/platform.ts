@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Database } from '@mp/db';
 import type { EventTransport } from '@mp/events';
 import { parseGatewayConfig, startGateway, type RunningGateway } from '@mp/gateway';
-import { IDENTITY_SCHEMA, identityMigrations, parseIdentityConfig, startIdentityService } from '@mp/identity';
+import { IDENTITY_SCHEMA, identityMigrations, parseIdentityConfig, startIdentityService, type FirstAdmin } from '@mp/identity';
 import { generatePlatformKeys, writeOperatorCredential, type PlatformKeys } from '@mp/grpc';
 import { z } from 'zod';
 import { createLogger, opsSettings, parseConfig, serviceLogger, startProcessOps, type Logger } from '@mp/kit';
@@ -10,6 +10,7 @@ import { alarmSettingsOf, MONITORING_DATA_SCHEMA, monitoringDataMigrations, pars
 import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
 import { REPORTS_SCHEMA, parseReportsConfig, reportsMigrations, startReportsService } from '@mp/reports';
 import { legacyEmbeddedSchemas, loadSecretsKey, lockDataDir, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
+import { startMaintenanceEndpoint } from './backup.js';
 import { WEBHOOKS_SCHEMA, parseWebhooksConfig, readExtraCa, startWebhooksService, webhooksMigrations } from '@mp/webhooks';
 
 export interface PlatformOptions {
@@ -28,8 +29,8 @@ export interface PlatformOptions {
 export interface RunningPlatform {
   gateway: RunningGateway;
   mode: 'embedded' | 'distributed';
-  /** Set only when the first administrator was created with a generated password. */
-  admin: { created: boolean; username: string; password?: string };
+  /** The first administrator; `password` only when this start generated it (see FirstAdmin). */
+  admin: FirstAdmin;
   ports: { identity: number; projects: number; webhooks: number; monitoringData: number; reports: number };
   /** The platform's one ops port (MP_OPS_PORT: /livez, /readyz, /metrics of every service); null when off. */
   opsPort: number | null;
@@ -105,6 +106,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       timeoutMs: whConfig.MP_WEBHOOK_TIMEOUT_MS,
       concurrency: whConfig.MP_WEBHOOK_CONCURRENCY,
       perWebhookConcurrency: whConfig.MP_WEBHOOK_CONCURRENCY_PER_WEBHOOK,
+      perTenantConcurrency: whConfig.MP_WEBHOOK_CONCURRENCY_PER_TENANT,
       statsIntervalMs: whConfig.MP_WEBHOOK_STATS_INTERVAL_MS,
       deliveryRetentionDays: whConfig.MP_WEBHOOK_DELIVERY_RETENTION_DAYS,
       extraCa: readExtraCa(whConfig.NODE_EXTRA_CA_CERTS),
@@ -190,6 +192,10 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       ...(opts.tls ? { tls: opts.tls } : {}),
     });
     stops.push(() => gateway.stop());
+
+    // How `npm run data:backup` copies the embedded database while this process has it open.
+    const maintenance = await startMaintenanceEndpoint(idConfig.MP_DATA_DIR, { embedded, logger });
+    stops.push(() => maintenance.close());
 
     const operatorFile = writeOperatorCredential(idConfig.MP_DATA_DIR, keys, `127.0.0.1:${identity.port}`);
 

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { identity } from '@mp/contracts';
 import { createClient, generatePlatformKeys, PARTIES, type CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
 import { loadOperatorCredential } from './credential.js';
+import { RESET_PASSWORD_USAGE, resetPasswordCommand } from './reset-password.js';
 
 export const USAGE = `mp-operator: operator calls of the Monitoring Platform (run as: npm run operator -- <command> [options])
 
@@ -14,6 +16,7 @@ Commands:
   upsert-plan --name PLAN [--features sandbox,oauth,reports,data_batches] [--api-per-minute N]
               [--data-records-per-minute N] [--reports-per-hour N] [--concurrent-requests N]
   rotate-signing-key
+${RESET_PASSWORD_USAGE}
   keygen --out DIR [--mtls]      service keys for a deployment (and an internal CA with --mtls)
 
 Credential: --credential FILE (default MP_DATA_DIR/operator.json, written by npm start), or
@@ -29,6 +32,8 @@ const OPTIONS = {
   'admin-username': { type: 'string' },
   'admin-password': { type: 'string' },
   'admin-name': { type: 'string' },
+  username: { type: 'string' },
+  password: { type: 'string' },
   features: { type: 'string' },
   'api-per-minute': { type: 'string' },
   'data-records-per-minute': { type: 'string' },
@@ -139,9 +144,19 @@ export async function runOperatorCommand(argv: string[], env: Record<string, str
       }
       case 'rotate-signing-key':
         return print(await client.rotateSigningKey({}, ctx));
+      case 'reset-password':
+        return print(await resetPasswordCommand(client, { username: required(values, 'username'), tenant: values.tenant, password: values.password }, ctx));
       default:
         throw new UsageError(`Unknown command "${command}".`);
     }
+  } catch (err) {
+    // A credential file that npm start wrote names the identity port of that run: when nothing
+    // answers there, the platform stopped or runs on another data folder.
+    if (String((err as { code?: unknown }).code) === '503002' && credential.fromDataDir)
+      throw new Error(
+        `503002 identity at ${credential.identityAddress} did not answer. The operator credential ${credential.source} is written by the platform running on that data folder (MP_DATA_DIR): start the platform (npm start) with MP_DATA_DIR=${dirname(credential.source)}, or set MP_DATA_DIR to the folder of the platform that runs.`,
+      );
+    throw err;
   } finally {
     client.close();
   }

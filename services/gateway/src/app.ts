@@ -4,7 +4,9 @@ import { DomainError, excerpt } from '@mp/errors';
 import type { Logger } from '@mp/kit';
 import type { Environment, ServiceClients } from './clients.js';
 import type { JwtVerifier } from './jwt-verifier.js';
+import { clientAddress, TrustedProxies } from './client-address.js';
 import { closeWhenBodyUnread, securityHeaders } from './middleware/front-door.js';
+import { closeStalledResponses } from './middleware/send-deadline.js';
 import type { BodyLimits } from './middleware/read-body.js';
 import { requestContext } from './middleware/request-context.js';
 import { boundPathParameters, PATH_PARAMETERS, requestInput } from './middleware/request-input.js';
@@ -42,6 +44,10 @@ export interface AppDeps {
   limits: RateLimits;
   /** MP_WEBHOOK_SOURCE_ADDRESSES: where webhook deliveries come from, for receivers to permit. */
   webhookSourceAddresses?: readonly string[];
+  /** MP_TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client (none by default). */
+  trustedProxies?: TrustedProxies;
+  /** MP_SEND_STALL_TIMEOUT_MS: a streamed answer whose client takes nothing for this long is closed. */
+  sendStallTimeoutMs?: number;
 }
 
 /** One Koa application per environment (live, sandbox); the environment is fixed by the port. */
@@ -75,8 +81,12 @@ export function createApp(deps: AppDeps): Koa {
   const openApiJson = () => (document ??= JSON.stringify(openApiDocument(routesOf(app).flatMap((r) => (r.spec ? [r.spec] : [])))));
   mount(v3, referenceRoutes({ ready: deps.ready, openApiJson }));
 
+  // Koa's own proxy trust (app.proxy) would believe X-Forwarded-For from any peer; the client is
+  // resolved here instead, from trusted proxies only, before anything counts or logs it.
+  app.use(clientAddress(deps.trustedProxies ?? new TrustedProxies([])));
   app.use(securityHeaders);
   app.use(closeWhenBodyUnread);
+  app.use(closeStalledResponses(deps.sendStallTimeoutMs ?? 30_000));
   app.use(requestContext({ environment: deps.environment, docsUrl: deps.docsUrl, logger: deps.logger }));
   app.use(requestInput());
   app.use(identityRoutes(deps, guards));

@@ -10,6 +10,26 @@ const isAddressOrBlock = (s: string) => {
   return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
 };
 
+/** A comma-separated list of addresses and CIDR blocks; the refusal names the first entry that is neither. */
+const addressList = () =>
+  z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
+    )
+    .superRefine((list, ctx) => {
+      const bad = list.find((entry) => !isAddressOrBlock(entry));
+      if (bad !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: `a comma-separated list of IP addresses or CIDR blocks, e.g. 203.0.113.7,2001:db8::/48 ("${bad.slice(0, 80)}" is neither)`,
+        });
+    });
+
 export const gatewayConfigSchema = z.object({
   MP_HTTPS_PORT: envPort(8443),
   MP_SANDBOX_HTTPS_PORT: envPort(8444),
@@ -25,16 +45,12 @@ export const gatewayConfigSchema = z.object({
    * The addresses webhook deliveries leave from (the operator's egress: NAT gateway, proxy), comma
    * separated, as receivers should permit them; shown in the console and by GET /system/config.
    */
-  MP_WEBHOOK_SOURCE_ADDRESSES: z
-    .string()
-    .default('')
-    .transform((v) =>
-      v
-        .split(',')
-        .map((a) => a.trim())
-        .filter(Boolean),
-    )
-    .refine((list) => list.every(isAddressOrBlock), 'a comma-separated list of IP addresses or CIDR blocks, e.g. 203.0.113.7,2001:db8::/48'),
+  MP_WEBHOOK_SOURCE_ADDRESSES: addressList(),
+  /**
+   * The reverse proxies (ingress controller, load balancer) in front of the gateway whose
+   * X-Forwarded-For is believed, comma separated; from anyone else the header is ignored (ADR 0075).
+   */
+  MP_TRUSTED_PROXIES: addressList(),
   /** Where error documentation lives: `{docs_url}/errors/<code>`; defaults to the live base URL. */
   MP_DOCS_URL: z.string().url().optional(),
   MP_IDENTITY_ADDR: z.string().default('127.0.0.1:50051'),
@@ -88,6 +104,11 @@ export const gatewayConfigSchema = z.object({
   MP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(65_000),
   /** How long an unread body is still drained after the answer, so the client reads it instead of a reset. */
   MP_LINGERING_CLOSE_MS: z.coerce.number().int().positive().default(5_000),
+  /**
+   * A streamed answer (a report download) whose client takes nothing for this long is closed, and
+   * its concurrency slot freed. The body goes out in 64 KiB pieces: about 2 KiB/s at least by default.
+   */
+  MP_SEND_STALL_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -4,6 +4,7 @@ import type { AddressInfo, Server } from 'node:net';
 import type { ServiceAuth } from '@mp/grpc';
 import { listenError, loadOrCreateCertificate, type Logger } from '@mp/kit';
 import { createApp } from './app.js';
+import { TrustedProxies } from './client-address.js';
 import { createServiceClients } from './clients.js';
 import type { GatewayConfig } from './config.js';
 import { BodyBudget } from './body-budget.js';
@@ -59,8 +60,9 @@ function bodyLimitsOf(config: GatewayConfig): { bodyLimits: BodyLimits; authBody
   };
 }
 
-function frontDoorOf(config: GatewayConfig): FrontDoorSettings {
+function frontDoorOf(config: GatewayConfig, trustedProxies: TrustedProxies): FrontDoorSettings {
   return {
+    trustedProxies,
     maxConnections: config.MP_MAX_CONNECTIONS,
     maxConnectionsPerAddress: config.MP_MAX_CONNECTIONS_PER_ADDRESS,
     firstByteTimeoutMs: config.MP_FIRST_BYTE_TIMEOUT_MS,
@@ -131,7 +133,8 @@ export async function startGateway(
   if (!(await limits.ready())) logger.warn('Redis not reachable at start; rate limits apply per replica until it is');
 
   const { bodyLimits, authBodyLimits } = bodyLimitsOf(config);
-  const frontDoor = frontDoorOf(config);
+  const trustedProxies = new TrustedProxies(config.MP_TRUSTED_PROXIES);
+  const frontDoor = frontDoorOf(config, trustedProxies);
   const servers: DrainableServer[] = [];
   const ready = opts.ready ?? (() => true);
   // Error documentation is served by the live base URL's host itself, at /docs (GET /docs/errors/{code},
@@ -152,6 +155,8 @@ export async function startGateway(
       authBodyLimits,
       limits,
       webhookSourceAddresses: config.MP_WEBHOOK_SOURCE_ADDRESSES,
+      trustedProxies,
+      sendStallTimeoutMs: config.MP_SEND_STALL_TIMEOUT_MS,
     });
     const server = createHttpsOnlyServer(tls, app.callback(), docsUrl, frontDoor);
     const setting = environment === 'live' ? 'MP_HTTPS_PORT' : 'MP_SANDBOX_HTTPS_PORT';

@@ -4,6 +4,7 @@ import net from 'node:net';
 import type { RequestListener } from 'node:http';
 import { DomainError } from '@mp/errors';
 import { answerClientError, errorResponse } from './client-error.js';
+import type { TrustedProxies } from './client-address.js';
 import { perAddressCap } from './connection-limits.js';
 import { lingerBeforeClose, noteRequest } from './lingering-close.js';
 import { TLS_POLICY } from './tls-policy.js';
@@ -14,8 +15,9 @@ const TLS_HANDSHAKE = 0x16;
 export interface FrontDoorSettings {
   /** Open connections of the port (0: no cap). */
   maxConnections: number;
-  /** Open connections of one client address (0: no cap). */
+  /** Open connections of one client address (0: no cap); a trusted proxy's are not capped per address. */
   maxConnectionsPerAddress: number;
+  trustedProxies?: TrustedProxies;
   firstByteTimeoutMs: number;
   tlsHandshakeTimeoutMs: number;
   headersTimeoutMs: number;
@@ -100,7 +102,7 @@ export function createHttpsOnlyServer(
   secure.emit('listening');
   plain.emit('listening');
 
-  const admit = perAddressCap(settings.maxConnectionsPerAddress);
+  const admit = perAddressCap(settings.maxConnectionsPerAddress, settings.trustedProxies);
   const server = net.createServer((socket) => {
     socket.on('error', () => socket.destroy());
     if (!admit(socket)) return socket.destroy();

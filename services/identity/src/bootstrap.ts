@@ -9,6 +9,16 @@ export interface FirstAdmin {
   username: string;
   /** Only when it was generated here: shown once, never stored in clear, never logged. */
   password?: string;
+  /**
+   * Where the administrator's password came from on this start: MP_ADMIN_PASSWORD ('setting'),
+   * made here ('generated'), or nowhere, because the administrator already existed ('existing').
+   */
+  passwordSource: 'setting' | 'generated' | 'existing';
+  /**
+   * MP_ADMIN_PASSWORD was set but not used, because an administrator already existed: the
+   * setting only ever creates the first one (a lost password is reset with the operator command).
+   */
+  passwordSettingIgnored: boolean;
 }
 
 const PASSWORD_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -26,8 +36,14 @@ export async function ensureFirstAdmin(deps: { db: Database; clock?: Clock }, op
     );
     return rows[0]?.username;
   };
+  const notCreated = (found: string): FirstAdmin => ({
+    created: false,
+    username: found,
+    passwordSource: 'existing',
+    passwordSettingIgnored: opts.password !== undefined,
+  });
   const found = await existing();
-  if (found !== undefined) return { created: false, username: found };
+  if (found !== undefined) return notCreated(found);
 
   // Hash outside the lock: it takes a few hundred milliseconds.
   const generated = opts.password === undefined ? randomToken(20, PASSWORD_ALPHABET) : undefined;
@@ -47,6 +63,33 @@ export async function ensureFirstAdmin(deps: { db: Database; clock?: Clock }, op
     );
     return true;
   });
-  if (!created) return { created: false, username: (await existing()) ?? username };
-  return { created: true, username, ...(generated ? { password: generated } : {}) };
+  if (!created) return notCreated((await existing()) ?? username);
+  return generated
+    ? { created: true, username, password: generated, passwordSource: 'generated', passwordSettingIgnored: false }
+    : { created: true, username, passwordSource: 'setting', passwordSettingIgnored: false };
+}
+
+/**
+ * What a start says about the administrator, in lines for a person (the `npm start` banner, the
+ * identity process's stdout): only what is true of this start. The generated password is in the
+ * lines: print them, never log them.
+ */
+export function describeFirstAdmin(admin: FirstAdmin): string[] {
+  const reset = `npm run operator -- reset-password --username ${admin.username}`;
+  switch (admin.passwordSource) {
+    case 'generated':
+      return [
+        `First administrator created: username "${admin.username}", password "${admin.password}"`,
+        `(shown once: keep it now; a lost password is reset with \`${reset}\`)`,
+      ];
+    case 'setting':
+      return [`First administrator created: username "${admin.username}", with the password set in MP_ADMIN_PASSWORD`];
+    case 'existing':
+      return [
+        admin.passwordSettingIgnored
+          ? `Administrator "${admin.username}" already existed: MP_ADMIN_PASSWORD was ignored (it only sets the first password)`
+          : `Administrator "${admin.username}" already existed`,
+        `(a lost password is reset with \`${reset}\`)`,
+      ];
+  }
 }

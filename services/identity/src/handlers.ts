@@ -24,6 +24,7 @@ import { listUsers } from './use-cases/list-users.js';
 import { login } from './use-cases/login.js';
 import { logout } from './use-cases/logout.js';
 import { refresh } from './use-cases/refresh.js';
+import { resetPassword } from './use-cases/reset-password.js';
 import { revokeApiKey } from './use-cases/revoke-api-key.js';
 import { rollApiKey } from './use-cases/roll-api-key.js';
 import { rotateSigningKey } from './use-cases/rotate-signing-key.js';
@@ -31,8 +32,8 @@ import { setTenantPlan } from './use-cases/set-tenant-plan.js';
 import { updateUser } from './use-cases/update-user.js';
 import { upsertPlan } from './use-cases/upsert-plan.js';
 
-/** Tenants, plans and signing keys: for the operator's credential only (`mp-operator`). */
-export const OPERATOR_METHODS = ['createTenant', 'getTenant', 'setTenantPlan', 'upsertPlan', 'rotateSigningKey'] as const;
+/** Tenants, plans, signing keys and password resets: for the operator's credential only (`mp-operator`). */
+export const OPERATOR_METHODS = ['createTenant', 'getTenant', 'setTenantPlan', 'upsertPlan', 'rotateSigningKey', 'resetPassword'] as const;
 
 /** The gateway calls every method but the operator's; the operator only those. */
 const CALLERS: CallerPolicy = {
@@ -74,6 +75,7 @@ export function identityBinding(deps: IdentityDeps) {
       getTenant: (req, ctx) => getTenant(deps, req, ctx),
       setTenantPlan: (req, ctx) => setTenantPlan(deps, req, ctx),
       upsertPlan: (req, ctx) => upsertPlan(deps, req, ctx),
+      resetPassword: (req, ctx) => resetPassword(deps, req, ctx),
     },
     CALLERS,
   );

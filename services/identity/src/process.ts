@@ -3,6 +3,7 @@ import { createLogger, requireSettings, startLifecycle, startOrExit } from '@mp/
 import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
 import { parseIdentityConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
+import { describeFirstAdmin } from './bootstrap.js';
 import { startIdentityService } from './service.js';
 import type { Tracing } from '@mp/telemetry';
 
@@ -30,16 +31,17 @@ export async function run(tracing: Tracing | null): Promise<void> {
     });
     logger.info({ port: service.port }, 'identity service listening');
 
-    if (service.admin.created) {
-      logger.info({ username: service.admin.username, generated_password: Boolean(service.admin.password) }, 'first administrator created');
-    }
-    if (service.admin.password) {
-      // Straight to stdout, never through the logger: log pipelines keep what they receive.
-      process.stdout.write(
-        `First administrator created: username "${service.admin.username}", password "${service.admin.password}"\n` +
-          '(shown once: keep it now, or set MP_ADMIN_USERNAME/MP_ADMIN_PASSWORD before the first start)\n',
-      );
-    }
+    const { admin } = service;
+    logger.info(
+      { username: admin.username, created: admin.created, password: admin.passwordSource, admin_password_ignored: admin.passwordSettingIgnored },
+      admin.passwordSettingIgnored
+        ? 'administrator already existed: MP_ADMIN_PASSWORD ignored (reset a lost password with the operator command)'
+        : 'administrator',
+    );
+    // A generated password goes straight to stdout, never through the logger: log pipelines keep
+    // what they receive. (The Helm chart always sets MP_ADMIN_PASSWORD from a Secret, so a pod
+    // never gets here.)
+    if (admin.password) process.stdout.write(describeFirstAdmin(admin).join('\n') + '\n');
     return { service, transport, db, life, config };
   });
 

@@ -16,7 +16,7 @@ export interface SessionRow {
 export const SESSION_COLUMNS = 'id, user_id, tenant_id, environment, client_id, scope, created_at, revoked_at';
 
 /** Why a session ended; kept for support and the logs. */
-export type RevokeReason = 'logout' | 'refresh_token_reused' | 'code_reused' | 'client_deleted' | 'user_disabled' | 'password_changed';
+export type RevokeReason = 'logout' | 'refresh_token_reused' | 'code_reused' | 'client_deleted' | 'user_disabled' | 'password_changed' | 'password_reset';
 
 /** Opens a session (one sign-in) and returns its id, the family of its refresh tokens. */
 export async function openSession(

@@ -21,7 +21,7 @@ describe('identity: first start', () => {
   it('creates the first administrator with a generated 20-character password and every permission, once', async () => {
     t = await startTestIdentity({});
     const admin = t.service.admin;
-    expect(admin).toMatchObject({ created: true, username: 'admin' });
+    expect(admin).toMatchObject({ created: true, username: 'admin', passwordSource: 'generated', passwordSettingIgnored: false });
     expect(admin.password).toMatch(/^[A-Za-z0-9]{20}$/);
 
     const users = await t.sql<{ username: string; permissions: string[]; password_hash: string; tenant_id: string }>('SELECT * FROM identity.users');
@@ -34,7 +34,14 @@ describe('identity: first start', () => {
     const token = await t.client.login({ username: 'admin', password: admin.password!, environment: 'live', clientAddress: '' }, anon());
     expect(token.scope.split(' ')).toHaveLength(10);
 
-    expect(await ensureFirstAdmin({ db: t.db }, { username: 'other', password: 'another password' })).toEqual({ created: false, username: 'admin' });
+    // A later start with MP_ADMIN_PASSWORD set says the setting was not used (the banner says so).
+    expect(await ensureFirstAdmin({ db: t.db }, { username: 'other', password: 'another password' })).toEqual({
+      created: false,
+      username: 'admin',
+      passwordSource: 'existing',
+      passwordSettingIgnored: true,
+    });
+    expect(await ensureFirstAdmin({ db: t.db })).toEqual({ created: false, username: 'admin', passwordSource: 'existing', passwordSettingIgnored: false });
     expect(await t.sql('SELECT count(*)::int AS n FROM identity.users')).toEqual([{ n: 1 }]);
   });
 
@@ -70,6 +77,7 @@ describe('identity: first start', () => {
     );
     try {
       expect(services.filter((s) => s.admin.created)).toHaveLength(1);
+      expect(services.filter((s) => s.admin.created)[0]!.admin.passwordSource).toBe('setting');
       expect(services.every((s) => s.admin.username === 'root' && s.admin.password === undefined)).toBe(true);
       expect(await queryTestDatabase(shared.url, 'SELECT count(*)::int AS n FROM identity.users')).toEqual([{ n: 1 }]);
       expect(await queryTestDatabase(shared.url, 'SELECT count(*)::int AS n FROM identity.signing_keys')).toEqual([{ n: 1 }]);

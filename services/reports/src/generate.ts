@@ -5,7 +5,7 @@ import { gatherReport, periodRecords, type ReportData } from './gather.js';
 import { PartWriter } from './file-store.js';
 import { csvHeader, csvLines } from './render/csv.js';
 import { localTime, mm } from './render/format.js';
-import { renderPdf } from './render/pdf.js';
+import { renderPdfOffThread } from './render/pdf-thread.js';
 import { recordRow } from './render/rows.js';
 import { XlsxWriter } from './render/xlsx.js';
 import { REPORT_COLUMNS, type FileRow, type ReportRow } from './report-row.js';
@@ -36,7 +36,7 @@ export async function generateDocuments(deps: ReportsDeps, row: ReportRow, attem
   if (formats.includes('pdf')) {
     const pdf = new PartWriter(deps.db, row.id, attempt, 'pdf');
     let pending: Promise<void> = Promise.resolve();
-    await renderPdf(data, DOCUMENT_STATUS, (chunk) => {
+    await renderPdfOffThread(data, DOCUMENT_STATUS, (chunk) => {
       pending = pdf.write(chunk);
     });
     await pending;

@@ -2,4 +2,5 @@ export { startReportsService, type ReportsServiceOptions, type RunningReportsSer
 export { migrations as reportsMigrations, SCHEMA as REPORTS_SCHEMA } from './migrations.js';
 export { parseReportsConfig, type ReportsConfig } from './config.js';
 export { renderPdf } from './render/pdf.js';
+export { renderPdfOffThread } from './render/pdf-thread.js';
 export type { ReportData, PointData } from './gather.js';

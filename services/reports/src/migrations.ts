@@ -89,4 +89,14 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    // Claims take tenants in turn (ADR 0071): when each tenant's reports were last claimed, and
+    // each tenant's waiting ones, are read by key.
+    id: '002_fair_claims',
+    sql: `
+      ALTER TABLE reports ADD COLUMN claimed_at timestamptz(3);
+      CREATE INDEX reports_claims_by_tenant ON reports (tenant_id, claimed_at);
+      CREATE INDEX reports_generating_by_tenant ON reports (tenant_id, created_at) WHERE status = 'generating';
+    `,
+  },
 ];

@@ -94,11 +94,30 @@ export class GenerationWorker {
     });
   }
 
+  /**
+   * Takes tenants in turn, not reports in order of arrival (ADR 0071): of each tenant's oldest
+   * waiting report, the one whose tenant has the fewest reports in hand (leased, on any replica)
+   * goes first, then the one whose tenant was served longest ago (never first), then the oldest.
+   * A tenant that asks for fifty large reports so delays another tenant's by at most the reports
+   * already in hand, not by its whole queue.
+   */
   private async claim(): Promise<ReportRow | null> {
     const { rows } = await this.deps.db.query<ReportRow>(
-      `UPDATE reports SET attempt = attempt + 1, lease_until = now() + ($1::int * interval '1 millisecond')
-        WHERE id = (SELECT id FROM reports WHERE status = 'generating' AND (lease_until IS NULL OR lease_until < now())
-                     ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+      `WITH waiting AS (
+         SELECT DISTINCT ON (tenant_id) id, tenant_id, created_at FROM reports
+          WHERE status = 'generating' AND (lease_until IS NULL OR lease_until < now())
+          ORDER BY tenant_id, created_at
+       ), ranked AS (
+         SELECT w.id, w.created_at,
+                (SELECT count(*) FROM reports g WHERE g.tenant_id = w.tenant_id AND g.status = 'generating' AND g.lease_until >= now()) AS in_hand,
+                (SELECT max(c.claimed_at) FROM reports c WHERE c.tenant_id = w.tenant_id) AS last_claimed
+           FROM waiting w
+       )
+       UPDATE reports SET attempt = attempt + 1, lease_until = now() + ($1::int * interval '1 millisecond'), claimed_at = now()
+        WHERE id = (SELECT r.id FROM ranked k JOIN reports r ON r.id = k.id
+                     WHERE r.status = 'generating' AND (r.lease_until IS NULL OR r.lease_until < now())
+                     ORDER BY k.in_hand, k.last_claimed NULLS FIRST, k.created_at
+                     LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
         RETURNING ${REPORT_COLUMNS}`,
       [this.opts.leaseMs],
     );

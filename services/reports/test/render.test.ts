@@ -7,6 +7,8 @@ import type { PointData, ReportData } from '../src/gather.js';
 import { csvHeader, csvLines } from '../src/render/csv.js';
 import { renderPdf } from '../src/render/pdf.js';
 import { XlsxWriter } from '../src/render/xlsx.js';
+// The thread's entry point is a module of the built package (a worker cannot load a .ts source).
+import { renderPdfOffThread } from '@mp/reports';
 
 const FROM = Date.parse('2026-01-01T00:00:00Z');
 const TO = Date.parse('2026-02-01T00:00:00Z');
@@ -98,6 +100,12 @@ describe('report documents', () => {
     expect(execFileSync('pdffonts', [path], { encoding: 'utf8' })).toMatch(/DejaVuSans-Bold\s+CID TrueType\s+Identity-H\s+yes yes yes/);
     // Every point page has its plot as vector paths, not an image.
     expect(execFileSync('pdfimages', ['-list', path], { encoding: 'utf8' }).trim().split('\n')).toHaveLength(2);
+  });
+
+  it('renders the PDF in a thread of its own, to the same bytes', async () => {
+    const chunks: Uint8Array[] = [];
+    await renderPdfOffThread(data, 'generated, awaiting approval', (c) => chunks.push(c));
+    expect(Buffer.concat(chunks).equals(await pdfBytes(data))).toBe(true);
   });
 
   it('renders a point without records in the period, and a period without data', async () => {

@@ -18,6 +18,8 @@ export interface ClaimedDelivery {
   /** The trace context stored with the event (null when untraced). */
   traceparent: string | null;
   webhook_id: string;
+  /** The webhook's tenant: its attempts in flight count against the tenant's share of the slots. */
+  tenant_id: string;
   url: string;
   /** The secret that signs now (the old one during a rotation's grace period). */
   secret_sealed: string;

@@ -13,6 +13,11 @@ export const webhooksConfigSchema = infraSchema.extend({
   MP_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(1024),
   /** Attempts in flight at once for one webhook (4 while it does not answer at all). */
   MP_WEBHOOK_CONCURRENCY_PER_WEBHOOK: z.coerce.number().int().min(4).max(10_000).default(64),
+  /**
+   * Attempts in flight at once for all webhooks of one tenant: a quarter of the slots by default,
+   * so one tenant's slow receivers never hold the slots other tenants' deliveries need.
+   */
+  MP_WEBHOOK_CONCURRENCY_PER_TENANT: z.coerce.number().int().min(4).max(10_000).default(256),
   /** How often the per-webhook success rates (metric and alarm) are recomputed. */
   MP_WEBHOOK_STATS_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /**

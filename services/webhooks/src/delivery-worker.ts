@@ -14,6 +14,11 @@ export interface WorkerOptions {
    * timeout); the other receivers keep the rest.
    */
   perWebhookConcurrency: number;
+  /**
+   * Attempts in flight at once for all webhooks of one tenant: another tenant's deliveries always
+   * find slots, however many slow receivers one tenant has.
+   */
+  perTenantConcurrency: number;
   /** How often due retries are looked for when nothing woke the worker. */
   pollIntervalMs?: number;
 }
@@ -40,6 +45,7 @@ const MAX_CLAIM = 200;
 export class DeliveryWorker {
   private inFlight = 0;
   private readonly inFlightByWebhook = new Map<string, number>();
+  private readonly inFlightByTenant = new Map<string, number>();
   /** Attempts in a row without any answer, per webhook (see UNRESPONSIVE_CONCURRENCY). */
   private readonly silentInARow = new Map<string, number>();
   private stopped = true;
@@ -133,13 +139,20 @@ export class DeliveryWorker {
     for (const [id, silent] of this.silentInARow) {
       if (silent >= UNRESPONSIVE_AFTER) busy.set(id, (busy.get(id) ?? 0) + Math.max(0, this.opts.perWebhookConcurrency - UNRESPONSIVE_CONCURRENCY));
     }
-    return claimDueDeliveries(this.deliveryDb, n, this.leaseMs, [...busy], this.opts.perWebhookConcurrency);
+    return claimDueDeliveries(
+      this.deliveryDb,
+      n,
+      this.leaseMs,
+      { webhooks: [...busy], tenants: [...this.inFlightByTenant] },
+      { perWebhook: this.opts.perWebhookConcurrency, perTenant: this.opts.perTenantConcurrency },
+    );
   }
 
   private launch(d: ClaimedDelivery): void {
     const claimedAt = Date.now();
     this.inFlight++;
-    this.inFlightByWebhook.set(d.webhook_id, (this.inFlightByWebhook.get(d.webhook_id) ?? 0) + 1);
+    countIn(this.inFlightByWebhook, d.webhook_id, 1);
+    countIn(this.inFlightByTenant, d.tenant_id, 1);
     this.deps.metrics.inFlight.inc();
     let released = false;
     // The slot is the receiver's: it is given back as soon as the receiver has answered, while
@@ -148,9 +161,8 @@ export class DeliveryWorker {
       if (released) return;
       released = true;
       this.inFlight--;
-      const left = (this.inFlightByWebhook.get(d.webhook_id) ?? 1) - 1;
-      if (left > 0) this.inFlightByWebhook.set(d.webhook_id, left);
-      else this.inFlightByWebhook.delete(d.webhook_id);
+      countIn(this.inFlightByWebhook, d.webhook_id, -1);
+      countIn(this.inFlightByTenant, d.tenant_id, -1);
       this.deps.metrics.inFlight.dec();
       this.wake();
     };
@@ -171,7 +183,8 @@ export class DeliveryWorker {
       ? { outcome: 'failed' as const, httpStatus: null, durationMs: 0, error: refused, redirects: 0, finalUrl: d.url }
       : await sendAttempt(this.deps, d);
     const finishedAt = this.deps.clock.now();
-    if (result.httpStatus === null && result.outcome === 'retry') this.silentInARow.set(d.webhook_id, (this.silentInARow.get(d.webhook_id) ?? 0) + 1);
+    if ((result.httpStatus === null || result.timedOut) && result.outcome === 'retry')
+      this.silentInARow.set(d.webhook_id, (this.silentInARow.get(d.webhook_id) ?? 0) + 1);
     else this.silentInARow.delete(d.webhook_id);
     sent();
     this.deps.metrics.observeAttempt(result);
@@ -181,4 +194,11 @@ export class DeliveryWorker {
       this.deps.metrics.deliveryLatency.observe({ outcome: status }, Math.max(0, finishedAt.getTime() - Date.parse(d.occurred_at)) / 1000);
     this.logger.debug({ delivery_id: d.id, event_id: d.event_id, status, http_status: result.httpStatus, duration_ms: result.durationMs }, 'delivery attempt');
   }
+}
+
+/** Adds `by` to the count of `key`; a count that reaches 0 is removed. */
+function countIn(counts: Map<string, number>, key: string, by: number): void {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
 }

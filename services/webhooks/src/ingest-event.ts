@@ -116,12 +116,19 @@ export class EventIngester {
     private readonly maxBatch = 500,
   ) {}
 
-  ingest(event: DomainEvent): Promise<void> {
+  /** `messaging` holds the transport's attributes of the event (system, destination, consumer group). */
+  ingest(event: DomainEvent, messaging: Record<string, string> = {}): Promise<void> {
     // A consumer span per event, continuing the publish, from its arrival until its batch committed.
     const { span, traceparent } = startSpan(`receive ${event.event_type}`, {
       kind: SpanKind.CONSUMER,
       parent: contextFrom(event.traceparent),
-      attributes: { 'messaging.operation.type': 'process', 'messaging.message.id': event.event_id, 'mp.event_type': event.event_type },
+      attributes: {
+        ...messaging,
+        'messaging.operation.type': 'process',
+        'messaging.operation.name': 'process',
+        'messaging.message.id': event.event_id,
+        'mp.event_type': event.event_type,
+      },
     });
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ event, traceparent, resolve, reject });

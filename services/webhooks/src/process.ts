@@ -31,6 +31,7 @@ export async function run(tracing: Tracing | null): Promise<void> {
       timeoutMs: config.MP_WEBHOOK_TIMEOUT_MS,
       concurrency: config.MP_WEBHOOK_CONCURRENCY,
       perWebhookConcurrency: config.MP_WEBHOOK_CONCURRENCY_PER_WEBHOOK,
+      perTenantConcurrency: config.MP_WEBHOOK_CONCURRENCY_PER_TENANT,
       statsIntervalMs: config.MP_WEBHOOK_STATS_INTERVAL_MS,
       deliveryRetentionDays: config.MP_WEBHOOK_DELIVERY_RETENTION_DAYS,
       extraCa: readExtraCa(config.NODE_EXTRA_CA_CERTS),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Database } from '@mp/db';
-import type { EventTransport, Subscription } from '@mp/events';
+import type { DomainEvent, EventTransport, Subscription } from '@mp/events';
 import { startGrpcServer, type ServiceAuth } from '@mp/grpc';
 import { SecretBox, systemClock, type Clock, type Logger } from '@mp/kit';
 import type { WebhooksDeps } from './deps.js';
@@ -29,6 +29,8 @@ export interface WebhooksServiceOptions {
   timeoutMs?: number;
   concurrency?: number;
   perWebhookConcurrency?: number;
+  /** Attempts in flight at once for all webhooks of one tenant; default 256. */
+  perTenantConcurrency?: number;
   /** PEM of extra CAs to trust besides the system roots (NODE_EXTRA_CA_CERTS). */
   extraCa?: string[];
   clock?: Clock;
@@ -73,7 +75,11 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
     metrics,
     wakeWorker: () => worker?.wake(),
   };
-  worker = new DeliveryWorker(deps, opts.logger, { concurrency: opts.concurrency ?? 1024, perWebhookConcurrency: opts.perWebhookConcurrency ?? 64 });
+  worker = new DeliveryWorker(deps, opts.logger, {
+    concurrency: opts.concurrency ?? 1024,
+    perWebhookConcurrency: opts.perWebhookConcurrency ?? 64,
+    perTenantConcurrency: opts.perTenantConcurrency ?? 256,
+  });
   const monitor = new SuccessRateMonitor(deps, opts.logger, {
     intervalMs: opts.statsIntervalMs ?? 30_000,
     ...(opts.alarmMinFinished !== undefined ? { minFinished: opts.alarmMinFinished } : {}),
@@ -95,9 +101,11 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
   // events at once to the ingester, which commits what it holds together.
   const subscriptions: Subscription[] = [];
   const perPuller = Math.ceil((opts.ingestConcurrency ?? 512) / INGEST_PULLERS);
+  const consumerName = opts.consumerName ?? 'webhooks';
+  const messaging = (event: DomainEvent) => ({ ...opts.transport.messagingAttributes(event.event_type), 'messaging.consumer.group.name': consumerName });
   for (let i = 0; i < INGEST_PULLERS; i++) {
     subscriptions.push(
-      await opts.transport.subscribe(opts.consumerName ?? 'webhooks', (event) => ingester.ingest(event), { concurrency: perPuller, dataOnDemand: true }),
+      await opts.transport.subscribe(consumerName, (event) => ingester.ingest(event, messaging(event)), { concurrency: perPuller, dataOnDemand: true }),
     );
   }
   worker.start();
@@ -108,6 +116,7 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
       timeout_ms: deps.sender.timeoutMs,
       concurrency: opts.concurrency ?? 1024,
       per_webhook_concurrency: opts.perWebhookConcurrency ?? 64,
+      per_tenant_concurrency: opts.perTenantConcurrency ?? 256,
       delivery_retention_days: opts.deliveryRetentionDays ?? 30,
       allow_private_targets: opts.allowPrivateTargets,
     },

@@ -205,6 +205,7 @@ describe('nextStep (the rule the worker records)', () => {
     occurred_at: '2026-01-01T00:00:00.000Z',
     data: {},
     webhook_id: 'whk_x',
+    tenant_id: 'tnt_x',
     url: 'https://example.com',
     secret_sealed: '',
     max_retries: maxRetries,

@@ -321,6 +321,23 @@ describe('sendWebhook: timeouts and network errors', () => {
     expect(res.httpStatus).toBe(200);
     expect(Date.now() - t0).toBeLessThan(2000);
   });
+
+  it('a receiver that answers its headers and then drips its body is cut at the time limit: the attempt timed out, it is not delivered', async () => {
+    const { url } = await rawHttpsServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write('x')), 100);
+      res.on('close', () => clearInterval(drip));
+      res.on('error', () => undefined);
+    });
+    const res = await sendWebhook(options(url, { timeoutMs: 500 }));
+    expect(res).toMatchObject({
+      outcome: 'retry',
+      httpStatus: 200,
+      error: 'timeout after 500 ms: the receiver answered 200 but its body did not end in time',
+      timedOut: true,
+    });
+  });
 });
 
 describe('sendWebhook: SSRF protection', () => {

@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { testCertificate } from '@mp/testing';
 
 /** How the receiver treats one request: its event id and the how-manieth time that event arrives. */
-export type Behaviour = (eventId: string, arrival: number) => { status?: number; delayMs?: number; hang?: boolean; reset?: boolean };
+export type Behaviour = (eventId: string, arrival: number) => { status?: number; delayMs?: number; hang?: boolean; reset?: boolean; drip?: boolean };
 
 export interface CountingReceiver {
   name: string;
@@ -17,6 +17,8 @@ export interface CountingReceiver {
   requests(): number;
   /** Most requests open at once (arrived, not yet answered or closed). */
   maxOpen(): number;
+  /** Requests open now. */
+  open(): number;
   /** Events acknowledged more than once: [event_id, times]. */
   duplicates(): [string, number][];
   waitForAccepted(n: number, timeoutMs: number): Promise<void>;
@@ -25,7 +27,8 @@ export interface CountingReceiver {
 
 /**
  * An HTTPS receiver for the fault tests that keeps counts, not bodies (tens of thousands of
- * requests), and misbehaves as told: answers late, never answers, or resets the connection.
+ * requests), and misbehaves as told: answers late, never answers, resets the connection, or
+ * answers 200 at once and then drips its body, a byte a second, never ending it.
  */
 export async function startCountingReceiver(name: string, behaviour: Behaviour = () => ({})): Promise<CountingReceiver> {
   const tls = await testCertificate();
@@ -52,6 +55,13 @@ export async function startCountingReceiver(name: string, behaviour: Behaviour =
       return;
     }
     if (b.hang) return;
+    if (b.drip) {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const drip = setInterval(() => res.write('.'), 1000);
+      res.on('close', () => clearInterval(drip));
+      res.on('error', () => undefined);
+      return;
+    }
     const answer = () => {
       const status = b.status ?? 200;
       if (status >= 200 && status < 300) {
@@ -83,6 +93,7 @@ export async function startCountingReceiver(name: string, behaviour: Behaviour =
     firstAcceptedAt,
     requests: () => requests,
     maxOpen: () => maxOpen,
+    open: () => open,
     duplicates: () => [...accepted].filter(([, n]) => n > 1),
     async waitForAccepted(n, timeoutMs) {
       const deadline = Date.now() + timeoutMs;

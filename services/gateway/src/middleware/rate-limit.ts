@@ -1,3 +1,4 @@
+import { finished, Stream } from 'node:stream';
 import type { identity } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import { clientSource } from '@mp/kit';
@@ -23,6 +24,10 @@ function planLimits(plan: identity.Plan | undefined) {
  * the operator defaults; it arrives with the principal, so a plan change applies from the next
  * request. X-RateLimit-* headers go on every response of a limited route, success or not; a 429
  * carries Retry-After as well.
+ *
+ * A streamed answer (a report download) holds its slot until it has been sent or its connection
+ * has closed, not only until the handler returns: a client that opens downloads and stops
+ * reading would otherwise hold connections and memory outside the limit.
  */
 export function limitTenant(limits: RateLimits): GatewayMiddleware {
   return async (ctx, next) => {
@@ -34,11 +39,19 @@ export function limitTenant(limits: RateLimits): GatewayMiddleware {
     const slot = await limits.acquire(key);
     // The refusal carries the concurrency limit's own headers (50 allowed, 0 remaining).
     if (!slot.allowed) throw concurrencyError(limits.concurrencyFor(key));
+    let heldBySend = false;
     try {
       await next();
+      if (ctx.body instanceof Stream) {
+        heldBySend = true;
+        const cleanup = finished(ctx.res, () => {
+          cleanup();
+          void slot.release();
+        });
+      }
     } finally {
       ctx.set(headers);
-      await slot.release();
+      if (!heldBySend) await slot.release();
     }
   };
 }
@@ -70,7 +83,12 @@ export async function consumeTenantLimit(
  * together, and given back when `action` fails, so a refused request (403001, 404006, 422…)
  * does not use up the tenant's limit.
  */
-export async function countIfAccepted<T>(ctx: GatewayContext, limits: RateLimits, kind: Exclude<LimitKind, 'api' | 'auth'>, action: () => Promise<T>): Promise<T> {
+export async function countIfAccepted<T>(
+  ctx: GatewayContext,
+  limits: RateLimits,
+  kind: Exclude<LimitKind, 'api' | 'auth'>,
+  action: () => Promise<T>,
+): Promise<T> {
   const verdict = await consumeTenantLimit(ctx, limits, kind);
   try {
     return await action();

@@ -9,7 +9,8 @@ import { countRateLimitRefusal, observeRequest, routeOf } from '../metrics.js';
 /**
  * Outermost middleware: gives the request its id (X-Request-Id and meta.request_id agree), turns
  * every failure into the error envelope, counts the request and writes its access line at info
- * (5xx at error). The line holds no header, query or body: nothing a secret could sit in.
+ * (5xx at error). The line holds no header, query or body: nothing a secret could sit in. Its
+ * client_address is the client as resolved through trusted proxies (ctx.ip, ADR 0075).
  */
 export function requestContext(opts: { environment: Environment; docsUrl: () => string; logger: Logger }): GatewayMiddleware {
   return async (ctx, next) => {
@@ -40,6 +41,7 @@ export function requestContext(opts: { environment: Environment; docsUrl: () => 
       status: ctx.status,
       ms: Math.round(seconds * 10_000) / 10,
       env: opts.environment,
+      client_address: ctx.ip,
       ...(traceId ? { trace_id: traceId } : {}),
       ...(state.caller?.tenantId ? { tenant_id: state.caller.tenantId } : {}),
     };

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { REPORT_TRANSITIONS } from '@mp/contracts';
 import * as api from '../api/resources.js';
@@ -8,6 +7,7 @@ import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { countIfAccepted } from '../middleware/rate-limit.js';
 import { requirePermission } from '../middleware/authenticate.js';
+import { pacedBody } from '../paced-body.js';
 import { presentReports as present } from '../presenters-reports.js';
 import { enumText, idText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
@@ -15,8 +15,11 @@ import { defined, expectedVersion, nulls, okVersioned, versionField } from './ve
 
 /** Points a template names at most (the reports service's bound, 400003). */
 const MAX_TEMPLATE_POINTS = 500;
-/** Bytes asked of the reports service per piece of a downloaded document (its maximum). */
-const FILE_CHUNK = 4 * 1024 * 1024;
+/**
+ * Bytes asked of the reports service per piece of a downloaded document: one stored part, which
+ * is what a download holds in memory at most (paced-body.ts).
+ */
+const FILE_CHUNK = 1024 * 1024;
 
 // Values (sections, formats, ids, the period) are checked by the reports service: 422103 for an
 // unknown section or format, 400004 for a malformed id or time, 422204 for to not after from.
@@ -288,18 +291,12 @@ export function reportRoutes(router: GatewayRouter, clients: ServiceClients, lim
       ctx.status = 200;
       ctx.type = first.contentType;
       ctx.length = first.sizeBytes;
-      ctx.body = Readable.from(
-        (async function* () {
-          let offset = first.data.length;
-          yield Buffer.from(first.data);
-          while (offset < first.sizeBytes) {
-            const next = await read(offset);
-            if (!next.data.length || next.sha256 !== first.sha256) throw new Error(`report ${reportId} ${q.format} changed or ended while it was sent`);
-            offset += next.data.length;
-            yield Buffer.from(next.data);
-          }
-        })(),
-      );
+      ctx.body = pacedBody(ctx.res, Buffer.from(first.data), async (offset) => {
+        if (offset >= first.sizeBytes) return null;
+        const next = await read(offset);
+        if (!next.data.length || next.sha256 !== first.sha256) throw new Error(`report ${reportId} ${q.format} changed or ended while it was sent`);
+        return Buffer.from(next.data);
+      });
     },
   );
 

@@ -43,6 +43,8 @@ export interface AttemptResult {
   redirects: number;
   /** The last URL requested (or refused, for a refused redirect target). */
   finalUrl: string;
+  /** The attempt ran out of time: no answer, or an answer whose body did not end in time. */
+  timedOut?: true;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -55,7 +57,8 @@ const TRANSPORT_HEADERS = new Set(['content-length', 'host', 'transfer-encoding'
 
 type HopResult =
   | { kind: 'response'; status: number; location: string | undefined }
-  | { kind: 'timeout' }
+  /** `status`: the answer's status when its headers came but its body did not end in time. */
+  | { kind: 'timeout'; status?: number }
   | { kind: 'error'; err: unknown; fatal: boolean; closedBeforeAnswer?: boolean };
 
 /**
@@ -142,13 +145,15 @@ async function requestOnce(url: URL, opts: SendOptions, remainingMs: number): Pr
     }
   })();
   // The time limit does not wait for the exchange to notice the abort: a connection still in its
-  // TLS handshake gives up only at undici's own connect time-out.
+  // TLS handshake gives up only at undici's own connect time-out. It covers the whole exchange:
+  // a receiver that sends its headers and then drips its body is cut at the limit, and the
+  // attempt counts as timed out, not as delivered.
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<HopResult>((resolve) => {
     timer = setTimeout(
       () => {
         abort.abort();
-        resolve(response ?? { kind: 'timeout' });
+        resolve(response?.kind === 'response' ? { kind: 'timeout', status: response.status } : { kind: 'timeout' });
       },
       Math.max(0, remainingMs),
     );
@@ -176,13 +181,14 @@ export async function sendWebhook(opts: SendOptions): Promise<AttemptResult> {
   let current = opts.url;
   let redirects = 0;
 
-  const result = (outcome: AttemptOutcome, httpStatus: number | null, error: string | null): AttemptResult => ({
+  const result = (outcome: AttemptOutcome, httpStatus: number | null, error: string | null, timedOut = false): AttemptResult => ({
     outcome,
     httpStatus,
     durationMs: Math.max(0, Math.round(performance.now() - started)),
     error: boundedError(error),
     redirects,
     finalUrl: current,
+    ...(timedOut ? { timedOut: true as const } : {}),
   });
 
   try {
@@ -203,7 +209,7 @@ export async function sendWebhook(opts: SendOptions): Promise<AttemptResult> {
       }
 
       const remaining = deadline - performance.now();
-      if (remaining <= 0) return result('retry', null, `timeout after ${timeoutMs} ms`);
+      if (remaining <= 0) return result('retry', null, `timeout after ${timeoutMs} ms`, true);
       let hop = await requestOnce(url, opts, remaining);
       if (hop.kind === 'error' && hop.closedBeforeAnswer && deadline - performance.now() > 0) {
         // The connection closed before any answer, most often a pooled one the receiver had
@@ -213,7 +219,10 @@ export async function sendWebhook(opts: SendOptions): Promise<AttemptResult> {
         hop = await requestOnce(url, opts, deadline - performance.now());
       }
 
-      if (hop.kind === 'timeout') return result('retry', null, `timeout after ${timeoutMs} ms`);
+      if (hop.kind === 'timeout') {
+        if (hop.status === undefined) return result('retry', null, `timeout after ${timeoutMs} ms`, true);
+        return result('retry', hop.status, `timeout after ${timeoutMs} ms: the receiver answered ${hop.status} but its body did not end in time`, true);
+      }
       if (hop.kind === 'error') {
         const code = (hop.err as NodeJS.ErrnoException | null)?.code;
         if (code === 'ESSRF') return result('failed', null, `SSRF protection: ${errorText(hop.err)}`);

@@ -45,6 +45,7 @@ export async function testWebhook(deps: WebhooksDeps, req: webhooks.WebhookRef, 
     // a test attempt is part of the call that asked for it (the active span)
     traceparent: null,
     webhook_id: webhook.id,
+    tenant_id: ctx.tenantId,
     url: webhook.url,
     secret_sealed: webhook.signing_secret_sealed,
     max_retries: 0,
