@@ -24,4 +24,26 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
+  {
+    // Libraries are what services are built from, never the other way round: a package that
+    // imported a service would drag the service's process, database and config into every user
+    // of the package (the console into the browser). The launcher composes the services into one
+    // process, so it is an application and exempt until it moves out of packages/.
+    files: ['packages/**/*.{ts,tsx,js,mjs}'],
+    ignores: ['packages/launcher/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^@mp/(gateway|identity|projects|monitoring-data|reports|webhooks)(/|$)',
+              message: 'packages/ may not import a service; move what both need into a package.',
+            },
+            { regex: '(^|/)services/', message: 'packages/ may not import a service; move what both need into a package.' },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PERMISSIONS } from '@mp/contracts/vocabulary';
 import { startPlatform, type RunningPlatform } from '@mp/launcher';
 import { createLogger, type Logger } from '@mp/kit';
 import { createTestDatabase, createTestStream, httpsRequest, testCertificate, type ApiResponse, type TestDatabase, type TestStream } from '@mp/testing';
@@ -20,18 +21,8 @@ export interface TestPlatform {
   stop(): Promise<void>;
 }
 
-export const ALL_PERMISSIONS = [
-  'project:read',
-  'project:write',
-  'task:read',
-  'task:write',
-  'data:read',
-  'data:write',
-  'report:read',
-  'report:write',
-  'system:read',
-  'system:admin',
-];
+/** Every permission identifier (a key holding them all is an administrator's). */
+export const ALL_PERMISSIONS: string[] = [...PERMISSIONS];
 
 /**
  * The platform in distributed mode against the machine's real PostgreSQL and NATS JetStream, with a

@@ -1,39 +1,13 @@
+import { PROJECT_TRANSITIONS, TASK_TRANSITIONS } from '@mp/contracts/vocabulary';
+
+export { DEVICE_TYPES, MEMBER_ROLES, SENSOR_TYPES } from '@mp/contracts/vocabulary';
+
 /**
- * The status moves the console offers, as services/projects/src/transitions.ts publishes them
- * (README "Projects, tasks…"). The API stays the judge: a move it refuses is shown with its 409
- * error. test/browser/console-projects.test.ts checks that these tables, the sensor and device
- * types and the roles equal the service's.
+ * The status moves the console offers: the published tables the projects service enforces. The
+ * API stays the judge: a move it refuses is shown with its 409 error. Keyed by any string, so a
+ * status the console does not know offers no move.
  */
-export const PROJECT_MOVES: Record<string, string[]> = {
-  not_started: ['in_progress', 'archived'],
-  in_progress: ['paused', 'completed'],
-  paused: ['in_progress', 'completed'],
-  completed: ['in_progress', 'archived'],
-  archived: [],
-};
-
-export const TASK_MOVES: Record<string, string[]> = {
-  pending: ['in_progress', 'cancelled'],
-  assigned: ['pending', 'in_progress', 'cancelled'],
-  in_progress: ['assigned', 'completed', 'cancelled'],
-  completed: [],
-  cancelled: [],
-};
-
-export const SENSOR_TYPES = [
-  'total_station',
-  'gnss',
-  'level',
-  'inclinometer',
-  'tiltmeter',
-  'settlement_gauge',
-  'extensometer',
-  'crack_meter',
-  'piezometer',
-  'strain_gauge',
-  'water_level_gauge',
-];
-export const DEVICE_TYPES = [...SENSOR_TYPES, 'data_logger', 'other'];
-export const MEMBER_ROLES = ['owner', 'editor', 'viewer'];
+export const PROJECT_MOVES: Readonly<Record<string, readonly string[]>> = PROJECT_TRANSITIONS;
+export const TASK_MOVES: Readonly<Record<string, readonly string[]>> = TASK_TRANSITIONS;
 
 export const label = (s: string) => s.replace(/_/g, ' ');

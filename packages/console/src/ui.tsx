@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
+import { PERMISSIONS } from '@mp/contracts/vocabulary';
 
 /** Loads data for a page; `reload` runs it again after a change. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; reload: () => void } {
@@ -112,18 +113,7 @@ export function Badge({ tone, children }: { tone: string; children: ComponentChi
   return <span class={`badge ${tone}`}>{children}</span>;
 }
 
-export const PERMISSIONS = [
-  'project:read',
-  'project:write',
-  'task:read',
-  'task:write',
-  'data:read',
-  'data:write',
-  'report:read',
-  'report:write',
-  'system:read',
-  'system:admin',
-] as const;
+export { PERMISSIONS };
 
 /** Checkboxes for permission identifiers (spec §2.2) in a labelled group. */
 export function PermissionPicker({

@@ -6,16 +6,5 @@ export * as projects from './gen/projects.js';
 export * as reports from './gen/reports.js';
 export * as webhooks from './gen/webhooks.js';
 export { Dictionary } from './dictionary.js';
-export {
-  ALARM_STEPS,
-  alarmStepTransitions,
-  PROJECT_STATUSES,
-  PROJECT_TRANSITIONS,
-  REPORT_STATUSES,
-  REPORT_TRANSITIONS,
-  TASK_STATUSES,
-  TASK_TRANSITIONS,
-  type ProjectStatus,
-  type ReportStatus,
-  type TaskStatus,
-} from './statuses.js';
+// The shared words, also published browser-safe as @mp/contracts/vocabulary.
+export * from './vocabulary.js';

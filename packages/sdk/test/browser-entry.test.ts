@@ -1,29 +1,18 @@
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { importGraph, importsOutside } from '@mp/testing';
 import { fetchTransport } from '../src/browser.js';
 import { TransportError } from '../src/errors.js';
 import { randomId } from '../src/random-id.js';
 
-const src = (file: string) => fileURLToPath(new URL(`../src/${file}`, import.meta.url));
-
-/** Every module specifier that `file` imports or re-exports, and those of its relative imports in turn. */
-function importGraph(file: string, seen = new Map<string, string[]>()): Map<string, string[]> {
-  if (seen.has(file)) return seen;
-  const text = readFileSync(src(file), 'utf8');
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g)].map((m) => (m[1] ?? m[2])!);
-  seen.set(file, specifiers);
-  for (const s of specifiers) if (s.startsWith('./')) importGraph(s.slice(2).replace(/\.js$/, '.ts'), seen);
-  return seen;
-}
+const src = fileURLToPath(new URL('../src/', import.meta.url));
 
 // The console's Vite build only warns (and ships a broken stub) when a browser bundle imports a
 // Node built-in, so the browser entry's promise is checked here, on its whole import graph.
 describe('SDK browser entry', () => {
   it('imports nothing but its own modules: no Node built-in, no package', () => {
-    const graph = importGraph('browser.ts');
+    const graph = importGraph(src, 'browser.ts');
     expect([...graph.keys()].sort()).toEqual(['browser.ts', 'client.ts', 'errors.ts', 'fetch-transport.ts', 'generated.ts', 'random-id.ts', 'transport.ts']);
-    const outside = [...graph.entries()].flatMap(([file, specs]) => specs.filter((s) => !s.startsWith('./')).map((s) => `${file} → ${s}`));
-    expect(outside).toEqual([]);
+    expect(importsOutside(graph)).toEqual([]);
   });
 
   it('refuses a ca it cannot honour instead of ignoring it', async () => {

@@ -6,3 +6,4 @@ export * from './grpc-clients.js';
 export * from './contract.js';
 export * from './log-lines.js';
 export * from './plans.js';
+export * from './import-graph.js';

@@ -5,16 +5,12 @@ import type { Logger } from '@mp/kit';
 import type { Environment, ServiceClients } from './clients.js';
 import type { JwtVerifier } from './jwt-verifier.js';
 import { clientAddress, TrustedProxies } from './client-address.js';
-import { authenticate, requirePermission } from './middleware/authenticate.js';
 import { closeWhenBodyUnread, securityHeaders } from './middleware/front-door.js';
 import { closeStalledResponses } from './middleware/send-deadline.js';
-import { jsonBody } from './middleware/json-body.js';
 import type { BodyLimits } from './middleware/read-body.js';
 import { requestContext } from './middleware/request-context.js';
 import { boundPathParameters, PATH_PARAMETERS, requestInput } from './middleware/request-input.js';
 import type { RateLimits } from '@mp/ratelimit';
-import compose from 'koa-compose';
-import { limitAuthentication, limitTenant } from './middleware/rate-limit.js';
 import { alarmRoutes } from './routes/alarms.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
@@ -29,6 +25,8 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { healthz, readyz, referenceRoutes } from './routes/reference.js';
 import { openApiDocument } from './api/openapi.js';
 import { routesOf } from './api/routes-of.js';
+import { routeGuards } from './api/route-guards.js';
+import { gatewayRouter, mount } from './api/route-spec.js';
 import { docsRoutes } from './docs/docs-routes.js';
 
 export interface AppDeps {
@@ -59,38 +57,29 @@ export function createApp(deps: AppDeps): Koa {
   // Koa's own error logging is replaced by the request-context middleware.
   app.silent = true;
 
-  // Every authenticated route is also rate limited per tenant (429001, 429004), and reads its body
-  // only after all of that and its permission check: an anonymous or refused request is answered
-  // without its body being read (ADR 0017).
-  const body = jsonBody(deps.bodyLimits);
-  const authed = compose([authenticate(deps), limitTenant(deps.limits)]);
-  // Webhooks: an API key or a user's session (the console), never an OAuth application's token (ADR 0055).
-  const noAppTokens = compose([authenticate(deps, 'api_key_or_session'), limitTenant(deps.limits)]);
-  const can = (permission: string) => compose([authed, requirePermission(permission), body]);
-  const adminNoAppTokens = compose([noAppTokens, requirePermission('system:admin'), body]);
-  // The anonymous endpoints count against the per-address limit (429005) before their small body is read.
-  const authLimitThenBody = compose([limitAuthentication(deps.limits), jsonBody(deps.authBodyLimits)]);
+  // Each route's guards (authentication, rate limit, permission, plan feature, body) follow from its spec.
+  const guards = routeGuards(deps);
 
   // The probes also answer without the /v3 prefix, for load balancers (operator paths, not in the reference).
   const health = new Router();
   health.get('/healthz', healthz);
   health.get('/readyz', readyz(deps.ready));
 
-  const v3 = new Router({ prefix: '/v3' });
+  const v3 = gatewayRouter(guards, { prefix: '/v3' });
   boundPathParameters(v3, PATH_PARAMETERS);
-  authRoutes(v3, deps.clients, authLimitThenBody);
-  apiKeyRoutes(v3, deps.clients, can('system:admin'));
-  projectRoutes(v3, deps.clients, can);
-  dataRoutes(v3, deps.clients, can, deps.limits);
-  alarmRoutes(v3, deps.clients, can);
-  reportRoutes(v3, deps.clients, can, deps.limits);
-  webhookRoutes(v3, deps.clients, adminNoAppTokens);
-  errorRoutes(v3, authed, requirePermission('system:read'));
-  systemRoutes(v3, deps, compose([authed, requirePermission('system:read')]));
+  authRoutes(v3, deps.clients);
+  apiKeyRoutes(v3, deps.clients);
+  projectRoutes(v3, deps.clients);
+  dataRoutes(v3, deps.clients, deps.limits);
+  alarmRoutes(v3, deps.clients);
+  reportRoutes(v3, deps.clients, deps.limits);
+  webhookRoutes(v3, deps.clients);
+  mount(v3, errorRoutes);
+  mount(v3, systemRoutes(deps));
   // Built on first request from the routes this application mounts, identity's included.
   let document: string | undefined;
   const openApiJson = () => (document ??= JSON.stringify(openApiDocument(routesOf(app).flatMap((r) => (r.spec ? [r.spec] : [])))));
-  referenceRoutes(v3, { ready: deps.ready, openApiJson });
+  mount(v3, referenceRoutes({ ready: deps.ready, openApiJson }));
 
   // Koa's own proxy trust (app.proxy) would believe X-Forwarded-For from any peer; the client is
   // resolved here instead, from trusted proxies only, before anything counts or logs it.
@@ -100,7 +89,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(closeStalledResponses(deps.sendStallTimeoutMs ?? 30_000));
   app.use(requestContext({ environment: deps.environment, docsUrl: deps.docsUrl, logger: deps.logger }));
   app.use(requestInput());
-  app.use(identityRoutes(deps));
+  app.use(identityRoutes(deps, guards));
   app.use(consoleRoutes(deps));
   app.use(health.routes());
   app.use(v3.routes());

@@ -1,14 +1,13 @@
-import type { Context } from 'koa';
 import type { DomainError } from '@mp/errors';
-import type { GatewayState } from './state.js';
+import type { GatewayContext } from './state.js';
 
 export interface EnvelopeOptions {
   docsUrl: string;
 }
 
 /** Success envelope: `{ code: 200, data, meta }` (spec §1, api-surface conventions). */
-export function ok(ctx: Context, data: unknown): void {
-  const state = ctx.state as GatewayState;
+export function ok(ctx: GatewayContext, data: unknown): void {
+  const state = ctx.state;
   ctx.status = 200;
   ctx.body = { code: 200, data, meta: { request_id: state.requestId, timestamp: new Date().toISOString() } };
 }
@@ -17,8 +16,8 @@ export function ok(ctx: Context, data: unknown): void {
  * The same envelope with `data` already JSON text, for answers too large to build as objects
  * first (a 1,000-record write); the bytes are those `ok` would send.
  */
-export function okJson(ctx: Context, dataJson: string): void {
-  const state = ctx.state as GatewayState;
+export function okJson(ctx: GatewayContext, dataJson: string): void {
+  const state = ctx.state;
   ctx.status = 200;
   ctx.type = 'application/json';
   // As bytes: Koa then takes Content-Length from them instead of measuring ~150 KB of text first.

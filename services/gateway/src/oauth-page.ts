@@ -1,22 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Context } from 'koa';
-import type { identity } from '@mp/contracts';
+import { PERMISSION_MEANINGS, type identity } from '@mp/contracts';
 import type { DomainError } from '@mp/errors';
-import type { GatewayState } from './state.js';
-
-/** Spec §2.2's meaning of each permission identifier, as the consent page lists them. */
-const PERMISSION_TEXT: Record<string, string> = {
-  'project:read': 'read project information',
-  'project:write': 'create and modify projects',
-  'task:read': 'read tasks',
-  'task:write': 'dispatch and modify tasks',
-  'data:read': 'read monitoring data',
-  'data:write': 'write monitoring data',
-  'report:read': 'read reports',
-  'report:write': 'generate reports',
-  'system:read': 'read system configuration',
-  'system:admin': 'system administration',
-};
+import type { GatewayContext } from './state.js';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -46,7 +31,7 @@ const STYLE = `
  * application's redirect origin (a browser applies form-action to the redirect that follows the
  * form post).
  */
-function pageHeaders(ctx: Context, nonce: string, redirectOrigin: string | null): void {
+function pageHeaders(ctx: GatewayContext, nonce: string, redirectOrigin: string | null): void {
   ctx.set({
     'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'self'${redirectOrigin ? ` ${redirectOrigin}` : ''}; frame-ancestors 'none'; base-uri 'none'`,
     'X-Frame-Options': 'DENY',
@@ -82,14 +67,16 @@ ${body}
  * without filling in the form. The form posts back to this URL with the pending authorization's
  * id and CSRF token (also set as a SameSite=Strict cookie, double submit).
  */
-export function renderConsentPage(ctx: Context, prompt: identity.AuthorizationPrompt, error?: { code: string; detail: string }, username = ''): void {
-  const state = ctx.state as GatewayState;
+export function renderConsentPage(ctx: GatewayContext, prompt: identity.AuthorizationPrompt, error?: { code: string; detail: string }, username = ''): void {
+  const state = ctx.state;
   const nonce = randomBytes(16).toString('base64');
   const client = escapeHtml(prompt.clientName);
   const redirect = new URL(prompt.redirectUri);
   const errorId = 'signin-error';
   const described = error ? ` aria-describedby="${errorId}" aria-invalid="true"` : '';
-  const permissions = prompt.scope.map((p) => `<li><code>${escapeHtml(p)}</code> — ${escapeHtml(PERMISSION_TEXT[p] ?? p)}</li>`).join('\n        ');
+  const permissions = prompt.scope
+    .map((p) => `<li><code>${escapeHtml(p)}</code> — ${escapeHtml((PERMISSION_MEANINGS as Readonly<Record<string, string>>)[p] ?? p)}</li>`)
+    .join('\n        ');
   const body = `<h1>Allow ${client} to use your account?</h1>
 <p id="intro"><strong>${client}</strong> asks to access the Monitoring Platform ${state.environment === 'sandbox' ? '<strong>sandbox</strong>' : ''} on your behalf. Sign in to allow it, or deny the request.</p>
 ${error ? `<p class="error" id="${errorId}" role="alert">${escapeHtml(error.detail)} <span class="muted">(error ${escapeHtml(error.code)})</span></p>` : ''}
@@ -126,8 +113,8 @@ ${error ? `<p class="error" id="${errorId}" role="alert">${escapeHtml(error.deta
  * the application (unknown client, unregistered redirect URI, forged or expired form), and for
  * refusals of the page itself (429005). Status and headers are the error's.
  */
-export function renderErrorPage(ctx: Context, err: DomainError): void {
-  const state = ctx.state as GatewayState;
+export function renderErrorPage(ctx: GatewayContext, err: DomainError): void {
+  const state = ctx.state;
   const nonce = randomBytes(16).toString('base64');
   const body = `<h1>This sign-in cannot continue</h1>
 <p class="error" role="alert">${escapeHtml(err.detail)}</p>

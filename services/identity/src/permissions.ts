@@ -1,25 +1,10 @@
+import { isPermission, PERMISSIONS, type Permission } from '@mp/contracts';
 import { DomainError, excerpt } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 
-/** The permission identifiers of spec §2.2, the only values a key, user or grant may carry. */
-export const ALL_PERMISSIONS = [
-  'project:read',
-  'project:write',
-  'task:read',
-  'task:write',
-  'data:read',
-  'data:write',
-  'report:read',
-  'report:write',
-  'system:read',
-  'system:admin',
-] as const;
-
-export type Permission = (typeof ALL_PERMISSIONS)[number];
-
-export function isPermission(value: string): value is Permission {
-  return (ALL_PERMISSIONS as readonly string[]).includes(value);
-}
+/** The permission identifiers, the only values a key, user or grant may carry: the shared vocabulary's. */
+export const ALL_PERMISSIONS = PERMISSIONS;
+export { isPermission, type Permission };
 
 /**
  * Validates permissions a caller hands out to a key or a user (ADR 0010): each must be a

@@ -222,7 +222,7 @@ function operation(spec: RouteSpec, schemas: SchemaCollector): Json {
     lines.push(`**Transitions of \`${spec.transitions.field}\`:**`, ['| From | To |', '|---|---|', ...rows].join('\n'));
   }
   const body = spec.body ? schemas.convert(spec.body, 'input') : undefined;
-  const form = spec.path.startsWith('/oauth/') && spec.method === 'post' && spec.path !== '/oauth/clients';
+  const form = spec.form === true;
   return {
     operationId: operationId(spec),
     summary: spec.summary.replace(/\.$/, ''),

@@ -1,23 +1,15 @@
-import type { Context, Middleware } from 'koa';
 import type { identity } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import { anonymousContext, type CallerContext } from '@mp/grpc';
 import type { ServiceClients } from '../clients.js';
 import type { JwtVerifier } from '../jwt-verifier.js';
-import type { GatewayState } from '../state.js';
+import type { GatewayContext, GatewayMiddleware } from '../state.js';
 
 /**
  * `api_key_or_session`: an API key, or the bearer token of a user's own session (password sign-in,
  * the console); a token an OAuth application obtained is refused (the webhook endpoints, ADR 0055).
  */
 export type AuthMethods = 'api_key' | 'api_key_or_bearer' | 'api_key_or_session';
-
-/** What authentication leaves on ctx.state besides the caller: the tenant's plan and the session. */
-export interface AuthState extends GatewayState {
-  plan?: identity.Plan;
-  /** The principal as identity returned it (session id and OAuth client for bearer tokens). */
-  principal?: identity.Principal;
-}
 
 /**
  * Establishes who is calling, asking the identity service on every request so that a revocation
@@ -31,9 +23,9 @@ export interface AuthState extends GatewayState {
  * the sandbox is 403004. `methods` follows the Auth column of spec §4 for the webhook endpoints
  * (an API key), widened to the console's user sessions (ADR 0055).
  */
-export function authenticate(deps: { clients: ServiceClients; jwt: JwtVerifier }, methods: AuthMethods = 'api_key_or_bearer'): Middleware {
+export function authenticate(deps: { clients: ServiceClients; jwt: JwtVerifier }, methods: AuthMethods = 'api_key_or_bearer'): GatewayMiddleware {
   return async (ctx, next) => {
-    const state = ctx.state as AuthState;
+    const state = ctx.state;
     const apiKey = ctx.get('x-api-key');
     const authorization = ctx.get('authorization');
     const anonymous = anonymousContext(state.requestId, state.environment);
@@ -99,8 +91,8 @@ export function bearerToken(authorization: string): string {
   return match[1]!;
 }
 
-function callerOf(ctx: Context, p: identity.Principal, principalType: 'api_key' | 'user'): CallerContext {
-  const state = ctx.state as GatewayState;
+function callerOf(ctx: GatewayContext, p: identity.Principal, principalType: 'api_key' | 'user'): CallerContext {
+  const state = ctx.state;
   const traceparent = ctx.get('traceparent') || undefined;
   const idempotencyKey = ctx.get('idempotency-key') || undefined;
   return {
@@ -116,14 +108,13 @@ function callerOf(ctx: Context, p: identity.Principal, principalType: 'api_key' 
 }
 
 /**
- * Requires a permission identifier (spec §2.2) of the authenticated caller (401004 otherwise).
- * This is where the api-surface permission table is enforced: every route of the API passes
- * through it (app.ts `can(permission)`); membership, roles and tenants (403001–403003) are the
- * services' business.
+ * Requires a permission identifier of the authenticated caller (401004 otherwise). This is where
+ * the permission each route's spec names is enforced: route() puts it in the route's guards
+ * (api/route-guards.ts); membership, roles and tenants (403001–403003) are the services' business.
  */
-export function requirePermission(permission: string): Middleware {
+export function requirePermission(permission: string): GatewayMiddleware {
   return async (ctx, next) => {
-    const caller = (ctx.state as GatewayState).caller;
+    const caller = ctx.state.caller;
     if (!caller) throw new Error('requirePermission used before authenticate');
     if (!caller.permissions.includes(permission)) {
       throw new DomainError('401004', {
@@ -147,9 +138,9 @@ const FEATURE_NAMES: Record<string, string> = {
  * Requires a feature of the caller's tenant plan (403004 "feature not licensed" otherwise), e.g.
  * `requireFeature('reports')` on report generation. Use after authenticate.
  */
-export function requireFeature(feature: 'sandbox' | 'oauth' | 'reports' | 'data_batches'): Middleware {
+export function requireFeature(feature: 'sandbox' | 'oauth' | 'reports' | 'data_batches'): GatewayMiddleware {
   return async (ctx, next) => {
-    const plan = (ctx.state as AuthState).plan;
+    const plan = ctx.state.plan;
     if (!plan) throw new Error('requireFeature used before authenticate');
     if (!plan.features.includes(feature)) {
       throw new DomainError('403004', {

@@ -1,6 +1,5 @@
-import type { Middleware } from 'koa';
 import { DomainError } from '@mp/errors';
-import type { GatewayState } from '../state.js';
+import type { GatewayMiddleware } from '../state.js';
 import { jsonBody } from './json-body.js';
 import { readBody, type BodyLimits } from './read-body.js';
 
@@ -10,7 +9,7 @@ import { readBody, type BodyLimits } from './read-body.js';
  * specification's JSON. Form fields become strings of `state.body`; a field given twice is
  * 400001 (RFC 6749 §3.2: "parameters MUST NOT be included more than once").
  */
-export function jsonOrFormBody(limits: BodyLimits): Middleware {
+export function jsonOrFormBody(limits: BodyLimits): GatewayMiddleware {
   const json = jsonBody(limits);
   return async (ctx, next) => {
     if (!ctx.is('application/x-www-form-urlencoded')) return json(ctx, next);
@@ -20,7 +19,7 @@ export function jsonOrFormBody(limits: BodyLimits): Middleware {
       if (k in form) throw new DomainError('400001', { field: k, detail: `${k} is given more than once.`, suggestion: `Send ${k} once.` });
       form[k] = v;
     }
-    (ctx.state as GatewayState).body = form;
+    ctx.state.body = form;
     return next();
   };
 }

@@ -1,6 +1,5 @@
-import type { Middleware } from 'koa';
 import { DomainError, excerpt } from '@mp/errors';
-import type { GatewayState } from '../state.js';
+import type { GatewayMiddleware } from '../state.js';
 import { announcesBody, readBody, refuseOversized, type BodyLimits } from './read-body.js';
 
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
@@ -10,9 +9,9 @@ const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
  * application/json and parse to a JSON object (400002 otherwise). Requests without a body pass.
  * Routes place it after their authentication and permission checks (ADR 0017).
  */
-export function jsonBody(limits: BodyLimits): Middleware {
+export function jsonBody(limits: BodyLimits): GatewayMiddleware {
   return async (ctx, next) => {
-    const state = ctx.state as GatewayState;
+    const state = ctx.state;
     if (!announcesBody(ctx) || !BODY_METHODS.includes(ctx.method)) return next();
     refuseOversized(ctx, limits);
     if (!ctx.is('application/json')) {

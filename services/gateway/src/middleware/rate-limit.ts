@@ -1,14 +1,13 @@
 import { finished, Stream } from 'node:stream';
-import type { Context, Middleware } from 'koa';
 import type { identity } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import { clientSource } from '@mp/kit';
 import { concurrencyError, rateLimitError, rateLimitHeaders, type LimitKind, type RateLimits, type Verdict } from '@mp/ratelimit';
-import type { AuthState } from './authenticate.js';
+import type { GatewayContext, GatewayMiddleware } from '../state.js';
 
 /** The unit of spec §8's limits on authenticated routes: the tenant in one environment. */
-export function tenantLimitKey(ctx: Context): string {
-  const state = ctx.state as AuthState;
+export function tenantLimitKey(ctx: GatewayContext): string {
+  const state = ctx.state;
   return `${state.caller!.tenantId}:${state.environment}`;
 }
 
@@ -30,10 +29,10 @@ function planLimits(plan: identity.Plan | undefined) {
  * has closed, not only until the handler returns: a client that opens downloads and stops
  * reading would otherwise hold connections and memory outside the limit.
  */
-export function limitTenant(limits: RateLimits): Middleware {
+export function limitTenant(limits: RateLimits): GatewayMiddleware {
   return async (ctx, next) => {
     const key = tenantLimitKey(ctx);
-    limits.setPlan(key, planLimits((ctx.state as AuthState).plan));
+    limits.setPlan(key, planLimits(ctx.state.plan));
     const verdict = await limits.consume('api', key);
     const headers = rateLimitHeaders(verdict);
     if (!verdict.allowed) throw rateLimitError(verdict);
@@ -63,7 +62,7 @@ export function limitTenant(limits: RateLimits): Middleware {
  * headers. For routes that count something besides the request itself; `field` names it.
  */
 export async function consumeTenantLimit(
-  ctx: Context,
+  ctx: GatewayContext,
   limits: RateLimits,
   kind: Exclude<LimitKind, 'api' | 'auth'>,
   cost = 1,
@@ -84,7 +83,12 @@ export async function consumeTenantLimit(
  * together, and given back when `action` fails, so a refused request (403001, 404006, 422…)
  * does not use up the tenant's limit.
  */
-export async function countIfAccepted<T>(ctx: Context, limits: RateLimits, kind: Exclude<LimitKind, 'api' | 'auth'>, action: () => Promise<T>): Promise<T> {
+export async function countIfAccepted<T>(
+  ctx: GatewayContext,
+  limits: RateLimits,
+  kind: Exclude<LimitKind, 'api' | 'auth'>,
+  action: () => Promise<T>,
+): Promise<T> {
   const verdict = await consumeTenantLimit(ctx, limits, kind);
   try {
     return await action();
@@ -101,7 +105,7 @@ export async function countIfAccepted<T>(ctx: Context, limits: RateLimits, kind:
  * guesser had twice the guesses by alternating the live and sandbox ports. Shared by all
  * replicas through Redis.
  */
-export function limitAuthentication(limits: RateLimits): Middleware {
+export function limitAuthentication(limits: RateLimits): GatewayMiddleware {
   return async (ctx, next) => {
     // Per client source: an IPv6 client counts by its /64, as failed sign-ins do (ADR 0019).
     const verdict = await limits.consume('auth', clientSource(ctx.ip));

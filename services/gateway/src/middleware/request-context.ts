@@ -1,10 +1,9 @@
-import type { Middleware } from 'koa';
 import { isDomainError, DomainError } from '@mp/errors';
 import { currentTraceId, type Logger } from '@mp/kit';
 import { errorBody } from '../envelope.js';
 import { requestIdOf } from '../request-id.js';
 import type { Environment } from '../clients.js';
-import type { GatewayState } from '../state.js';
+import type { GatewayMiddleware } from '../state.js';
 import { countRateLimitRefusal, observeRequest, routeOf } from '../metrics.js';
 
 /**
@@ -13,9 +12,9 @@ import { countRateLimitRefusal, observeRequest, routeOf } from '../metrics.js';
  * (5xx at error). The line holds no header, query or body: nothing a secret could sit in. Its
  * client_address is the client as resolved through trusted proxies (ctx.ip, ADR 0075).
  */
-export function requestContext(opts: { environment: Environment; docsUrl: () => string; logger: Logger }): Middleware {
+export function requestContext(opts: { environment: Environment; docsUrl: () => string; logger: Logger }): GatewayMiddleware {
   return async (ctx, next) => {
-    const state = ctx.state as GatewayState;
+    const state = ctx.state;
     state.requestId = requestIdOf(ctx.get('X-Request-Id') || undefined);
     state.environment = opts.environment;
     ctx.set('X-Request-Id', state.requestId);

@@ -1,14 +1,11 @@
-import Router from '@koa/router';
 import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentIdentity as present } from '../presenters-identity.js';
 import { integer, MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
-import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
-import type { Middleware } from 'koa';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { route, type GatewayRouter } from '../api/route-spec.js';
 
 const createBody = z.object({
   name: text(MAX_LENGTH.name),
@@ -25,7 +22,7 @@ const rollBody = z.object({
  * API keys (system:admin): the value is shown once — on creation and on a roll — and only its
  * hash stored. A key belongs to the environment it was created in (mp_live_… / mp_test_…).
  */
-export function apiKeyRoutes(router: Router, clients: ServiceClients, guard: Middleware): void {
+export function apiKeyRoutes(router: GatewayRouter, clients: ServiceClients): void {
   route(
     router,
     {
@@ -40,9 +37,8 @@ export function apiKeyRoutes(router: Router, clients: ServiceClients, guard: Mid
       response: api.apiKeyWithValue,
       idempotent: true,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const body = validate(createBody, state.body ?? {}, 'body');
       const created = await clients.identity.createApiKey(
         { name: body.name, permissions: body.permissions, ...(body.expires_at ? { expiresAt: body.expires_at } : {}) },
@@ -65,9 +61,8 @@ export function apiKeyRoutes(router: Router, clients: ServiceClients, guard: Mid
       query: pageQuery,
       response: api.listOf(api.apiKey),
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(pageQuery, ctx.query, 'query');
       const list = await clients.identity.listApiKeys({ page: pageOf(q) }, state.caller!);
       ok(ctx, listData(list.items, present.apiKey, list.page));
@@ -86,9 +81,8 @@ export function apiKeyRoutes(router: Router, clients: ServiceClients, guard: Mid
       rateLimit: 'tenant',
       response: api.apiKey,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       ok(ctx, present.apiKey(await clients.identity.getApiKey({ id: ctx.params.key_id! }, state.caller!)));
     },
   );
@@ -105,9 +99,8 @@ export function apiKeyRoutes(router: Router, clients: ServiceClients, guard: Mid
       rateLimit: 'tenant',
       response: api.apiKey,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       ok(ctx, present.apiKey(await clients.identity.revokeApiKey({ id: ctx.params.key_id! }, state.caller!)));
     },
   );
@@ -125,9 +118,8 @@ export function apiKeyRoutes(router: Router, clients: ServiceClients, guard: Mid
       body: rollBody,
       response: api.apiKeyWithValue,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const body = validate(rollBody, state.body ?? {}, 'body');
       const rolled = await clients.identity.rollApiKey(
         { id: ctx.params.key_id!, ...(body.grace_period_seconds !== undefined ? { gracePeriodSeconds: body.grace_period_seconds } : {}) },

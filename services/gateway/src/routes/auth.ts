@@ -1,15 +1,12 @@
-import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { anonymousContext } from '@mp/grpc';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentIdentity as present } from '../presenters-identity.js';
 import { MAX_LENGTH, text } from '../bounds.js';
-import type { GatewayState } from '../state.js';
 import { validate } from '../validate.js';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { route, type GatewayRouter } from '../api/route-spec.js';
 
 const loginBody = z.object({
   username: text(MAX_LENGTH.username).min(1),
@@ -23,7 +20,7 @@ const refreshBody = z.object({ refresh_token: z.string().min(1).max(4000) });
  * POST /auth/login and /auth/refresh (spec §4, §5 rules 2–3). `guard` applies the per-address
  * limit (429005) and then reads the (small) JSON body.
  */
-export function authRoutes(router: Router, clients: ServiceClients, guard: Middleware): void {
+export function authRoutes(router: GatewayRouter, clients: ServiceClients): void {
   route(
     router,
     {
@@ -37,9 +34,8 @@ export function authRoutes(router: Router, clients: ServiceClients, guard: Middl
       response: api.token,
       errors: ['401006', '401007', '401008'],
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const body = validate(loginBody, state.body ?? {}, 'body');
       const token = await clients.identity.login(
         // ctx.ip is the TCP peer (app.proxy is false, so no client-supplied header can choose it):
@@ -64,9 +60,8 @@ export function authRoutes(router: Router, clients: ServiceClients, guard: Middl
       response: api.token,
       errors: ['401002', '401003', '401006'],
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const body = validate(refreshBody, state.body ?? {}, 'body');
       const token = await clients.identity.refresh(
         { refreshToken: body.refresh_token, environment: state.environment },

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import compose from 'koa-compose';
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { DomainError } from '@mp/errors';
 import { anonymousContext } from '@mp/grpc';
@@ -10,7 +10,7 @@ import { consoleAsset, consolePageHeaders } from '../console-assets.js';
 import { ok } from '../envelope.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { limitAuthentication } from '../middleware/rate-limit.js';
-import type { GatewayState } from '../state.js';
+import type { GatewayContext } from '../state.js';
 import { validate } from '../validate.js';
 
 const signInBody = z.object({ username: text(MAX_LENGTH.username).min(1), password: text(MAX_LENGTH.password).min(1) });
@@ -50,13 +50,13 @@ const sameOriginConsole: Middleware = async (ctx, next) => {
   return next();
 };
 
-function setRefreshCookie(ctx: Context, environment: string, value: string): void {
+function setRefreshCookie(ctx: GatewayContext, environment: string, value: string): void {
   // A session cookie (no Max-Age): closing the browser ends the console session; identity enforces
   // the refresh token's own lifetime and rotation.
   ctx.append('Set-Cookie', `${refreshCookieName(environment)}=${value}; Path=${SESSION_PATH}; HttpOnly; Secure; SameSite=Strict`);
 }
 
-function clearRefreshCookie(ctx: Context, environment: string): void {
+function clearRefreshCookie(ctx: GatewayContext, environment: string): void {
   ctx.append('Set-Cookie', `${refreshCookieName(environment)}=; Path=${SESSION_PATH}; Max-Age=0; HttpOnly; Secure; SameSite=Strict`);
 }
 
@@ -79,7 +79,7 @@ export function consoleRoutes(deps: AppDeps): ReturnType<Router['routes']> {
 
   /** POST /console/session: sign in; the refresh token goes into the cookie, the access token into the answer. */
   router.post(SESSION_PATH, guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
+    const state = ctx.state;
     const body = validate(signInBody, state.body ?? {}, 'body');
     const token = await deps.clients.identity.login(
       { username: body.username, password: body.password, environment: state.environment, clientAddress: ctx.ip },
@@ -91,7 +91,7 @@ export function consoleRoutes(deps: AppDeps): ReturnType<Router['routes']> {
 
   /** POST /console/session/refresh: a new access token from the cookie, which is rotated. */
   router.post(`${SESSION_PATH}/refresh`, guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
+    const state = ctx.state;
     const refreshToken = ctx.cookies.get(refreshCookieName(state.environment));
     if (!refreshToken) {
       throw new DomainError('401003', {
@@ -113,7 +113,7 @@ export function consoleRoutes(deps: AppDeps): ReturnType<Router['routes']> {
 
   /** POST /console/session/logout: ends the session of the cookie (every token of it) and drops the cookie. */
   router.post(`${SESSION_PATH}/logout`, guard, async (ctx) => {
-    const state = ctx.state as GatewayState;
+    const state = ctx.state;
     const refreshToken = ctx.cookies.get(refreshCookieName(state.environment));
     clearRefreshCookie(ctx, state.environment);
     if (!refreshToken) return ok(ctx, { session_id: null, revoked_at: null });

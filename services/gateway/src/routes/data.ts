@@ -1,20 +1,17 @@
-import Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { z } from 'zod';
 import type { monitoringData } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import { rateLimitError, rateLimitHeaders, type RateLimits } from '@mp/ratelimit';
 import type { ServiceClients } from '../clients.js';
-import { requireFeature } from '../middleware/authenticate.js';
 import { ok, okJson } from '../envelope.js';
 import { presentData } from '../presenters-data.js';
 import { recordBodies, recordColumns, recordCount, values } from '../record-columns.js';
 import { idText, instantText, MAX_ITEMS, MAX_LENGTH, queryInteger, text } from '../bounds.js';
 import { expectedVersion, versionField } from './versioning.js';
-import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { route, type GatewayRouter } from '../api/route-spec.js';
 
 const listQuery = pageQuery.extend({
   point_id: idText().optional(),
@@ -46,7 +43,7 @@ const patchBody = z.object({
  * X-RateLimit-* headers of the refusal describe this limit.
  */
 async function limitRecords(limits: RateLimits, ctx: Context, records: number): Promise<void> {
-  const state = ctx.state as GatewayState;
+  const state = ctx.state;
   const verdict = await limits.consume('data_records', `${state.caller!.tenantId}:${state.environment}`, records);
   if (!verdict.allowed) {
     const err = rateLimitError(verdict);
@@ -66,7 +63,7 @@ const toValues = (v: z.infer<typeof values>): monitoringData.Values => Object.fr
  * (membership) is checked by the services. Writes count their records against the tenant's
  * data-write limit (429002) before they are forwarded.
  */
-export function dataRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware, limits: RateLimits): void {
+export function dataRoutes(router: GatewayRouter, clients: ServiceClients, limits: RateLimits): void {
   route(
     router,
     {
@@ -82,9 +79,8 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
       errors: ['404003', '409003', '422104', '422201', '422202', '422203', '422204', '422205', '422301', '422303', '429002'],
       idempotent: true,
     },
-    can('data:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const columns = recordColumns('write', (state.body ?? {}) as Record<string, unknown>);
       await limitRecords(limits, ctx, recordCount(columns));
       const projectId = ctx.params.project_id!;
@@ -102,16 +98,15 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
       tag: 'Data',
       auth: 'api_key_or_bearer',
       permission: 'data:write',
+      feature: 'data_batches',
       rateLimit: 'tenant',
       body: recordBodies.batch,
       response: api.batch,
       errors: ['403004', '422301', '422303', '429002'],
       idempotent: true,
     },
-    can('data:write'),
-    requireFeature('data_batches'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const records = recordColumns('batch', (state.body ?? {}) as Record<string, unknown>);
       await limitRecords(limits, ctx, recordCount(records));
       ok(ctx, presentData.batch(await clients.monitoringData.createBatch({ projectId: ctx.params.project_id!, records }, state.caller!)));
@@ -131,9 +126,8 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
       query: pageQuery,
       response: api.batch,
     },
-    can('data:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(pageQuery, ctx.query, 'query');
       ok(ctx, presentData.batch(await clients.monitoringData.getBatch({ id: ctx.params.batch_id!, errorsPage: pageOf(q) }, state.caller!)));
     },
@@ -152,9 +146,8 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
       query: latestQuery,
       response: api.listOf(api.dataRecord),
     },
-    can('data:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(latestQuery, ctx.query, 'query');
       const pointIds = (Array.isArray(q.point_id) ? q.point_id : q.point_id ? [q.point_id] : []).flatMap((p) => p.split(',')).filter(Boolean);
       if (pointIds.length > MAX_ITEMS.pointIds) {
@@ -170,7 +163,7 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
   );
 
   const list = (by: 'project' | 'point') => async (ctx: Context) => {
-    const state = ctx.state as GatewayState;
+    const state = ctx.state;
     const q = validate(listQuery, ctx.query, 'query');
     const pointId = by === 'point' ? ctx.params.point_id! : q.point_id;
     const res = await clients.monitoringData.listRecords(
@@ -201,7 +194,6 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
       query: listQuery,
       response: api.listOf(api.dataRecord),
     },
-    can('data:read'),
     list('project'),
   );
   route(
@@ -217,7 +209,6 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
       query: listQuery,
       response: api.listOf(api.dataRecord),
     },
-    can('data:read'),
     list('point'),
   );
 
@@ -234,9 +225,8 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
       query: seriesQuery,
       response: api.series,
     },
-    can('data:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(seriesQuery, ctx.query, 'query');
       const series = await clients.monitoringData.getSeries(
         {
@@ -264,9 +254,8 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
       rateLimit: 'tenant',
       response: api.dataRecord,
     },
-    can('data:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       ok(ctx, presentData.record(await clients.monitoringData.getRecord({ id: ctx.params.data_id! }, state.caller!)));
     },
   );
@@ -285,9 +274,8 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
       response: api.dataRecord,
       errors: ['409004', '422203', '422204', '422301'],
     },
-    can('data:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(patchBody, state.body ?? {}, 'body');
       const updated = await clients.monitoringData.updateRecord(
         {
@@ -317,9 +305,8 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
       response: api.deleted(api.dataRecord),
       errors: ['409004', '422301'],
     },
-    can('data:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const deleted = await clients.monitoringData.deleteRecord({ id: ctx.params.data_id!, ...expectedVersion(ctx, undefined) }, state.caller!);
       ok(ctx, { ...presentData.record(deleted), deleted: true });
     },

@@ -1,15 +1,12 @@
-import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
 import { enumText, instantText, MAX_LENGTH, text } from '../bounds.js';
-import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, versionBody, versionField } from './versioning.js';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { route, type GatewayRouter } from '../api/route-spec.js';
 
 const createBody = z.object({
   serial_number: text(MAX_LENGTH.number),
@@ -41,7 +38,7 @@ const patchBody = z.object({
 const listQuery = pageQuery.extend({ status: enumText().optional(), type: enumText().optional(), q: text(MAX_LENGTH.search).optional() });
 
 /** Devices of the tenant environment (project:read / project:write); not tied to one project. */
-export function deviceRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {
+export function deviceRoutes(router: GatewayRouter, clients: ServiceClients): void {
   const fields = (b: z.infer<typeof patchBody> | z.infer<typeof createBody>) =>
     defined({
       serialNumber: b.serial_number,
@@ -70,9 +67,8 @@ export function deviceRoutes(router: Router, clients: ServiceClients, can: (p: s
       errors: ['409007', '422204'],
       idempotent: true,
     },
-    can('project:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(createBody, state.body ?? {}, 'body');
       const device = await clients.projects.createDevice({ ...fields(b), serialNumber: b.serial_number, model: b.model, type: b.type }, state.caller!);
       okVersioned(ctx, present.device(device));
@@ -92,9 +88,8 @@ export function deviceRoutes(router: Router, clients: ServiceClients, can: (p: s
       query: listQuery,
       response: api.listOf(api.device),
     },
-    can('project:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(listQuery, ctx.query, 'query');
       const list = await clients.projects.listDevices({ page: pageOf(q), ...defined({ status: q.status, type: q.type, q: q.q }) }, state.caller!);
       ok(ctx, listData(list.items, present.device, list.page));
@@ -113,9 +108,8 @@ export function deviceRoutes(router: Router, clients: ServiceClients, can: (p: s
       rateLimit: 'tenant',
       response: api.device,
     },
-    can('project:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       okVersioned(ctx, present.device(await clients.projects.getDevice({ id: ctx.params.device_id! }, state.caller!)));
     },
   );
@@ -134,9 +128,8 @@ export function deviceRoutes(router: Router, clients: ServiceClients, can: (p: s
       response: api.device,
       errors: ['409004', '409007', '422204'],
     },
-    can('project:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const raw = (state.body ?? {}) as Record<string, unknown>;
       const b = validate(patchBody, raw, 'body');
       const device = await clients.projects.updateDevice(
@@ -161,9 +154,8 @@ export function deviceRoutes(router: Router, clients: ServiceClients, can: (p: s
       response: api.deleted(api.device),
       errors: ['409004'],
     },
-    can('project:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(versionBody, state.body ?? {}, 'body');
       const device = await clients.projects.deleteDevice({ id: ctx.params.device_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
       ok(ctx, { ...present.device(device), deleted: true });

@@ -1,9 +1,7 @@
-import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { catalogue, DomainError, errorCodes, type ErrorEntry } from '@mp/errors';
 import { ok } from '../envelope.js';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import type { Route } from '../api/route-spec.js';
 
 /** Spec §2.9: the error detail record. */
 export function errorDetail(e: ErrorEntry) {
@@ -11,10 +9,9 @@ export function errorDetail(e: ErrorEntry) {
 }
 
 /** GET /errors/{error_code} (any authenticated caller) and GET /errors (system:read). */
-export function errorRoutes(router: Router, authed: Middleware, canReadSystem: Middleware): void {
-  route(
-    router,
-    {
+export const errorRoutes: readonly Route[] = [
+  {
+    spec: {
       method: 'get',
       path: '/errors/:error_code',
       summary: 'The error detail record of one code (spec §2.9).',
@@ -23,8 +20,7 @@ export function errorRoutes(router: Router, authed: Middleware, canReadSystem: M
       rateLimit: 'tenant',
       response: api.errorDetail,
     },
-    authed,
-    async (ctx) => {
+    handler: async (ctx) => {
       const code = ctx.params.error_code!;
       if (!/^\d{6}$/.test(code)) {
         throw new DomainError('400004', {
@@ -39,11 +35,9 @@ export function errorRoutes(router: Router, authed: Middleware, canReadSystem: M
       }
       ok(ctx, errorDetail(entry));
     },
-  );
-
-  route(
-    router,
-    {
+  },
+  {
+    spec: {
       method: 'get',
       path: '/errors',
       summary: 'Every error code of the API.',
@@ -53,10 +47,8 @@ export function errorRoutes(router: Router, authed: Middleware, canReadSystem: M
       rateLimit: 'tenant',
       response: api.listOf(api.errorDetail),
     },
-    authed,
-    canReadSystem,
-    async (ctx) => {
+    handler: async (ctx) => {
       ok(ctx, { items: errorCodes.map((c) => errorDetail(catalogue[c]!)), next_cursor: null, has_more: false });
     },
-  );
-}
+  },
+];

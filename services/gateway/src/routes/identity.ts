@@ -1,21 +1,17 @@
-import Router from '@koa/router';
-import compose from 'koa-compose';
+import type Router from '@koa/router';
 import { z } from 'zod';
 import { DomainError } from '@mp/errors';
 import { anonymousContext } from '@mp/grpc';
 import type { AppDeps } from '../app.js';
 import { ok } from '../envelope.js';
-import { authenticate, bearerToken, requirePermission, type AuthState } from '../middleware/authenticate.js';
-import { jsonOrFormBody } from '../middleware/form-body.js';
-import { jsonBody } from '../middleware/json-body.js';
-import { limitAuthentication, limitTenant } from '../middleware/rate-limit.js';
+import { bearerToken } from '../middleware/authenticate.js';
 import { boundPathParameters, PATH_PARAMETERS } from '../middleware/request-input.js';
 import { presentIdentity as present } from '../presenters-identity.js';
 import { validate } from '../validate.js';
 import { oauthRoutes } from './oauth.js';
 import { userRoutes } from './users.js';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { gatewayRouter, route, type RouteGuards } from '../api/route-spec.js';
 
 const logoutBody = z.object({ refresh_token: z.string().min(1).max(4000).optional() });
 const logoutAnswer = z.object({ session_id: z.string(), revoked_at: z.string() });
@@ -27,14 +23,9 @@ const jwksAnswer = z.object({ keys: z.array(z.record(z.string(), z.unknown())), 
  * application's other routes; each route here reads its own body, JSON or, for OAuth, HTML form
  * posts (consent page) and form-encoded token requests (RFC 6749), after its checks.
  */
-export function identityRoutes(deps: AppDeps): ReturnType<Router['routes']> {
-  const router = new Router({ prefix: '/v3' });
+export function identityRoutes(deps: AppDeps, guards: RouteGuards): ReturnType<Router['routes']> {
+  const router = gatewayRouter(guards, { prefix: '/v3' });
   boundPathParameters(router, PATH_PARAMETERS);
-  const body = jsonBody(deps.bodyLimits);
-  const anonymousBody = jsonBody(deps.authBodyLimits);
-  const authed = compose([authenticate(deps), limitTenant(deps.limits)]);
-  const admin = compose([authed, requirePermission('system:admin'), body]);
-  const authLimit = limitAuthentication(deps.limits);
 
   /**
    * POST /auth/logout: ends the session of the refresh token in the body, or of the bearer access
@@ -54,10 +45,8 @@ export function identityRoutes(deps: AppDeps): ReturnType<Router['routes']> {
       response: logoutAnswer,
       errors: ['401002', '401003'],
     },
-    authLimit,
-    anonymousBody,
     async (ctx) => {
-      const state = ctx.state as AuthState;
+      const state = ctx.state;
       const b = validate(logoutBody, state.body ?? {}, 'body');
       const anonymous = anonymousContext(state.requestId, state.environment);
       let res;
@@ -90,7 +79,7 @@ export function identityRoutes(deps: AppDeps): ReturnType<Router['routes']> {
       response: jwksAnswer,
     },
     async (ctx) => {
-      const state = ctx.state as AuthState;
+      const state = ctx.state;
       const res = await deps.clients.identity.getJwks({}, anonymousContext(state.requestId, state.environment));
       const set = JSON.parse(res.jwksJson) as { keys: unknown[] };
       // Short enough that a rotation reaches clients well within a token's 7200 s.
@@ -111,21 +100,14 @@ export function identityRoutes(deps: AppDeps): ReturnType<Router['routes']> {
       rateLimit: 'tenant',
       response: api.me,
     },
-    authed,
     async (ctx) => {
-      const state = ctx.state as AuthState;
+      const state = ctx.state;
       const me = await deps.clients.identity.getMe({}, state.caller!);
       ok(ctx, present.me({ ...me, ...(state.principal?.clientId ? { clientId: state.principal.clientId } : {}) }));
     },
   );
 
-  userRoutes(router, deps.clients, admin);
-  oauthRoutes(router, deps.clients, {
-    admin: compose([authed, requirePermission('system:admin')]),
-    body: jsonOrFormBody(deps.bodyLimits),
-    anonymousBody: jsonOrFormBody(deps.authBodyLimits),
-    authLimit,
-    docsUrl: deps.docsUrl,
-  });
+  userRoutes(router, deps.clients);
+  oauthRoutes(router, deps.clients, deps.docsUrl);
   return router.routes();
 }

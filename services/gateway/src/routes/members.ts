@@ -1,5 +1,3 @@
-import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import type { identity } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
@@ -9,11 +7,10 @@ import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
 import { enumText, idText, MAX_LENGTH, text } from '../bounds.js';
-import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined } from './versioning.js';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { route, type GatewayRouter } from '../api/route-spec.js';
 
 const listQuery = pageQuery.extend({ role: enumText().optional() });
 const addBody = z.object({ user_id: idText(), role: enumText(), name: text(MAX_LENGTH.name).optional(), phone: text(MAX_LENGTH.phone).optional() });
@@ -24,7 +21,7 @@ const addBody = z.object({ user_id: idText(), role: enumText(), name: text(MAX_L
  * exist in the caller's tenant (404007), and a new member added without a `name` shows the user's
  * profile name (an existing member keeps its name).
  */
-export function memberRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {
+export function memberRoutes(router: GatewayRouter, clients: ServiceClients): void {
   route(
     router,
     {
@@ -38,9 +35,8 @@ export function memberRoutes(router: Router, clients: ServiceClients, can: (p: s
       query: listQuery,
       response: api.listOf(api.member),
     },
-    can('project:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(listQuery, ctx.query, 'query');
       const list = await clients.projects.listMembers({ projectId: ctx.params.project_id!, page: pageOf(q), ...defined({ role: q.role }) }, state.caller!);
       ok(ctx, listData(list.items, present.member, list.page));
@@ -62,9 +58,8 @@ export function memberRoutes(router: Router, clients: ServiceClients, can: (p: s
       errors: ['404007', '422301'],
       idempotent: true,
     },
-    can('project:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(addBody, state.body ?? {}, 'body');
       const projectId = ctx.params.project_id!;
       // A malformed id is left to the projects service, which answers it with 400004.
@@ -90,9 +85,8 @@ export function memberRoutes(router: Router, clients: ServiceClients, can: (p: s
       response: api.deleted(api.member),
       errors: ['422301'],
     },
-    can('project:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const member = await clients.projects.removeMember({ projectId: ctx.params.project_id!, userId: ctx.params.user_id! }, state.caller!);
       ok(ctx, { ...present.member(member), deleted: true });
     },

@@ -1,4 +1,3 @@
-import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { z } from 'zod';
 import { constantTimeEqual } from '@mp/kit';
@@ -8,10 +7,9 @@ import type { ServiceClients } from '../clients.js';
 import { errorBody, ok } from '../envelope.js';
 import { csrfCookieName, renderConsentPage, renderErrorPage } from '../oauth-page.js';
 import { presentIdentity as present } from '../presenters-identity.js';
-import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { aroundGuards, route, type GatewayRouter } from '../api/route-spec.js';
 
 const clientBody = z.object({
   name: z.string().max(100),
@@ -53,19 +51,6 @@ const oauthClientWithSecret = api.oauthClient.extend({ client_secret: z.string()
 const oauthErrorFields = z.object({ error: z.string().optional(), error_description: z.string().optional() });
 const tokenAnswer = api.token.extend({ meta: api.successMeta });
 
-export interface OAuthRouteGuards {
-  /** system:admin on an authenticated, rate-limited request */
-  admin: Middleware;
-  /** Reads a JSON or form body (authenticated routes). */
-  body: Middleware;
-  /** The same within the small limit of the anonymous endpoints (consent form, token endpoint). */
-  anonymousBody: Middleware;
-  /** 429005 per client address. */
-  authLimit: Middleware;
-  /** `{docs_url}` of the error envelope. */
-  docsUrl: () => string;
-}
-
 /** Answers every refusal of the browser-facing endpoints with an HTML page, never a redirect. */
 const htmlErrors: Middleware = async (ctx, next) => {
   try {
@@ -98,7 +83,7 @@ const tokenErrors =
       await next();
     } catch (err) {
       if (!isDomainError(err)) throw err;
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const oauthError = oauthErrorOf(err);
       ctx.status = err.httpStatus;
       for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
@@ -139,7 +124,7 @@ function clientCredentials(ctx: Context, body: z.infer<typeof tokenBody>): { cli
  * and the token endpoint. The page and the token endpoint count as authentication requests
  * (429005 per client address).
  */
-export function oauthRoutes(router: Router, clients: ServiceClients, g: OAuthRouteGuards): void {
+export function oauthRoutes(router: GatewayRouter, clients: ServiceClients, docsUrl: () => string): void {
   route(
     router,
     {
@@ -154,10 +139,8 @@ export function oauthRoutes(router: Router, clients: ServiceClients, g: OAuthRou
       response: oauthClientWithSecret,
       idempotent: true,
     },
-    g.admin,
-    g.body,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(clientBody, state.body ?? {}, 'body');
       const created = await clients.identity.createOAuthClient(
         { name: b.name, redirectUris: b.redirect_uris, clientType: b.client_type ?? 'confidential' },
@@ -181,9 +164,8 @@ export function oauthRoutes(router: Router, clients: ServiceClients, g: OAuthRou
       query: pageQuery,
       response: api.listOf(api.oauthClient),
     },
-    g.admin,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(pageQuery, ctx.query, 'query');
       const list = await clients.identity.listOAuthClients({ page: pageOf(q) }, state.caller!);
       ok(ctx, listData(list.items, present.oauthClient, list.page));
@@ -202,9 +184,8 @@ export function oauthRoutes(router: Router, clients: ServiceClients, g: OAuthRou
       rateLimit: 'tenant',
       response: api.deleted(api.oauthClient),
     },
-    g.admin,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const deleted = await clients.identity.deleteOAuthClient({ id: ctx.params.client_id! }, state.caller!);
       ok(ctx, { ...present.oauthClient(deleted), deleted: true });
     },
@@ -223,10 +204,9 @@ export function oauthRoutes(router: Router, clients: ServiceClients, g: OAuthRou
       answer: 'html',
       errors: ['400004', '401005', '404012', '422103'],
     },
-    htmlErrors,
-    g.authLimit,
+    aroundGuards(htmlErrors),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(authorizeQuery, ctx.query, 'query');
       const step = await clients.identity.beginAuthorization(
         {
@@ -260,15 +240,14 @@ export function oauthRoutes(router: Router, clients: ServiceClients, g: OAuthRou
       tag: 'OAuth 2.0',
       auth: 'none',
       rateLimit: 'authentication',
+      form: true,
       body: consentForm,
       answer: 'html',
       errors: ['401006', '401007', '401008'],
     },
-    htmlErrors,
-    g.authLimit,
-    g.anonymousBody,
+    aroundGuards(htmlErrors),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const form = validate(consentForm, state.body ?? {}, 'body');
       const cookie = ctx.cookies.get(csrfCookieName(form.request_id)) ?? '';
       if (!cookie || !constantTimeEqual(cookie, form.csrf_token)) {
@@ -309,17 +288,16 @@ export function oauthRoutes(router: Router, clients: ServiceClients, g: OAuthRou
       tag: 'OAuth 2.0',
       auth: 'none',
       rateLimit: 'authentication',
+      form: true,
       body: tokenBody,
       response: tokenAnswer,
       answer: 'bare',
       errors: ['401002', '401003', '401005', '401006', '403004'],
       errorFields: oauthErrorFields,
     },
-    tokenErrors(g.docsUrl),
-    g.authLimit,
-    g.anonymousBody,
+    aroundGuards(tokenErrors(docsUrl)),
     async (ctx: Context, _next: Next) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(tokenBody, state.body ?? {}, 'body');
       const creds = clientCredentials(ctx, b);
       const token = await clients.identity.exchangeToken(

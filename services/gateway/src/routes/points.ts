@@ -1,16 +1,13 @@
-import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
 import { enumText, idText, MAX_LENGTH, text } from '../bounds.js';
 import { alarmRulesBody, toAlarmRules } from '../point-alarm-rules.js';
-import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionBody, versionField } from './versioning.js';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { route, type GatewayRouter } from '../api/route-spec.js';
 
 const coordinates = z.object({ x: z.number(), y: z.number(), z: z.number() });
 
@@ -53,7 +50,7 @@ const listQuery = pageQuery.extend({
 });
 
 /** Monitoring points (project:read / project:write): coordinates in metres, thresholds in millimetres. */
-export function pointRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {
+export function pointRoutes(router: GatewayRouter, clients: ServiceClients): void {
   route(
     router,
     {
@@ -69,9 +66,8 @@ export function pointRoutes(router: Router, clients: ServiceClients, can: (p: st
       errors: ['404008', '409002', '422104', '422105', '422201', '422204', '422301'],
       idempotent: true,
     },
-    can('project:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(createBody, state.body ?? {}, 'body');
       const point = await clients.projects.createPoint(
         {
@@ -104,9 +100,8 @@ export function pointRoutes(router: Router, clients: ServiceClients, can: (p: st
       query: listQuery,
       response: api.listOf(api.point),
     },
-    can('project:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(listQuery, ctx.query, 'query');
       const list = await clients.projects.listPoints(
         { projectId: ctx.params.project_id!, page: pageOf(q), ...defined({ sensorType: q.sensor_type, active: q.active, deviceId: q.device_id, q: q.q }) },
@@ -128,9 +123,8 @@ export function pointRoutes(router: Router, clients: ServiceClients, can: (p: st
       rateLimit: 'tenant',
       response: api.point,
     },
-    can('project:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       okVersioned(ctx, present.point(await clients.projects.getPoint({ id: ctx.params.point_id! }, state.caller!)));
     },
   );
@@ -149,9 +143,8 @@ export function pointRoutes(router: Router, clients: ServiceClients, can: (p: st
       response: api.point,
       errors: ['404008', '409002', '409004', '422104', '422105', '422201', '422204', '422301'],
     },
-    can('project:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const raw = (state.body ?? {}) as Record<string, unknown>;
       const b = validate(patchBody, raw, 'body');
       const point = await clients.projects.updatePoint(
@@ -194,9 +187,8 @@ export function pointRoutes(router: Router, clients: ServiceClients, can: (p: st
       response: api.deleted(api.point),
       errors: ['409004', '422301'],
     },
-    can('project:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(versionBody, state.body ?? {}, 'body');
       const point = await clients.projects.deletePoint({ id: ctx.params.point_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
       ok(ctx, { ...present.point(point), deleted: true });

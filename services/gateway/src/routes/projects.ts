@@ -1,12 +1,9 @@
-import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { PROJECT_TRANSITIONS } from '@mp/contracts';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
 import { enumText, instantText, MAX_LENGTH, text } from '../bounds.js';
-import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { deviceRoutes } from './devices.js';
 import { memberRoutes } from './members.js';
@@ -14,7 +11,7 @@ import { pointRoutes } from './points.js';
 import { taskRoutes } from './tasks.js';
 import { defined, expectedVersion, nulls, okVersioned, versionBody, versionField } from './versioning.js';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { route, type GatewayRouter } from '../api/route-spec.js';
 
 const bounds = z.object({ min_x: z.number(), max_x: z.number(), min_y: z.number(), max_y: z.number(), min_z: z.number(), max_z: z.number() });
 const toBounds = (b: z.infer<typeof bounds>) => ({ minX: b.min_x, maxX: b.max_x, minY: b.min_y, maxY: b.max_y, minZ: b.min_z, maxZ: b.max_z });
@@ -48,7 +45,7 @@ const listQuery = pageQuery.extend({ status: enumText().optional(), q: text(MAX_
  * Projects (project:read / project:write), and — registered from here so that app.ts needs no
  * change per resource — the rest of the projects domain: members, tasks, points and devices.
  */
-export function projectRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {
+export function projectRoutes(router: GatewayRouter, clients: ServiceClients): void {
   route(
     router,
     {
@@ -64,9 +61,8 @@ export function projectRoutes(router: Router, clients: ServiceClients, can: (p: 
       errors: ['409001', '422204'],
       idempotent: true,
     },
-    can('project:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(createBody, state.body ?? {}, 'body');
       const project = await clients.projects.createProject(
         defined({
@@ -96,9 +92,8 @@ export function projectRoutes(router: Router, clients: ServiceClients, can: (p: 
       query: listQuery,
       response: api.listOf(api.project),
     },
-    can('project:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(listQuery, ctx.query, 'query');
       const list = await clients.projects.listProjects({ page: pageOf(q), ...defined({ status: q.status, q: q.q }) }, state.caller!);
       ok(ctx, listData(list.items, present.project, list.page));
@@ -117,9 +112,8 @@ export function projectRoutes(router: Router, clients: ServiceClients, can: (p: 
       rateLimit: 'tenant',
       response: api.project,
     },
-    can('project:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       okVersioned(ctx, present.project(await clients.projects.getProject({ id: ctx.params.project_id! }, state.caller!)));
     },
   );
@@ -138,9 +132,8 @@ export function projectRoutes(router: Router, clients: ServiceClients, can: (p: 
       response: api.project,
       errors: ['409001', '409004', '422204', '422301'],
     },
-    can('project:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const raw = (state.body ?? {}) as Record<string, unknown>;
       const b = validate(patchBody, raw, 'body');
       const project = await clients.projects.updateProject(
@@ -177,9 +170,8 @@ export function projectRoutes(router: Router, clients: ServiceClients, can: (p: 
       response: api.deleted(api.project),
       errors: ['409004', '422301'],
     },
-    can('project:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(versionBody, state.body ?? {}, 'body');
       const project = await clients.projects.deleteProject({ id: ctx.params.project_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
       ok(ctx, { ...present.project(project), deleted: true });
@@ -201,9 +193,8 @@ export function projectRoutes(router: Router, clients: ServiceClients, can: (p: 
       errors: ['409004', '409008', '422301'],
       transitions: { field: 'status', table: PROJECT_TRANSITIONS },
     },
-    can('project:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(statusBody, state.body ?? {}, 'body');
       const project = await clients.projects.changeProjectStatus(
         { id: ctx.params.project_id!, status: b.status, ...defined({ remark: b.remark }), ...expectedVersion(ctx, b.version) },
@@ -213,8 +204,8 @@ export function projectRoutes(router: Router, clients: ServiceClients, can: (p: 
     },
   );
 
-  memberRoutes(router, clients, can);
-  taskRoutes(router, clients, can);
-  pointRoutes(router, clients, can);
-  deviceRoutes(router, clients, can);
+  memberRoutes(router, clients);
+  taskRoutes(router, clients);
+  pointRoutes(router, clients);
+  deviceRoutes(router, clients);
 }

@@ -1,8 +1,7 @@
-import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { DomainError } from '@mp/errors';
-import { route } from '../api/route-spec.js';
+import type { Route } from '../api/route-spec.js';
 import { ok } from '../envelope.js';
 
 const healthAnswer = z.object({ status: z.literal('ok') });
@@ -12,10 +11,9 @@ const readyAnswer = z.object({ status: z.literal('ready') });
  * The public, unauthenticated routes below /v3: the OpenAPI document and the health probes.
  * `openApiJson` gives the document as JSON text (built once from the application's route table).
  */
-export function referenceRoutes(router: Router, deps: { ready: () => boolean; openApiJson: () => string }): void {
-  route(
-    router,
-    {
+export const referenceRoutes = (deps: { ready: () => boolean; openApiJson: () => string }): Route[] => [
+  {
+    spec: {
       method: 'get',
       path: '/openapi.json',
       summary: 'This OpenAPI 3.1 document, generated from the route table; no credentials needed.',
@@ -25,20 +23,26 @@ export function referenceRoutes(router: Router, deps: { ready: () => boolean; op
       response: z.record(z.string(), z.unknown()),
       answer: 'bare',
     },
-    (ctx) => {
+    handler: (ctx) => {
       ctx.set('Cache-Control', 'public, max-age=300');
       ctx.type = 'application/json';
       ctx.body = deps.openApiJson();
     },
-  );
-  route(
-    router,
-    { method: 'get', path: '/healthz', summary: 'Liveness: the gateway answers.', tag: 'Reference', auth: 'none', rateLimit: 'none', response: healthAnswer },
-    healthz,
-  );
-  route(
-    router,
-    {
+  },
+  {
+    spec: {
+      method: 'get',
+      path: '/healthz',
+      summary: 'Liveness: the gateway answers.',
+      tag: 'Reference',
+      auth: 'none',
+      rateLimit: 'none',
+      response: healthAnswer,
+    },
+    handler: healthz,
+  },
+  {
+    spec: {
       method: 'get',
       path: '/readyz',
       summary: "Readiness of this gateway process itself (503002 while it drains); backends' health is a metric of the ops port, never named here (ADR 0045).",
@@ -47,9 +51,9 @@ export function referenceRoutes(router: Router, deps: { ready: () => boolean; op
       rateLimit: 'none',
       response: readyAnswer,
     },
-    readyz(deps.ready),
-  );
-}
+    handler: readyz(deps.ready),
+  },
+];
 
 export const healthz: Middleware = (ctx) => ok(ctx, { status: 'ok' });
 

@@ -1,18 +1,15 @@
-import type Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { REPORT_TRANSITIONS } from '@mp/contracts';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { route, type GatewayRouter } from '../api/route-spec.js';
 import type { RateLimits } from '@mp/ratelimit';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { countIfAccepted } from '../middleware/rate-limit.js';
-import { requireFeature, requirePermission } from '../middleware/authenticate.js';
+import { requirePermission } from '../middleware/authenticate.js';
 import { pacedBody } from '../paced-body.js';
 import { presentReports as present } from '../presenters-reports.js';
 import { enumText, idText, instantText, MAX_LENGTH, text } from '../bounds.js';
-import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, versionField } from './versioning.js';
 
@@ -68,7 +65,7 @@ const readsTheData = [requirePermission('project:read'), requirePermission('data
  * against the tenant's report limit (429003, 10 per hour by default) only when the reports service
  * accepts it, so a refused generation neither stores anything nor uses up the limit.
  */
-export function reportRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware, limits: RateLimits): void {
+export function reportRoutes(router: GatewayRouter, clients: ServiceClients, limits: RateLimits): void {
   route(
     router,
     {
@@ -84,9 +81,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       errors: ['422103'],
       idempotent: true,
     },
-    can('report:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(templateBody, state.body ?? {}, 'body');
       const template = await clients.reports.createTemplate(
         { name: b.name, sections: b.sections, pointIds: b.point_ids ?? [], formats: b.formats ?? [], ...defined({ description: b.description }) },
@@ -109,9 +105,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       query: pageQuery,
       response: api.listOf(api.template),
     },
-    can('report:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(pageQuery, ctx.query, 'query');
       const list = await clients.reports.listTemplates({ page: pageOf(q) }, state.caller!);
       ok(ctx, listData(list.items, present.template, list.page));
@@ -130,9 +125,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       rateLimit: 'tenant',
       response: api.template,
     },
-    can('report:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       okVersioned(ctx, present.template(await clients.reports.getTemplate({ id: ctx.params.template_id! }, state.caller!)));
     },
   );
@@ -151,9 +145,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       response: api.template,
       errors: ['409004', '422103'],
     },
-    can('report:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const raw = (state.body ?? {}) as Record<string, unknown>;
       const b = validate(templatePatch, raw, 'body');
       const template = await clients.reports.updateTemplate(
@@ -186,9 +179,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       response: api.deleted(api.template),
       errors: ['409004'],
     },
-    can('report:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(z.object({ version: versionField }), state.body ?? {}, 'body');
       const deleted = await clients.reports.deleteTemplate({ id: ctx.params.template_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
       ok(ctx, { ...present.template(deleted), deleted: true });
@@ -205,17 +197,16 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       tag: 'Reports',
       auth: 'api_key_or_bearer',
       permission: 'report:write',
+      feature: 'reports',
       rateLimit: 'tenant',
       body: generateBody,
       response: api.report,
       errors: ['403004', '404006', '422103', '422204', '429003'],
       idempotent: true,
     },
-    can('report:write'),
     ...readsTheData,
-    requireFeature('reports'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(generateBody, state.body ?? {}, 'body');
       const report = await countIfAccepted(ctx, limits, 'reports', () =>
         clients.reports.generateReport(
@@ -240,9 +231,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       query: listQuery,
       response: api.listOf(api.report),
     },
-    can('report:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(listQuery, ctx.query, 'query');
       const list = await clients.reports.listReports({ page: pageOf(q), ...defined({ projectId: q.project_id, status: q.status }) }, state.caller!);
       ok(ctx, listData(list.items, present.report, list.page));
@@ -261,9 +251,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       rateLimit: 'tenant',
       response: api.report,
     },
-    can('report:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       ok(ctx, present.report(await clients.reports.getReport({ id: ctx.params.report_id! }, state.caller!)));
     },
   );
@@ -284,10 +273,9 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       answer: 'file',
       errors: ['409011'],
     },
-    can('report:read'),
     ...readsTheData,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(fileQuery, ctx.query, 'query');
       const reportId = ctx.params.report_id!;
       const read = (offset: number) => clients.reports.readReportFile({ reportId, format: q.format, offset, length: FILE_CHUNK }, state.caller!);
@@ -327,9 +315,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       errors: ['409011'],
       transitions: { field: 'status', table: REPORT_TRANSITIONS },
     },
-    can('report:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(approveBody, state.body ?? {}, 'body');
       ok(ctx, present.report(await clients.reports.approveReport({ id: ctx.params.report_id!, ...defined({ text: b.comment }) }, state.caller!)));
     },
@@ -350,9 +337,8 @@ export function reportRoutes(router: Router, clients: ServiceClients, can: (p: s
       errors: ['409011'],
       transitions: { field: 'status', table: REPORT_TRANSITIONS },
     },
-    can('report:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(rejectBody, state.body ?? {}, 'body');
       ok(ctx, present.report(await clients.reports.rejectReport({ id: ctx.params.report_id!, text: b.reason }, state.caller!)));
     },

@@ -1,10 +1,7 @@
-import type Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../app.js';
-import { route } from '../api/route-spec.js';
+import type { Route } from '../api/route-spec.js';
 import { ok } from '../envelope.js';
-import type { GatewayState } from '../state.js';
 
 const systemConfig = z.object({ environment: z.enum(['live', 'sandbox']), webhook_source_addresses: z.array(z.string()) }).meta({ id: 'SystemConfig' });
 
@@ -14,10 +11,9 @@ const systemConfig = z.object({ environment: z.enum(['live', 'sandbox']), webhoo
  * addresses" the console offers: the addresses (or CIDR blocks) webhook deliveries leave from, for
  * a receiver's firewall; empty when the operator has not set MP_WEBHOOK_SOURCE_ADDRESSES (ADR 0057).
  */
-export function systemRoutes(router: Router, deps: Pick<AppDeps, 'webhookSourceAddresses'>, guard: Middleware): void {
-  route(
-    router,
-    {
+export const systemRoutes = (deps: Pick<AppDeps, 'webhookSourceAddresses'>): Route[] => [
+  {
+    spec: {
       method: 'get',
       path: '/system/config',
       summary: 'This installation: the environment and the addresses webhook deliveries come from (for receivers to permit).',
@@ -27,10 +23,9 @@ export function systemRoutes(router: Router, deps: Pick<AppDeps, 'webhookSourceA
       rateLimit: 'tenant',
       response: systemConfig,
     },
-    guard,
-    (ctx) => {
-      const state = ctx.state as GatewayState;
+    handler: (ctx) => {
+      const state = ctx.state;
       ok(ctx, { environment: state.environment, webhook_source_addresses: [...(deps.webhookSourceAddresses ?? [])] });
     },
-  );
-}
+  },
+];

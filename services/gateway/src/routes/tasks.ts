@@ -1,16 +1,13 @@
-import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { TASK_TRANSITIONS } from '@mp/contracts';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
 import { enumText, idText, instantText, MAX_LENGTH, text } from '../bounds.js';
-import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionBody, versionField } from './versioning.js';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { route, type GatewayRouter } from '../api/route-spec.js';
 
 const createBody = z.object({
   name: text(MAX_LENGTH.name),
@@ -42,7 +39,7 @@ const listQuery = pageQuery.extend({
 });
 
 /** Tasks (task:read / task:write) inside a project the caller may read or write. */
-export function taskRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {
+export function taskRoutes(router: GatewayRouter, clients: ServiceClients): void {
   route(
     router,
     {
@@ -58,9 +55,8 @@ export function taskRoutes(router: Router, clients: ServiceClients, can: (p: str
       errors: ['404007', '422301', '422302'],
       idempotent: true,
     },
-    can('task:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(createBody, state.body ?? {}, 'body');
       const task = await clients.projects.createTask(
         {
@@ -87,9 +83,8 @@ export function taskRoutes(router: Router, clients: ServiceClients, can: (p: str
       query: listQuery,
       response: api.listOf(api.task),
     },
-    can('task:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(listQuery, ctx.query, 'query');
       const list = await clients.projects.listTasks(
         {
@@ -115,9 +110,8 @@ export function taskRoutes(router: Router, clients: ServiceClients, can: (p: str
       rateLimit: 'tenant',
       response: api.task,
     },
-    can('task:read'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       okVersioned(ctx, present.task(await clients.projects.getTask({ id: ctx.params.task_id! }, state.caller!)));
     },
   );
@@ -136,9 +130,8 @@ export function taskRoutes(router: Router, clients: ServiceClients, can: (p: str
       response: api.task,
       errors: ['409004', '409005', '422301'],
     },
-    can('task:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const raw = (state.body ?? {}) as Record<string, unknown>;
       const b = validate(patchBody, raw, 'body');
       const task = await clients.projects.updateTask(
@@ -168,9 +161,8 @@ export function taskRoutes(router: Router, clients: ServiceClients, can: (p: str
       response: api.deleted(api.task),
       errors: ['409004', '422301'],
     },
-    can('task:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(versionBody, state.body ?? {}, 'body');
       const task = await clients.projects.deleteTask({ id: ctx.params.task_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
       ok(ctx, { ...present.task(task), deleted: true });
@@ -192,9 +184,8 @@ export function taskRoutes(router: Router, clients: ServiceClients, can: (p: str
       errors: ['409004', '409005', '422301', '422304'],
       transitions: { field: 'status', table: TASK_TRANSITIONS },
     },
-    can('task:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(statusBody, state.body ?? {}, 'body');
       const task = await clients.projects.changeTaskStatus(
         { id: ctx.params.task_id!, status: b.status, ...defined({ remark: b.remark }), ...expectedVersion(ctx, b.version) },
@@ -218,9 +209,8 @@ export function taskRoutes(router: Router, clients: ServiceClients, can: (p: str
       response: api.task,
       errors: ['404007', '409004', '409005', '422104', '422301'],
     },
-    can('task:write'),
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(assignBody, state.body ?? {}, 'body');
       const task = await clients.projects.assignTask({ id: ctx.params.task_id!, userId: b.user_id, ...expectedVersion(ctx, b.version) }, state.caller!);
       okVersioned(ctx, present.task(task));

@@ -1,15 +1,12 @@
-import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentIdentity as present } from '../presenters-identity.js';
 import { MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
-import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionBody, versionField } from './versioning.js';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { route, type GatewayRouter } from '../api/route-spec.js';
 
 const createBody = z.object({
   username: text(MAX_LENGTH.username),
@@ -34,7 +31,7 @@ const patchBody = z.object({
 const listQuery = pageQuery.extend({ q: text(MAX_LENGTH.search).optional(), disabled: queryBoolean });
 
 /** Users of the caller's tenant (system:admin). Users sign in at the live and the sandbox base URL alike. */
-export function userRoutes(router: Router, clients: ServiceClients, admin: Middleware): void {
+export function userRoutes(router: GatewayRouter, clients: ServiceClients): void {
   route(
     router,
     {
@@ -50,9 +47,8 @@ export function userRoutes(router: Router, clients: ServiceClients, admin: Middl
       errors: ['409009', '422204'],
       idempotent: true,
     },
-    admin,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(createBody, state.body ?? {}, 'body');
       const user = await clients.identity.createUser(
         {
@@ -82,9 +78,8 @@ export function userRoutes(router: Router, clients: ServiceClients, admin: Middl
       query: listQuery,
       response: api.listOf(api.user),
     },
-    admin,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(listQuery, ctx.query, 'query');
       const list = await clients.identity.listUsers({ page: pageOf(q), ...defined({ q: q.q, disabled: q.disabled }) }, state.caller!);
       ok(ctx, listData(list.items, present.user, list.page));
@@ -103,9 +98,8 @@ export function userRoutes(router: Router, clients: ServiceClients, admin: Middl
       rateLimit: 'tenant',
       response: api.user,
     },
-    admin,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       okVersioned(ctx, present.user(await clients.identity.getUser({ id: ctx.params.user_id! }, state.caller!)));
     },
   );
@@ -124,9 +118,8 @@ export function userRoutes(router: Router, clients: ServiceClients, admin: Middl
       response: api.user,
       errors: ['409004', '409009', '422204'],
     },
-    admin,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const raw = (state.body ?? {}) as Record<string, unknown>;
       const b = validate(patchBody, raw, 'body');
       const user = await clients.identity.updateUser(
@@ -158,9 +151,8 @@ export function userRoutes(router: Router, clients: ServiceClients, admin: Middl
       response: api.deleted(api.user),
       errors: ['409004', '422204'],
     },
-    admin,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(versionBody, state.body ?? {}, 'body');
       const user = await clients.identity.deleteUser({ id: ctx.params.user_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
       ok(ctx, { ...present.user(user), deleted: true });

@@ -1,14 +1,11 @@
-import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentWebhooks as present } from '../presenters-webhooks.js';
 import { enumText, instantText, integer, MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
-import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import * as api from '../api/resources.js';
-import { route } from '../api/route-spec.js';
+import { route, type GatewayRouter } from '../api/route-spec.js';
 import { DomainError, isDomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 
@@ -74,7 +71,7 @@ async function requireReadableProjects(clients: ServiceClients, ids: string[] | 
  * The specification's webhook endpoints plus GET list/one, one delivery with its attempts, resend
  * and secret rotation (api-surface). Auth: API key with system:admin.
  */
-export function webhookRoutes(router: Router, clients: ServiceClients, guard: Middleware): void {
+export function webhookRoutes(router: GatewayRouter, clients: ServiceClients): void {
   route(
     router,
     {
@@ -91,9 +88,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       errors: ['403001', '404001'],
       idempotent: true,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(createBody, state.body ?? {}, 'body');
       const policy = policyOf(b.retry_policy);
       await requireReadableProjects(clients, b.project_ids, state.caller!);
@@ -125,9 +121,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       query: pageQuery,
       response: api.listOf(api.webhook),
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(pageQuery, ctx.query, 'query');
       const list = await clients.webhooks.listWebhooks({ page: pageOf(q) }, state.caller!);
       ok(ctx, listData(list.items, present.webhook, list.page));
@@ -146,9 +141,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       rateLimit: 'tenant',
       response: api.webhook,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       ok(ctx, present.webhook(await clients.webhooks.getWebhook({ id: ctx.params.webhook_id! }, state.caller!)));
     },
   );
@@ -168,9 +162,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       // project_ids: an unknown project, or one the caller may not read
       errors: ['403001', '404001'],
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(updateBody, state.body ?? {}, 'body');
       await requireReadableProjects(clients, b.project_ids, state.caller!);
       let retryPolicy;
@@ -208,9 +201,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       rateLimit: 'tenant',
       response: api.deleted(api.webhook),
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const deleted = await clients.webhooks.deleteWebhook({ id: ctx.params.webhook_id! }, state.caller!);
       ok(ctx, { ...present.webhook(deleted), deleted: true });
     },
@@ -228,9 +220,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       rateLimit: 'tenant',
       response: api.delivery,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       ok(ctx, present.delivery(await clients.webhooks.testWebhook({ id: ctx.params.webhook_id! }, state.caller!)));
     },
   );
@@ -248,9 +239,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       query: deliveriesQuery,
       response: api.listOf(api.delivery),
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const q = validate(deliveriesQuery, ctx.query, 'query');
       const list = await clients.webhooks.listDeliveries(
         {
@@ -279,9 +269,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       rateLimit: 'tenant',
       response: api.deliveryWithAttempts,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const detail = await clients.webhooks.getDelivery({ webhookId: ctx.params.webhook_id!, deliveryId: ctx.params.delivery_id! }, state.caller!);
       ok(ctx, { ...present.delivery(detail.delivery!), attempts: detail.attempts.map(present.deliveryAttempt) });
     },
@@ -299,9 +288,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       rateLimit: 'tenant',
       response: api.delivery,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       ok(
         ctx,
         present.delivery(await clients.webhooks.resendDelivery({ webhookId: ctx.params.webhook_id!, deliveryId: ctx.params.delivery_id! }, state.caller!)),
@@ -322,9 +310,8 @@ export function webhookRoutes(router: Router, clients: ServiceClients, guard: Mi
       body: rotateBody,
       response: api.webhookWithSecret,
     },
-    guard,
     async (ctx) => {
-      const state = ctx.state as GatewayState;
+      const state = ctx.state;
       const b = validate(rotateBody, state.body ?? {}, 'body');
       const rotated = await clients.webhooks.rotateSecret(
         { id: ctx.params.webhook_id!, ...(b.grace_period_seconds !== undefined ? { gracePeriodSeconds: b.grace_period_seconds } : {}) },

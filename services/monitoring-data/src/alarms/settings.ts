@@ -1,4 +1,4 @@
-import type { projects } from '@mp/contracts';
+import { ALARM_STATUSES, type AlarmStatus, type projects } from '@mp/contracts';
 
 /**
  * How alarms are raised and cleared (docs/adr/0024-alarms.md). Operator-wide defaults
@@ -32,9 +32,9 @@ export const DEFAULT_ALARM_SETTINGS: AlarmSettings = {
 
 export type AlarmLevel = 'warning' | 'alarm';
 export type AlarmRule = 'threshold' | 'rate' | 'stale';
-export type AlarmStatus = 'open' | 'acknowledged' | 'cleared';
+export type { AlarmStatus };
 
-export const ALARM_STATUSES: readonly AlarmStatus[] = ['open', 'acknowledged', 'cleared'];
+export { ALARM_STATUSES };
 export const ALARM_LEVELS: readonly AlarmLevel[] = ['warning', 'alarm'];
 export const ALARM_RULES: readonly AlarmRule[] = ['threshold', 'rate', 'stale'];
 
