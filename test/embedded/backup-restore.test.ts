@@ -108,7 +108,7 @@ describe('npm run data:backup / data:restore on the embedded default', () => {
     const busy = await data(sourceDir, ['restore', '--in', file]);
     expect(busy.code).toBe(1);
     expect(busy.out.trim().split('\n')).toEqual([
-      expect.stringMatching(/^data:restore: The data folder .* is in use by another Monitoring Platform \(process \d+\)/),
+      expect.stringMatching(/^data:restore: MP_DATA_DIR: the data folder .* is in use by process \d+ .*A restore needs a folder nothing uses\.$/),
     ]);
     const full = join(root, 'full');
     mkdirSync(full);
