@@ -71,10 +71,11 @@ describe('read-your-writes: the next data request after a change sees it, on eve
   it('new plausible bounds apply to the next record', async () => {
     const p = await h.project();
     const pt = p.points[0]!.id;
-    const far = () => [near(pt, { values: { x: 3_600_000, y: 512345.602, z: 45.299 } })];
+    // 55 m east of the reference: a plausible displacement (alarm), outside the bounds set next.
+    const far = () => [near(pt, { values: { x: 3_512_400, y: 512345.602, z: 45.299 } })];
     expect(await onBoth(p.id, far)).toEqual([{ stored: ['alarm'] }, { stored: ['alarm'] }]);
     await h.projects.updateProject(
-      { id: p.id, bounds: { minX: 3_500_000, maxX: 3_520_000, minY: 400_000, maxY: 600_000, minZ: -100, maxZ: 500 }, clear: [] },
+      { id: p.id, bounds: { minX: 3_500_000, maxX: 3_512_380, minY: 400_000, maxY: 600_000, minZ: -100, maxZ: 500 }, clear: [] },
       h.caller,
     );
     const refused = { code: '422201', field: 'records[0].values.x' };

@@ -21,8 +21,8 @@ describe('removing delivery history past the retention', () => {
     const hooks = ['whk_purge_a', 'whk_purge_b'];
     for (const id of hooks) {
       await t.sql(
-        `INSERT INTO webhooks.webhooks (id, tenant_id, environment, name, url, events, max_retries, retry_interval, secret_sealed)
-         VALUES ($1, $2, 'live', $1, 'https://example.com/hook', '{task.created}', 3, 5, 'sealed')`,
+        `INSERT INTO webhooks.webhooks (id, tenant_id, environment, name, url, events, max_retries, retry_interval, secret_sealed, creator_permissions)
+         VALUES ($1, $2, 'live', $1, 'https://example.com/hook', '{task.created}', 3, 5, 'sealed', '{system:admin,task:read}')`,
         [id, t.ctx.tenantId],
       );
     }
