@@ -1,0 +1,150 @@
+import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { createLogger, type Logger } from '@mp/kit';
+import { archiveOnce, ARCHIVE_COLUMNS } from '../src/archive.js';
+import { foldRollups } from '../src/rollups.js';
+import { columns, startHarness, type Harness, type RecordIn } from './harness.js';
+
+const at = (iso: string) => Date.parse(iso);
+const clock = { now: () => new Date('2026-11-27T12:00:00Z') };
+
+/** Every `stepMin` minutes from `start`, `n` readings of one point. */
+function readings(pointId: string, start: string, n: number, stepMin: number): RecordIn[] {
+  return Array.from({ length: n }, (_, i) => ({
+    point_id: pointId,
+    measured_at: new Date(at(start) + i * stepMin * 60_000).toISOString(),
+    values: { dx: (i % 9) - 4 + 0.125, dz: i % 2 ? null : -1.5 },
+  }));
+}
+
+function parseCsv(text: string): (string | null)[][] {
+  // archive files quote only cells with a comma, quote or newline, and the empty string
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line) => line.split(',').map((c) => (c === '' ? null : c === '""' ? '' : c)));
+}
+
+describe.each([
+  ['PostgreSQL', false],
+  ['PGlite (the embedded default)', true],
+])('archive of raw readings past retention on %s', (_name, embedded) => {
+  let h: Harness;
+  let dir: string;
+  let logged: { level: string; msg: string; obj: Record<string, unknown> }[];
+  let logger: Logger;
+
+  beforeAll(async () => {
+    h = await startHarness({ embedded, rollupFoldMs: 0 });
+    const base = createLogger('test', 'warn');
+    logged = [];
+    const capture =
+      (level: string) =>
+      (obj: Record<string, unknown> | string, msg?: string): void => {
+        logged.push(typeof obj === 'string' ? { level, msg: obj, obj: {} } : { level, msg: msg ?? '', obj });
+      };
+    logger = { ...base, info: capture('info'), warn: capture('warn'), error: capture('error') } as unknown as Logger;
+  });
+  afterAll(() => h?.stop());
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mp-archive-'));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it('writes an old month of a tenant keeping 1 month to a gzip CSV, drops it, and serves its series from rollups', async () => {
+    const p = await h.project({ points: [{ number: 'A' }] });
+    const point = p.points[0]!.id;
+    const old = readings(point, '2026-02-10T00:07:00Z', 300, 13);
+    const recent = readings(point, '2026-11-02T00:00:00Z', 50, 60);
+    for (const batch of [old, recent]) await h.data.writeRecords({ projectId: p.id, records: columns(batch) }, h.caller);
+    await foldRollups(h.dataDb);
+    const seriesReq = { pointId: point, from: '2026-02-10T00:00:00Z', to: '2026-02-13T00:00:00Z', intervalSeconds: 3600 };
+    const before = await h.data.getSeries(seriesReq, h.caller);
+    expect(before.buckets.reduce((s, b) => s + b.count, 0)).toBe(300);
+    const oldRows = (await h.dataDb.query<Record<string, unknown>>(`SELECT id FROM data_records WHERE measured_at < '2026-03-01' ORDER BY id`)).rows;
+    expect(oldRows).toHaveLength(300);
+
+    // a failure half-way (the archive folder cannot be written) removes nothing and says so
+    if (process.getuid?.() !== 0) {
+      await chmod(dir, 0o500);
+      logged.length = 0;
+      await expect(archiveOnce({ db: h.dataDb, logger, clock, dir, retention: async () => new Map([[h.caller.tenantId, 1]]) })).rejects.toThrow();
+      await chmod(dir, 0o700);
+      expect(logged.some((l) => l.level === 'error' && /archive run failed/.test(l.msg))).toBe(true);
+      expect((await h.dataDb.query(`SELECT 1 FROM data_records WHERE measured_at < '2026-03-01'`)).rows.length).toBe(300);
+      expect((await h.dataDb.query('SELECT 1 FROM raw_archives')).rows.length).toBe(0);
+    }
+
+    // a tenant without retention keeps everything
+    const none = await archiveOnce({ db: h.dataDb, logger, clock, dir, retention: async () => new Map([['ten_other', 1]]) });
+    expect(none).toMatchObject({ ran: true, rows: 0, partitions: 0 });
+    expect((await h.dataDb.query(`SELECT 1 FROM data_records WHERE measured_at < '2026-03-01'`)).rows.length).toBe(300);
+
+    const done = await archiveOnce({ db: h.dataDb, logger, clock, dir, retention: async () => new Map([[h.caller.tenantId, 1]]) });
+    expect(done).toMatchObject({ ran: true, partitions: 1, tenantMonths: 1, rows: 300 });
+    expect(done.files).toEqual([join(dir, 'data_records', '2026-02', `${h.caller.tenantId}.20261127T120000Z.csv.gz`)]);
+    expect(await readdir(join(dir, 'data_records', '2026-02'))).toEqual([`${h.caller.tenantId}.20261127T120000Z.csv.gz`]);
+    const gz = await readFile(done.files[0]!);
+    expect(done.bytes).toBe(gz.length);
+    const [header, ...lines] = parseCsv(gunzipSync(gz).toString('utf8'));
+    expect(header).toEqual([...ARCHIVE_COLUMNS]);
+    expect(lines.map((l) => l[0]).sort()).toEqual(oldRows.map((r) => r.id).sort());
+    const col = (name: string) => ARCHIVE_COLUMNS.indexOf(name as (typeof ARCHIVE_COLUMNS)[number]);
+    const byTime = new Map(lines.map((l) => [l[col('measured_at')], l]));
+    for (const r of old) {
+      const line = byTime.get(new Date(r.measured_at).toISOString().replace('Z', '000Z'))!;
+      expect(line[col('point_id')]).toBe(point);
+      expect(Number(line[col('dx')])).toBe(r.values.dx);
+      expect(line[col('dz')] === null ? null : Number(line[col('dz')])).toBe(r.values.dz ?? null);
+    }
+
+    // the partition is gone, the newer month untouched
+    expect((await h.dataDb.query(`SELECT to_regclass('data_records_p202602') IS NULL AS gone`)).rows[0]).toEqual({ gone: true });
+    expect((await h.dataDb.query(`SELECT 1 FROM data_records`)).rows.length).toBe(50);
+    expect((await h.dataDb.query('SELECT month::text, rows::int, partition_dropped FROM raw_archives')).rows).toEqual([
+      { month: '2026-02-01', rows: 300, partition_dropped: true },
+    ]);
+    expect(logged.some((l) => l.msg === 'partition archived and dropped' && l.obj.rows === 300)).toBe(true);
+
+    // the series over the archived month answers from the rollups: the same buckets
+    const after = await h.data.getSeries(seriesReq, h.caller);
+    expect(after.buckets).toEqual(before.buckets);
+    // a request cutting hours there is answered in whole hours (rollups), not from missing rows
+    const cut = await h.data.getSeries({ pointId: point, from: '2026-02-10T00:30:00Z', to: '2026-02-10T05:30:00Z', intervalSeconds: 600 }, h.caller);
+    const hours = before.buckets.filter((b) => b.start >= '2026-02-10T00:00:00.000Z' && b.start < '2026-02-10T06:00:00.000Z');
+    expect(cut.buckets.reduce((s, b) => s + b.count, 0)).toBe(hours.reduce((s, b) => s + b.count, 0));
+    const recentSeries = await h.data.getSeries(
+      { pointId: point, from: '2026-11-02T00:00:00Z', to: '2026-11-05T00:00:00Z', intervalSeconds: 86_400 },
+      h.caller,
+    );
+    expect(recentSeries.buckets.reduce((s, b) => s + b.count, 0)).toBe(50);
+
+    // a second run finds nothing more to do
+    const again = await archiveOnce({ db: h.dataDb, logger, clock, dir, retention: async () => new Map([[h.caller.tenantId, 1]]) });
+    expect(again).toMatchObject({ ran: true, rows: 0, partitions: 0 });
+  });
+
+  it('archives and deletes a shorter-retention tenant from a month another tenant still keeps', async () => {
+    const p = await h.project({ points: [{ number: 'B' }] });
+    const point = p.points[0]!.id;
+    await h.data.writeRecords({ projectId: p.id, records: columns(readings(point, '2026-03-05T00:00:00Z', 40, 30)) }, h.caller);
+    // another tenant's rows in the same month (stored directly: the harness has one tenant)
+    await h.dataDb.query(
+      `INSERT INTO data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, dx, status, created_at, updated_at)
+       VALUES ('rec_other', 'ten_other', 'live', 'prj_other', 'pnt_other', '2026-03-07T00:00:00Z', 0, 1, 'normal', now(), now())`,
+    );
+    const done = await archiveOnce({
+      db: h.dataDb,
+      logger,
+      clock,
+      dir,
+      retention: async () => new Map([[h.caller.tenantId, 1]]),
+    });
+    expect(done).toMatchObject({ partitions: 0, tenantMonths: 1, rows: 40 });
+    expect((await h.dataDb.query<{ tenant_id: string }>(`SELECT tenant_id FROM data_records_p202603`)).rows).toEqual([{ tenant_id: 'ten_other' }]);
+    const lines = parseCsv(gunzipSync(await readFile(done.files[0]!)).toString('utf8'));
+    expect(lines).toHaveLength(41);
+  });
+});
