@@ -15,7 +15,7 @@ function readings(pointId: string, start: string, n: number, stepMin: number): R
   return Array.from({ length: n }, (_, i) => ({
     point_id: pointId,
     measured_at: new Date(at(start) + i * stepMin * 60_000).toISOString(),
-    values: { dx: (i % 9) - 4 + 0.125, dz: i % 2 ? null : -1.5 },
+    values: { dx: (i % 9) - 4 + 0.125, ...(i % 2 ? {} : { dz: -1.5 }) },
   }));
 }
 
