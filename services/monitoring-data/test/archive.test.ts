@@ -2,9 +2,10 @@ import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { createLogger, type Logger } from '@mp/kit';
+import { createLogger, processRegistry, type Logger } from '@mp/kit';
 import { archiveOnce, ARCHIVE_COLUMNS } from '../src/archive.js';
 import { foldRollups } from '../src/rollups.js';
+import { plan } from '../src/series-plan.js';
 import { columns, startHarness, type Harness, type RecordIn } from './harness.js';
 
 const at = (iso: string) => Date.parse(iso);
@@ -26,6 +27,25 @@ function parseCsv(text: string): (string | null)[][] {
     .split('\n')
     .map((line) => line.split(',').map((c) => (c === '' ? null : c === '""' ? '' : c)));
 }
+
+describe('series plan over archived months', () => {
+  it('reads the whole hours around bucket edges before the raw horizon, each hour once', () => {
+    const from = at('2026-02-10T00:30:00Z');
+    const to = at('2026-02-10T05:30:00Z');
+    const rawBefore = at('2026-03-01T00:00:00Z');
+    expect(plan({ origin: from, interval: 600 }, from, to, rawBefore)).toEqual([
+      { seconds: 3600, lo: at('2026-02-10T00:00:00Z'), hi: at('2026-02-10T06:00:00Z') },
+    ]);
+    // across the horizon: hours before it, raw rows after it
+    const edge = { from: at('2026-02-28T23:30:00Z'), to: at('2026-03-01T00:20:00Z') };
+    expect(plan({ origin: edge.from, interval: 600 }, edge.from, edge.to, rawBefore)).toEqual([
+      { seconds: 3600, lo: at('2026-02-28T23:00:00Z'), hi: rawBefore },
+      { seconds: 0, lo: rawBefore, hi: edge.to },
+    ]);
+    // without a horizon, as before
+    expect(plan({ origin: from, interval: 600 }, from, to)).toEqual([{ seconds: 0, lo: from, hi: to }]);
+  });
+});
 
 describe.each([
   ['PostgreSQL', false],
@@ -82,8 +102,18 @@ describe.each([
     expect(none).toMatchObject({ ran: true, rows: 0, partitions: 0 });
     expect((await h.dataDb.query(`SELECT 1 FROM data_records WHERE measured_at < '2026-03-01'`)).rows.length).toBe(300);
 
+    const metric = async (name: string) => (await processRegistry.getSingleMetric(name)!.get()).values.reduce((s, v) => s + v.value, 0);
+    const [rowsBefore, partitionsBefore, bytesBefore] = [
+      await metric('mp_archive_rows_total'),
+      await metric('mp_archive_partitions_total'),
+      await metric('mp_archive_bytes_total'),
+    ];
     const done = await archiveOnce({ db: h.dataDb, logger, clock, dir, retention: async () => new Map([[h.caller.tenantId, 1]]) });
     expect(done).toMatchObject({ ran: true, partitions: 1, tenantMonths: 1, rows: 300 });
+    expect(await metric('mp_archive_rows_total')).toBe(rowsBefore + 300);
+    expect(await metric('mp_archive_partitions_total')).toBe(partitionsBefore + 1);
+    expect(await metric('mp_archive_bytes_total')).toBe(bytesBefore + done.bytes);
+    expect(await metric('mp_archive_last_success_timestamp_seconds')).toBe(clock.now().getTime() / 1000);
     expect(done.files).toEqual([join(dir, 'data_records', '2026-02', `${h.caller.tenantId}.20261127T120000Z.csv.gz`)]);
     expect(await readdir(join(dir, 'data_records', '2026-02'))).toEqual([`${h.caller.tenantId}.20261127T120000Z.csv.gz`]);
     const gz = await readFile(done.files[0]!);
