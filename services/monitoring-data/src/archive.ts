@@ -184,8 +184,12 @@ async function writeTenantMonth(db: Queryable, dir: string, p: Partition, tenant
       if (page.length < PAGE) return;
     }
   }
+  // 'wx': never write into a file of another run; only a file this run created is removed on failure
+  const out = createWriteStream(tmp, { flags: 'wx', mode: 0o600 });
+  let created = false;
+  out.once('open', () => (created = true));
   try {
-    await pipeline(Readable.from(lines()), createGzip(), createWriteStream(tmp, { flags: 'wx', mode: 0o600 }));
+    await pipeline(Readable.from(lines()), createGzip(), out);
     const fh = await open(tmp, 'r+');
     try {
       await fh.sync();
@@ -195,7 +199,7 @@ async function writeTenantMonth(db: Queryable, dir: string, p: Partition, tenant
     await rename(tmp, path);
     await syncFolder(folder);
   } catch (err) {
-    await unlink(tmp).catch(() => undefined);
+    if (created) await unlink(tmp).catch(() => undefined);
     throw err;
   }
   return { tenant, path, rows, bytes: (await stat(path)).size, lastUpdated };

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -87,15 +87,28 @@ describe.each([
     expect(oldRows).toHaveLength(300);
 
     // a failure half-way (the archive folder cannot be written) removes nothing and says so
-    if (process.getuid?.() !== 0) {
-      await chmod(dir, 0o500);
-      logged.length = 0;
-      await expect(archiveOnce({ db: h.dataDb, logger, clock, dir, retention: async () => new Map([[h.caller.tenantId, 1]]) })).rejects.toThrow();
-      await chmod(dir, 0o700);
-      expect(logged.some((l) => l.level === 'error' && /archive run failed/.test(l.msg))).toBe(true);
-      expect((await h.dataDb.query(`SELECT 1 FROM data_records WHERE measured_at < '2026-03-01'`)).rows.length).toBe(300);
-      expect((await h.dataDb.query('SELECT 1 FROM raw_archives')).rows.length).toBe(0);
-    }
+    // a failure half-way: another tenant's month is written to its file, then this tenant's file
+    // cannot be created (its temporary name is taken). Nothing is removed, no file is left under a
+    // final name, and the run says so.
+    await h.dataDb.query(
+      `INSERT INTO data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, dx, status, created_at, updated_at)
+       VALUES ('rec_first', 'ten_aaaaaaaaaaaaaaaaaaaa', 'live', 'prj_other', 'pnt_other', '2026-02-07T00:00:00Z', 0, 1, 'normal', now(), now())`,
+    );
+    const month = join(dir, 'data_records', '2026-02');
+    await mkdir(month, { recursive: true });
+    await writeFile(join(month, `.${h.caller.tenantId}.20261127T120000Z.csv.gz.partial`), 'taken');
+    logged.length = 0;
+    const both = new Map([
+      [h.caller.tenantId, 1],
+      ['ten_aaaaaaaaaaaaaaaaaaaa', 1],
+    ]);
+    await expect(archiveOnce({ db: h.dataDb, logger, clock, dir, retention: async () => both })).rejects.toThrow(/EEXIST/);
+    expect(logged.some((l) => l.level === 'error' && /archive run failed/.test(l.msg))).toBe(true);
+    expect(await readdir(month)).toEqual([`.${h.caller.tenantId}.20261127T120000Z.csv.gz.partial`]);
+    expect((await h.dataDb.query(`SELECT 1 FROM data_records WHERE measured_at < '2026-03-01'`)).rows.length).toBe(301);
+    expect((await h.dataDb.query('SELECT 1 FROM raw_archives')).rows.length).toBe(0);
+    await h.dataDb.query(`DELETE FROM data_records WHERE id = 'rec_first'`);
+    await rm(join(month, `.${h.caller.tenantId}.20261127T120000Z.csv.gz.partial`));
 
     // a tenant without retention keeps everything
     const none = await archiveOnce({ db: h.dataDb, logger, clock, dir, retention: async () => new Map([['ten_other', 1]]) });
