@@ -306,15 +306,8 @@ async function run(opts: ArchiveOptions, db: Database, result: ArchiveResult): P
         return months !== undefined && p.end <= retentionCutoff(now.getTime(), months);
       })
       .sort();
-    if (present.length === 0) {
-      // Emptied by earlier runs: nothing to archive, nothing to keep (checked again under the lock).
-      await db.transaction(async (tx) => {
-        await tx.query(`LOCK TABLE ${p.name} IN ACCESS EXCLUSIVE MODE`);
-        const { rows } = await tx.query(`SELECT 1 FROM ${p.name} LIMIT 1`);
-        if (rows.length === 0) await tx.query(`DROP TABLE ${p.name}`);
-      });
-      continue;
-    }
+    // An empty partition (emptied by deletions, or just created by a late write whose rows are not
+    // committed yet) is left alone: dropping it could fail that write.
     if (expired.length === 0) continue;
     const unsafe = expired.filter((t) => !SAFE_TENANT.test(t));
     if (unsafe.length > 0) throw new Error(`tenant ids not usable as file names in ${p.name}: ${unsafe.join(', ')}`);
