@@ -137,6 +137,13 @@ describe('retention of raw readings on the embedded default', () => {
     const archived = await command('services/monitoring-data/dist/archive-main.js');
     expect(archived).toEqual({ code: 0, output: '' });
     expect(filesOf('2026-02')).toEqual([expect.stringMatching(new RegExp(`^${tenantId}\\.\\d{8}T\\d{6}Z\\.csv\\.gz$`))]);
+    // rollups are all that is left of February: a rebuild from raw rows refuses instead of emptying them
+    const rebuild = await command('services/monitoring-data/dist/rebuild-rollups.js');
+    expect(rebuild.code).toBe(1);
+    expect(JSON.parse(rebuild.output)).toMatchObject({
+      since: '2026-02',
+      msg: expect.stringMatching(/^refused: raw readings of earlier months were archived/),
+    });
 
     await start(300);
     expect((await call('GET', febSeries)).body.data.buckets).toEqual(before.body.data.buckets);
