@@ -217,6 +217,30 @@ async function syncFolder(folder: string): Promise<void> {
 class Changed extends Error {}
 
 /**
+ * The tenants whose retention has passed for the partition's month and who have rows in it,
+ * sorted. Found through their projects (data_points) and the (project_id, measured_at) index: a
+ * probe per tenant, not a scan of the partition, so old months kept for others cost little.
+ */
+async function expiredIn(db: Queryable, p: Partition, retention: Map<string, number>, nowMs: number): Promise<string[]> {
+  const candidates = [...retention].filter(([, months]) => p.end <= retentionCutoff(nowMs, months)).map(([t]) => t);
+  if (candidates.length === 0) return [];
+  const { rows } = await db.query<{ tenant_id: string }>(
+    `SELECT t.tenant_id FROM (SELECT tenant_id, array_agg(DISTINCT project_id) AS projects FROM data_points
+                               WHERE tenant_id = ANY($1::text[]) GROUP BY tenant_id) t
+      WHERE EXISTS (SELECT 1 FROM ${p.name} d WHERE d.project_id = ANY(t.projects) AND d.tenant_id = t.tenant_id)
+      ORDER BY t.tenant_id`,
+    [candidates],
+  );
+  return rows.map((r) => r.tenant_id);
+}
+
+/** Whether tenants other than `tenants` have rows in the partition (then it is not dropped). */
+async function othersIn(db: Queryable, p: Partition, tenants: string[]): Promise<boolean> {
+  const { rows } = await db.query(`SELECT 1 FROM ${p.name} WHERE tenant_id <> ALL($1::text[]) LIMIT 1`, [tenants]);
+  return rows.length > 0;
+}
+
+/**
  * Under a lock that stops writes to the partition, checks that each tenant's rows are still the
  * ones written (count and newest updated_at): a reading stored or corrected after its file was
  * written is not removed unarchived; the month is tried again on the next run.
@@ -298,14 +322,7 @@ async function run(opts: ArchiveOptions, db: Database, result: ArchiveResult): P
     .replace(/\.\d+Z$/, 'Z');
   for (const p of await partitionsOf(db)) {
     if (p.end > retentionCutoff(now.getTime(), shortest)) break;
-    const { rows: present } = await db.query<{ tenant_id: string }>(`SELECT DISTINCT tenant_id FROM ${p.name}`);
-    const expired = present
-      .map((r) => r.tenant_id)
-      .filter((t) => {
-        const months = retention.get(t);
-        return months !== undefined && p.end <= retentionCutoff(now.getTime(), months);
-      })
-      .sort();
+    const expired = await expiredIn(db, p, retention, now.getTime());
     // An empty partition (emptied by deletions, or just created by a late write whose rows are not
     // committed yet) is left alone: dropping it could fail that write.
     if (expired.length === 0) continue;
@@ -314,12 +331,13 @@ async function run(opts: ArchiveOptions, db: Database, result: ArchiveResult): P
     const written: Written[] = [];
     try {
       for (const t of expired) written.push(await writeTenantMonth(db, opts.dir, p, t, runStamp));
-      const whole = expired.length === present.length;
+      const whole = !(await othersIn(db, p, expired));
       const at = now.toISOString();
       await db.transaction(async (tx) => {
         if (whole) {
           await tx.query(`LOCK TABLE ${p.name} IN ACCESS EXCLUSIVE MODE`);
           await verify(tx, p, written);
+          if (await othersIn(tx, p, expired)) throw new Changed(`another tenant stored readings in ${p.month} while it was archived`);
           await tx.query(`DROP TABLE ${p.name}`);
         } else {
           await tx.query(`LOCK TABLE ${p.name} IN SHARE MODE`);

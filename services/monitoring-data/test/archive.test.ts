@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import type { Database, Queryable } from '@mp/db';
 import { createLogger, processRegistry, type Logger } from '@mp/kit';
 import { archiveOnce, ARCHIVE_COLUMNS } from '../src/archive.js';
 import { foldRollups } from '../src/rollups.js';
@@ -92,7 +93,10 @@ describe.each([
     // final name, and the run says so.
     await h.dataDb.query(
       `INSERT INTO data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, dx, status, created_at, updated_at)
-       VALUES ('rec_first', 'ten_aaaaaaaaaaaaaaaaaaaa', 'live', 'prj_other', 'pnt_other', '2026-02-07T00:00:00Z', 0, 1, 'normal', now(), now())`,
+       VALUES ('rec_first', 'ten_aaaaaaaaaaaaaaaaaaaa', 'live', 'prj_first', 'pnt_first', '2026-02-07T00:00:00Z', 0, 1, 'normal', now(), now())`,
+    );
+    await h.dataDb.query(
+      `INSERT INTO data_points (point_id, project_id, tenant_id, environment) VALUES ('pnt_first', 'prj_first', 'ten_aaaaaaaaaaaaaaaaaaaa', 'live')`,
     );
     const month = join(dir, 'data_records', '2026-02');
     await mkdir(month, { recursive: true });
@@ -189,5 +193,42 @@ describe.each([
     expect((await h.dataDb.query<{ tenant_id: string }>(`SELECT tenant_id FROM data_records_p202603`)).rows).toEqual([{ tenant_id: 'ten_other' }]);
     const lines = parseCsv(gunzipSync(await readFile(done.files[0]!)).toString('utf8'));
     expect(lines).toHaveLength(41);
+  });
+
+  it('drops nothing when another tenant stores a reading in the month while it is archived', async () => {
+    const p = await h.project({ points: [{ number: 'C' }] });
+    const point = p.points[0]!.id;
+    await h.data.writeRecords({ projectId: p.id, records: columns(readings(point, '2026-05-05T00:00:00Z', 20, 30)) }, h.caller);
+    // the reading arrives after the file was written, just before the partition is locked
+    const late = (q: Queryable) =>
+      q.query(
+        `INSERT INTO data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, dx, status, created_at, updated_at)
+         VALUES ('rec_late', 'ten_keeps', 'live', 'prj_keeps', 'pnt_keeps', '2026-05-09T00:00:00Z', 0, 1, 'normal', now(), now())`,
+      );
+    let stored = false;
+    // the same database, where the first transaction (the removal) starts after that reading committed
+    const interleave = (db: Database): Database => ({
+      ...db,
+      query: db.query.bind(db),
+      close: db.close.bind(db),
+      reserve: (max: number) => interleave(db.reserve(max)),
+      transaction: async (fn) => {
+        if (!stored) {
+          stored = true;
+          await late(db);
+        }
+        return db.transaction(fn);
+      },
+    });
+    const interleaved = interleave(h.dataDb);
+    const done = await archiveOnce({ db: interleaved, logger, clock, dir, retention: async () => new Map([[h.caller.tenantId, 1]]) });
+    expect(done).toMatchObject({ ran: true, partitions: 0, rows: 0 });
+    expect((await h.dataDb.query(`SELECT tenant_id FROM data_records_p202605`)).rows).toHaveLength(21);
+    expect(await readdir(join(dir, 'data_records', '2026-05'))).toEqual([]);
+    expect(logged.some((l) => l.msg === 'month left for the next archive run')).toBe(true);
+    // the next run archives this tenant's rows and leaves the other's
+    const next = await archiveOnce({ db: h.dataDb, logger, clock, dir, retention: async () => new Map([[h.caller.tenantId, 1]]) });
+    expect(next).toMatchObject({ partitions: 0, tenantMonths: 1, rows: 20 });
+    expect((await h.dataDb.query<{ tenant_id: string }>(`SELECT tenant_id FROM data_records_p202605`)).rows).toEqual([{ tenant_id: 'ten_keeps' }]);
   });
 });
