@@ -60,8 +60,8 @@ const SELECT_LIST = ARCHIVE_COLUMNS.map((c) =>
 
 /** Rows read per query while a file is written: the most a run holds in memory. */
 const PAGE = 2000;
-/** Held by the replica that archives; the others skip their run. */
-const ARCHIVE_LOCK = 0x6d706172; // 'mpar'
+/** Held by the replica that archives; the others skip their run (named like the rollup fold's). */
+const ARCHIVE_LOCK = `hashtext('monitoring_data.raw_archives')`;
 
 const partitionsArchived = counter({ name: 'mp_archive_partitions_total', help: 'Monthly partitions of raw readings archived and dropped.' });
 const tenantMonthsArchived = counter({
@@ -281,34 +281,45 @@ async function record(tx: Queryable, p: Partition, written: Written[], dropped: 
  */
 export async function archiveOnce(opts: ArchiveOptions): Promise<ArchiveResult> {
   const result: ArchiveResult = { ran: false, partitions: 0, tenantMonths: 0, rows: 0, bytes: 0, files: [] };
-  // A session lock on one connection of its own, so the lock is held by the connection that asked.
-  const conn = opts.db.kind === 'pg' ? opts.db.reserve(1) : opts.db;
+  const conn = lockConnection(opts.db);
+  const { rows: got } = await conn.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${ARCHIVE_LOCK}) AS ok`);
+  if (!got[0]?.ok) return result;
+  result.ran = true;
   try {
-    const { rows: got } = await conn.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [ARCHIVE_LOCK]);
-    if (!got[0]?.ok) return result;
-    result.ran = true;
-    try {
-      await run(opts, conn, result);
-      opts.logger.info(
-        { partitions: result.partitions, tenant_months: result.tenantMonths, rows: result.rows, bytes: result.bytes },
-        result.rows > 0 || result.partitions > 0 ? 'raw readings archived' : 'archive run: nothing to archive',
-      );
-      lastSuccess.set(opts.clock.now().getTime() / 1000);
-    } catch (err) {
-      runFailures.inc();
-      opts.logger.error(
-        { err, partitions: result.partitions, rows: result.rows, dir: opts.dir },
-        'archive run failed; the month it was archiving keeps its raw readings and is tried again on the next run',
-      );
-      throw err;
-    } finally {
-      lastRun.set(opts.clock.now().getTime() / 1000);
-      await conn.query('SELECT pg_advisory_unlock($1)', [ARCHIVE_LOCK]).catch(() => undefined);
-    }
-    return result;
+    await run(opts, conn, result);
+    opts.logger.info(
+      { partitions: result.partitions, tenant_months: result.tenantMonths, rows: result.rows, bytes: result.bytes },
+      result.rows > 0 || result.partitions > 0 ? 'raw readings archived' : 'archive run: nothing to archive',
+    );
+    lastSuccess.set(opts.clock.now().getTime() / 1000);
+  } catch (err) {
+    runFailures.inc();
+    opts.logger.error(
+      { err, partitions: result.partitions, rows: result.rows, dir: opts.dir },
+      'archive run failed; the month it was archiving keeps its raw readings and is tried again on the next run',
+    );
+    throw err;
   } finally {
-    if (conn !== opts.db) await conn.close();
+    lastRun.set(opts.clock.now().getTime() / 1000);
+    await conn.query(`SELECT pg_advisory_unlock(${ARCHIVE_LOCK})`).catch(() => undefined);
   }
+  return result;
+}
+
+const lockConnections = new WeakMap<Database, Database>();
+
+/**
+ * The session lock is held by a connection, so a run on PostgreSQL goes through one connection of
+ * its own, reserved once per database and closed with it (PGlite has a single connection).
+ */
+function lockConnection(db: Database): Database {
+  if (db.kind !== 'pg') return db;
+  let conn = lockConnections.get(db);
+  if (!conn) {
+    conn = db.reserve(1);
+    lockConnections.set(db, conn);
+  }
+  return conn;
 }
 
 async function run(opts: ArchiveOptions, db: Database, result: ArchiveResult): Promise<void> {

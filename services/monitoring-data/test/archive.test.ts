@@ -232,3 +232,29 @@ describe.each([
     expect((await h.dataDb.query<{ tenant_id: string }>(`SELECT tenant_id FROM data_records_p202605`)).rows).toEqual([{ tenant_id: 'ten_keeps' }]);
   });
 });
+
+describe('archive runs across replicas (PostgreSQL)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ rollupFoldMs: 0 });
+  });
+  afterAll(() => h?.stop());
+
+  it('lets one run at a time: a run that finds another one holding the lock does nothing', async () => {
+    const p = await h.project({ points: [{ number: 'D' }] });
+    await h.data.writeRecords({ projectId: p.id, records: columns(readings(p.points[0]!.id, '2026-06-05T00:00:00Z', 5, 30)) }, h.caller);
+    const dir = await mkdtemp(join(tmpdir(), 'mp-archive-'));
+    const other = h.dataDb.reserve(1); // another replica's archive run, holding the lock (closed with the database)
+    try {
+      await other.query(`SELECT pg_advisory_lock(hashtext('monitoring_data.raw_archives'))`);
+      const logger = createLogger('test', 'warn');
+      const retention = async () => new Map([[h.caller.tenantId, 1]]);
+      expect(await archiveOnce({ db: h.dataDb, logger, clock, dir, retention })).toMatchObject({ ran: false, rows: 0 });
+      expect((await h.dataDb.query(`SELECT 1 FROM data_records_p202606`)).rows).toHaveLength(5);
+      await other.query(`SELECT pg_advisory_unlock(hashtext('monitoring_data.raw_archives'))`);
+      expect(await archiveOnce({ db: h.dataDb, logger, clock, dir, retention })).toMatchObject({ ran: true, partitions: 1, rows: 5 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
