@@ -153,9 +153,13 @@ describe('one Deployment, Service, ServiceAccount and disruption budget per comp
       const pod = byName(r, 'Deployment', svc.metadata.name);
       expect(container(pod).ports).toEqual(expect.arrayContaining([{ name: 'grpc', containerPort: port }]));
     }
-    // Services find those they call: monitoring-data asks projects, projects tells monitoring-data.
+    // Services find those they call: monitoring-data asks projects (and identity for the plans'
+    // raw retention), projects tells monitoring-data.
     expect(envOf(byName(r, 'Deployment', 'mp-monitoring-platform-monitoring-data')).MP_PROJECTS_ADDR.value).toBe(
       'dns:///mp-monitoring-platform-projects:50052',
+    );
+    expect(envOf(byName(r, 'Deployment', 'mp-monitoring-platform-monitoring-data')).MP_IDENTITY_ADDR.value).toBe(
+      'dns:///mp-monitoring-platform-identity:50051',
     );
     expect(envOf(byName(r, 'Deployment', 'mp-monitoring-platform-projects')).MP_MONITORING_DATA_ADDR.value).toBe(
       'dns:///mp-monitoring-platform-monitoring-data:50053',
@@ -361,7 +365,7 @@ describe('the NetworkPolicies allow exactly the platform’s flows', () => {
     const calls: Record<string, string[]> = {
       gateway: Object.keys(SERVICES),
       projects: ['monitoring-data'],
-      'monitoring-data': ['projects'],
+      'monitoring-data': ['projects', 'identity'],
       reports: ['projects', 'monitoring-data'],
     };
     for (const from of COMPONENTS) {

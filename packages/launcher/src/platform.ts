@@ -6,7 +6,14 @@ import { IDENTITY_SCHEMA, identityMigrations, parseIdentityConfig, startIdentity
 import { generatePlatformKeys, writeOperatorCredential, type PlatformKeys } from '@mp/grpc';
 import { z } from 'zod';
 import { createLogger, opsSettings, parseConfig, serviceLogger, startProcessOps, type Logger } from '@mp/kit';
-import { alarmSettingsOf, MONITORING_DATA_SCHEMA, monitoringDataMigrations, parseMonitoringDataConfig, startMonitoringDataService } from '@mp/monitoring-data';
+import {
+  alarmSettingsOf,
+  archiveOptionsOf,
+  MONITORING_DATA_SCHEMA,
+  monitoringDataMigrations,
+  parseMonitoringDataConfig,
+  startMonitoringDataService,
+} from '@mp/monitoring-data';
 import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
 import { REPORTS_SCHEMA, parseReportsConfig, reportsMigrations, startReportsService } from '@mp/reports';
 import { legacyEmbeddedSchemas, loadSecretsKey, lockDataDir, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
@@ -138,7 +145,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     });
     stops.push(() => projects.stop());
 
-    const mdConfig = parseMonitoringDataConfig({ ...env, MP_PROJECTS_ADDR: `127.0.0.1:${projects.port}` });
+    const mdConfig = parseMonitoringDataConfig({ ...env, MP_PROJECTS_ADDR: `127.0.0.1:${projects.port}`, MP_IDENTITY_ADDR: `127.0.0.1:${identity.port}` });
     const mdDb = await openServiceDatabase(mdConfig, MONITORING_DATA_SCHEMA, monitoringDataMigrations, { poolSize: mdConfig.MP_MONITORING_DATA_DB_POOL });
     stops.push(() => mdDb.close());
     const monitoringData = await startMonitoringDataService({
@@ -153,6 +160,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       batchChunk: mdConfig.MP_MONITORING_DATA_BATCH_CHUNK,
       outboxRetentionMs: outboxRetentionMs(mdConfig),
       alarms: alarmSettingsOf(mdConfig),
+      ...archiveOptionsOf(mdConfig, serviceLogger(logger, 'monitoring-data')),
     });
     stops.push(() => monitoringData.stop());
     // Projects hands each change's ingest version to monitoring-data before committing (ADR 0022);

@@ -15,6 +15,7 @@ Commands:
   set-tenant-plan --tenant TENANT_ID --plan PLAN
   upsert-plan --name PLAN [--features sandbox,oauth,reports,data_batches] [--api-per-minute N]
               [--data-records-per-minute N] [--reports-per-hour N] [--concurrent-requests N]
+              [--raw-retention-months N]   raw readings archived after N whole months (absent: kept forever)
   rotate-signing-key
 ${RESET_PASSWORD_USAGE}
   keygen --out DIR [--mtls]      service keys for a deployment (and an internal CA with --mtls)
@@ -39,6 +40,7 @@ const OPTIONS = {
   'data-records-per-minute': { type: 'string' },
   'reports-per-hour': { type: 'string' },
   'concurrent-requests': { type: 'string' },
+  'raw-retention-months': { type: 'string' },
   out: { type: 'string' },
   mtls: { type: 'boolean' },
   help: { type: 'boolean' },
@@ -139,6 +141,7 @@ export async function runOperatorCommand(argv: string[], env: Record<string, str
             reportsPerHour: count(values, 'reports-per-hour'),
             concurrentRequests: count(values, 'concurrent-requests'),
           },
+          ...(values['raw-retention-months'] !== undefined ? { rawRetentionMonths: count(values, 'raw-retention-months') } : {}),
         };
         return print(await client.upsertPlan(plan, ctx));
       }

@@ -31,14 +31,21 @@ import { rotateSigningKey } from './use-cases/rotate-signing-key.js';
 import { setTenantPlan } from './use-cases/set-tenant-plan.js';
 import { updateUser } from './use-cases/update-user.js';
 import { upsertPlan } from './use-cases/upsert-plan.js';
+import { listRawRetention } from './use-cases/list-raw-retention.js';
 
 /** Tenants, plans, signing keys and password resets: for the operator's credential only (`mp-operator`). */
 export const OPERATOR_METHODS = ['createTenant', 'getTenant', 'setTenantPlan', 'upsertPlan', 'rotateSigningKey', 'resetPassword'] as const;
 
-/** The gateway calls every method but the operator's; the operator only those. */
+/** Plans' raw retention, for the monitoring-data archive job only. */
+const MONITORING_DATA_METHODS = ['listRawRetention'] as const;
+
+/** The gateway calls every method but the operator's and monitoring-data's; those call only theirs. */
 const CALLERS: CallerPolicy = {
-  gateway: Object.keys(identity.IdentityService).filter((m) => !(OPERATOR_METHODS as readonly string[]).includes(m)),
+  gateway: Object.keys(identity.IdentityService).filter(
+    (m) => !(OPERATOR_METHODS as readonly string[]).includes(m) && !(MONITORING_DATA_METHODS as readonly string[]).includes(m),
+  ),
   operator: OPERATOR_METHODS,
+  'monitoring-data': MONITORING_DATA_METHODS,
 };
 
 export function identityBinding(deps: IdentityDeps) {
@@ -76,6 +83,7 @@ export function identityBinding(deps: IdentityDeps) {
       setTenantPlan: (req, ctx) => setTenantPlan(deps, req, ctx),
       upsertPlan: (req, ctx) => upsertPlan(deps, req, ctx),
       resetPassword: (req, ctx) => resetPassword(deps, req, ctx),
+      listRawRetention: () => listRawRetention(deps),
     },
     CALLERS,
   );

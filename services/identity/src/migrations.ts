@@ -223,4 +223,12 @@ export const migrations: Migration[] = [
       ALTER TABLE oauth_clients ALTER COLUMN creator_permissions SET NOT NULL;
     `,
   },
+  {
+    // Raw readings of a plan's tenants are archived and removed after this many whole months
+    // (docs/adr/0081); NULL keeps them forever.
+    id: '005_plan_raw_retention',
+    sql: `
+      ALTER TABLE plans ADD COLUMN raw_retention_months integer CHECK (raw_retention_months BETWEEN 1 AND 1200);
+    `,
+  },
 ];

@@ -21,9 +21,11 @@ export interface PlanRow {
   data_records_per_minute: number;
   reports_per_hour: number;
   concurrent_requests: number;
+  raw_retention_months: number | null;
 }
 
-export const PLAN_COLUMNS = 'p.name, p.features, p.api_per_minute, p.data_records_per_minute, p.reports_per_hour, p.concurrent_requests';
+export const PLAN_COLUMNS =
+  'p.name, p.features, p.api_per_minute, p.data_records_per_minute, p.reports_per_hour, p.concurrent_requests, p.raw_retention_months';
 
 export function toPlan(row: PlanRow): identity.Plan {
   return {
@@ -35,6 +37,7 @@ export function toPlan(row: PlanRow): identity.Plan {
       reportsPerHour: row.reports_per_hour,
       concurrentRequests: row.concurrent_requests,
     },
+    ...(row.raw_retention_months !== null ? { rawRetentionMonths: row.raw_retention_months } : {}),
   };
 }
 

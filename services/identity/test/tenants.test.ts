@@ -91,4 +91,39 @@ describe('identity: tenants and plans (operator RPCs)', () => {
     expect((await t.client.authenticateApiKey({ key: key.key, environment: 'live' }, anon())).plan).toMatchObject({ name: 'pro' });
     await t.client.setTenantPlan({ tenantId: admin.tenantId, plan: 'standard' }, system());
   });
+
+  it('keeps a plan’s raw retention and tells it, per tenant, to the monitoring-data service only', async () => {
+    const admin = await t.adminContext();
+    expect(await rejection(t.client.upsertPlan({ name: 'short', features: [], limits: undefined, rawRetentionMonths: 0 }, system()))).toMatchObject({
+      code: '400003',
+      field: 'raw_retention_months',
+    });
+    expect(await rejection(t.client.upsertPlan({ name: 'short', features: [], limits: undefined, rawRetentionMonths: 1201 }, system()))).toMatchObject({
+      code: '400003',
+      field: 'raw_retention_months',
+    });
+    const saved = await t.client.upsertPlan({ name: 'short', features: ['sandbox'], limits: undefined, rawRetentionMonths: 3 }, system());
+    expect(saved).toMatchObject({ name: 'short', rawRetentionMonths: 3 });
+    const moved = await t.client.setTenantPlan({ tenantId: admin.tenantId, plan: 'short' }, system());
+    expect(moved.plan).toMatchObject({ name: 'short', rawRetentionMonths: 3 });
+
+    const asMonitoringData = createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, `127.0.0.1:${t.service.port}`, {
+      auth: t.keys.authFor('monitoring-data'),
+      audience: 'identity',
+    });
+    try {
+      const ctx = { ...system(), principalId: 'monitoring-data' };
+      expect((await asMonitoringData.listRawRetention({}, ctx)).tenants).toEqual([{ tenantId: admin.tenantId, rawRetentionMonths: 3 }]);
+      // monitoring-data calls nothing else, and the gateway cannot read retention (UNAUTHENTICATED: 502001)
+      expect(await rejection(asMonitoringData.getTenant({ id: admin.tenantId }, ctx))).toMatchObject({ code: '502001' });
+      expect(await rejection(t.client.listRawRetention({}, admin))).toMatchObject({ code: '502001' });
+      // saved again without it: kept forever, and the tenant leaves the list
+      const forever = await t.client.upsertPlan({ name: 'short', features: ['sandbox'], limits: undefined }, system());
+      expect(forever.rawRetentionMonths).toBeUndefined();
+      expect((await asMonitoringData.listRawRetention({}, ctx)).tenants).toEqual([]);
+    } finally {
+      asMonitoringData.close();
+      await t.client.setTenantPlan({ tenantId: admin.tenantId, plan: 'standard' }, system());
+    }
+  });
 });

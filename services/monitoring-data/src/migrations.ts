@@ -138,4 +138,22 @@ export const migrations: Migration[] = [
       CREATE TABLE data_rollup_rejects (LIKE data_rollup_deltas, rejected_at timestamptz NOT NULL DEFAULT now(), error text NOT NULL);
     `,
   },
+  {
+    // Raw readings archived to files and removed (archive.ts, docs/adr/0081): one row per file.
+    // Series read rollups before the end of a tenant's latest archived month.
+    id: '010_raw_archives',
+    sql: `
+      CREATE TABLE raw_archives (
+        month date NOT NULL,
+        tenant_id text NOT NULL,
+        file text NOT NULL,
+        rows bigint NOT NULL,
+        bytes bigint NOT NULL,
+        -- true: the month's partition was dropped with it; false: the rows were deleted from it
+        partition_dropped boolean NOT NULL,
+        archived_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant_id, month, file)
+      );
+    `,
+  },
 ];

@@ -15,11 +15,18 @@ function monthBounds(name: string): [string, string] {
   return [from, to];
 }
 
+/** The first instant of the month before the one of `ms`. */
+function monthStartBefore(ms: number): number {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1);
+}
+
 /**
  * Monthly partitions of data_records, created when a write first needs one. Which ones exist is
  * remembered per replica, so a write in a known month costs nothing here. Creation runs in its
  * own transaction under an advisory lock, so replicas creating the same month wait for one
- * another instead of failing; it commits before the data transaction that needs it.
+ * another instead of failing; it commits before the data transaction that needs it. Only the
+ * current and previous months are remembered: older ones may be dropped by the archive job.
  */
 export class Partitions {
   private readonly known = new Set<string>();
@@ -31,10 +38,11 @@ export class Partitions {
   async ensureFor(instantsMs: Iterable<number>): Promise<void> {
     const needed = new Set<string>();
     const [lo, hi] = this.lastRange;
+    const remembered = monthStartBefore(Date.now());
     for (const ms of instantsMs) {
-      if (ms >= lo && ms < hi) continue;
+      if (ms >= lo && ms < hi && lo >= remembered) continue;
       const name = partitionOf(ms);
-      if (!this.known.has(name)) needed.add(name);
+      if (!this.known.has(name) || ms < remembered) needed.add(name);
       else this.remember(name);
     }
     if (needed.size === 0) return;
@@ -43,6 +51,9 @@ export class Partitions {
     const missing = new Set(rows.map((r) => r.name));
     for (const name of names) {
       if (missing.has(name)) await this.create(name);
+      // Months before the previous one may be archived and dropped by any replica (archive.ts):
+      // looked up on each write rather than remembered, so a late reading recreates its month.
+      if (name < partitionOf(remembered)) continue;
       this.known.add(name);
       this.remember(name);
     }

@@ -1,7 +1,7 @@
 import { loadServiceAuth } from '@mp/grpc';
 import { createLogger, requireSettings, startLifecycle, startOrExit } from '@mp/kit';
 import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
-import { parseMonitoringDataConfig } from './config.js';
+import { archiveOptionsOf, parseMonitoringDataConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
 import { startMonitoringDataService } from './service.js';
 import { alarmSettingsOf } from './alarms/config.js';
@@ -31,6 +31,7 @@ export async function run(tracing: Tracing | null): Promise<void> {
       batchChunk: config.MP_MONITORING_DATA_BATCH_CHUNK,
       outboxRetentionMs: outboxRetentionMs(config),
       alarms: alarmSettingsOf(config),
+      ...archiveOptionsOf(config, logger),
     });
     logger.info({ port: service.port }, 'monitoring-data service listening');
     return { service, transport, db, life, config };

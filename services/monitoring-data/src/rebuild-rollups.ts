@@ -13,9 +13,19 @@ const config = parseMonitoringDataConfig();
 const logger = createLogger('rollups-rebuild');
 const db = await startOrExit('rollups-rebuild', () => openServiceDatabase(config, SCHEMA, migrations, { poolSize: 2 }));
 try {
-  const started = Date.now();
-  const { rows } = await rebuildRollups(db);
-  logger.info({ rows, ms: Date.now() - started }, 'rollups rebuilt');
+  // Rollups are all that is left of archived months: recounting them from the raw rows would empty them.
+  const { rows: archived } = await db.query<{ month: string }>(`SELECT to_char(min(month), 'YYYY-MM') AS month FROM raw_archives HAVING count(*) > 0`);
+  if (archived[0]) {
+    logger.error(
+      { since: archived[0].month },
+      'refused: raw readings of earlier months were archived (npm run data:archive), and rebuilding would empty their rollups; restore those months first (docs/operations.md)',
+    );
+    process.exitCode = 1;
+  } else {
+    const started = Date.now();
+    const { rows } = await rebuildRollups(db);
+    logger.info({ rows, ms: Date.now() - started }, 'rollups rebuilt');
+  }
 } finally {
   await db.close();
 }

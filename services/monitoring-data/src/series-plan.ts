@@ -39,13 +39,18 @@ export interface Piece {
  * cut into the whole days it holds, the whole hours around them, and raw rows at its edges, so the
  * aggregate of the pieces is exactly that of the bucket's raw rows. Adjacent pieces of a level
  * are merged: a grid on whole days or hours reads one range of rollup rows.
+ * Before `rawBefore` the raw rows may be archived (archive.ts): there a raw piece becomes the
+ * whole hours around it, each hour read once and counted in the bucket where it starts, so such a
+ * series is exact to the hour (docs/operations.md).
  */
-export function plan(grid: Grid, from: number, to: number): Piece[] {
+export function plan(grid: Grid, from: number, to: number, rawBefore: number | null = null): Piece[] {
   const levels = [...ROLLUP_SECONDS].sort((a, b) => b - a);
   const last = new Map<number, Piece>();
   const pieces: Piece[] = [];
   const push = (seconds: number, lo: number, hi: number) => {
     const prev = last.get(seconds);
+    if (prev && lo < prev.hi) lo = prev.hi;
+    if (lo >= hi) return;
     if (prev && prev.hi === lo) prev.hi = hi;
     else {
       const p = { seconds, lo, hi };
@@ -55,7 +60,13 @@ export function plan(grid: Grid, from: number, to: number): Piece[] {
   };
   const split = (s: number, e: number, i: number): void => {
     if (s >= e) return;
-    if (i === levels.length) return push(0, s, e);
+    if (i === levels.length) {
+      if (rawBefore === null || s >= rawBefore) return push(0, s, e);
+      const hour = HOUR * 1000;
+      push(HOUR, Math.floor(s / hour) * hour, Math.ceil(Math.min(e, rawBefore) / hour) * hour);
+      if (e > rawBefore) push(0, rawBefore, e);
+      return;
+    }
     const unit = levels[i]! * 1000;
     const a = Math.ceil(s / unit) * unit;
     const z = Math.floor(e / unit) * unit;

@@ -1,8 +1,9 @@
-import { projects } from '@mp/contracts';
+import { identity, projects } from '@mp/contracts';
 import type { Database } from '@mp/db';
 import { OutboxRelay, type EventTransport } from '@mp/events';
 import { createClient, startGrpcServer, type ServiceAuth } from '@mp/grpc';
 import { systemClock, type Clock, type Logger } from '@mp/kit';
+import { Archiver, retentionFromIdentity, type RawRetention } from './archive.js';
 import { BatchWorker } from './batch-worker.js';
 import type { DataDeps } from './deps.js';
 import { monitoringDataBinding } from './handlers.js';
@@ -34,12 +35,20 @@ export interface MonitoringDataServiceOptions {
   outboxRetentionMs?: number;
   /** Alarm rules (MP_ALARM_*); DEFAULT_ALARM_SETTINGS where absent. */
   alarms?: Partial<AlarmSettings>;
+  /**
+   * The scheduled archive of raw readings past their plan's retention (archive.ts): the folder,
+   * how often (0 never), and where retention comes from (the identity service's address, or a
+   * source of the caller's). Absent: no archive job.
+   */
+  archive?: { dir: string; everyMs: number; retention: string | RawRetention };
 }
 
 export interface RunningService {
   port: number;
   /** This replica's scheduled stale-data check (tests run it on a controlled clock). */
   staleSweep: StaleSweep;
+  /** This replica's archive job, when it has one. */
+  archiver: Archiver | null;
   /**
    * The IngestVersions handler for a projects service in this process (the embedded default):
    * called in-process, its statement joins the projects transaction that hands the version over
@@ -89,6 +98,21 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
   const staleSweep = new StaleSweep({ db: opts.db, clock, logger: opts.logger, relay }, deps.alarms.staleCheckMs);
   worker = new BatchWorker(deps, opts.batchPollMs ?? 1000);
   const folder = new RollupFolder(opts.db, opts.logger, opts.rollupFoldMs ?? 1000);
+  let closeRetention = () => {};
+  let archiver: Archiver | null = null;
+  if (opts.archive) {
+    let retention = opts.archive.retention;
+    if (typeof retention === 'string') {
+      const idClient = createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, retention, {
+        auth: opts.auth,
+        audience: 'identity',
+        deadlineMs: 30_000,
+      });
+      closeRetention = () => (idClient as unknown as { close(): void }).close();
+      retention = retentionFromIdentity(idClient);
+    }
+    archiver = new Archiver({ db: opts.db, logger: opts.logger, clock, dir: opts.archive.dir, retention }, opts.archive.everyMs);
+  }
   const ingestVersions = ingestVersionsBinding(versions);
   const server = await startGrpcServer({
     host: opts.host,
@@ -102,15 +126,19 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
   worker.start();
   staleSweep.start();
   folder.start();
+  archiver?.start();
   return {
     port: server.port,
     staleSweep,
+    archiver,
     ingestVersions: ingestVersions.handlers,
     async stop(graceMs?: number) {
       await server.stop(graceMs);
       await staleSweep.stop();
       await worker!.stop();
       await folder.stop();
+      await archiver?.stop();
+      closeRetention();
       await relay.stop();
       if (typeof opts.projects === 'string') (client as unknown as { close(): void }).close();
     },

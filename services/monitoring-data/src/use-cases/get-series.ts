@@ -1,6 +1,7 @@
 import type { monitoringData } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
+import { rawHorizon } from '../archive.js';
 import type { DataDeps } from '../deps.js';
 import { requireId } from '../project-id.js';
 import { readBuckets, type BucketRow } from '../series-query.js';
@@ -16,7 +17,8 @@ export const MAX_BUCKETS = 5000;
  * buckets of `interval_seconds` from `from` on (or into at most `buckets` buckets, 200 by default,
  * on whole UTC hours or days from an hour on: series-plan.ts), each with the count and
  * min/avg/max of dx, dy, dz over its valid and suspect records. Buckets without records are left
- * out. Read from the day and hour rollups, raw rows only where a bucket edge cuts an hour (ADR 0023).
+ * out. Read from the day and hour rollups, raw rows only where a bucket edge cuts an hour (ADR 0023);
+ * in months whose raw rows were archived, whole hours instead (ADR 0081).
  */
 export async function getSeries(deps: DataDeps, req: monitoringData.SeriesRequest, caller: CallerContext): Promise<monitoringData.Series> {
   requireId('point', req.pointId);
@@ -43,7 +45,8 @@ export async function getSeries(deps: DataDeps, req: monitoringData.SeriesReques
     });
   }
   const fromIso = new Date(from).toISOString();
-  const rows = await readBuckets(deps.db, req.pointId, grid, plan(grid, from, to));
+  const rawBefore = await rawHorizon(deps.db, caller.tenantId);
+  const rows = await readBuckets(deps.db, req.pointId, grid, plan(grid, from, to, rawBefore));
   const stat = (r: BucketRow, k: string) =>
     r[`${k}_min`] === null ? undefined : { min: Number(r[`${k}_min`]), avg: Number(r[`${k}_avg`]), max: Number(r[`${k}_max`]) };
   return {
