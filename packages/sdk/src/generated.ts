@@ -41,6 +41,39 @@ export type Alarm = {
   version: number;
 };
 
+export type AlarmAcknowledgedEvent = {
+  event_id: string;
+  event_type: "alarm.acknowledged";
+  timestamp: string;
+  webhook_id: string;
+  data: AlarmEventPayload;
+};
+
+export type AlarmClearedEvent = {
+  event_id: string;
+  event_type: "alarm.cleared";
+  timestamp: string;
+  webhook_id: string;
+  data: AlarmEventPayload;
+};
+
+export type AlarmEventPayload = {
+  alarm_id: string;
+  project_id: string;
+  point_id: string;
+  rule: "threshold" | "rate" | "stale";
+  level: "warning" | "alarm";
+  status: "open" | "acknowledged" | "cleared";
+  reason: string;
+  by: {
+    principal_type: string;
+    principal_id: string;
+  } | null;
+  automatic: boolean;
+  comment: string | null;
+  at: string;
+};
+
 export type AlarmWithHistory = {
   alarm_id: string;
   project_id: string;
@@ -153,6 +186,58 @@ export type Batch = {
   };
 };
 
+export type DataAbnormalEvent = {
+  event_id: string;
+  event_type: "data.abnormal";
+  timestamp: string;
+  webhook_id: string;
+  data: DataAbnormalPayload;
+};
+
+export type DataAbnormalPayload = {
+  project_id: string;
+  project_name: string;
+  alert_level: "warning" | "alarm";
+  records: Array<EventAbnormalRecord>;
+};
+
+export type DataBatchCompletedEvent = {
+  event_id: string;
+  event_type: "data.batch_completed";
+  timestamp: string;
+  webhook_id: string;
+  data: DataBatchCompletedPayload;
+};
+
+export type DataBatchCompletedPayload = {
+  batch_id: string;
+  project_id: string;
+  project_name?: string;
+  status: "completed" | "failed";
+  total_count: number;
+  accepted_count: number;
+  rejected_count: number;
+  abnormal_count: number;
+  created_at: string;
+  completed_at: string;
+};
+
+export type DataCreatedEvent = {
+  event_id: string;
+  event_type: "data.created";
+  timestamp: string;
+  webhook_id: string;
+  data: DataCreatedPayload;
+};
+
+export type DataCreatedPayload = {
+  project_id: string;
+  project_name: string;
+  records: Array<EventRecord>;
+  total_count: number;
+  abnormal_count: number;
+};
+
 export type DataRecord = {
   data_id: string;
   project_id: string;
@@ -167,6 +252,23 @@ export type DataRecord = {
   created_at: string;
   updated_at: string;
   version: number;
+};
+
+export type DataUpdatedEvent = {
+  event_id: string;
+  event_type: "data.updated";
+  timestamp: string;
+  webhook_id: string;
+  data: DataUpdatedPayload;
+};
+
+export type DataUpdatedPayload = {
+  project_id: string;
+  project_name: string;
+  change: "updated" | "deleted";
+  changed_fields: Array<string>;
+  records: Array<EventRecord>;
+  remark?: string | null;
 };
 
 export type DataWritten = {
@@ -274,6 +376,49 @@ export type ErrorDetail = {
   };
 };
 
+export type EventAbnormalRecord = {
+  data_id: string;
+  point_id: string;
+  point_name: string;
+  sensor_type: string;
+  measured_at: string;
+  values: {
+    dx?: number;
+    dy?: number;
+    dz?: number;
+  };
+  status: "warning" | "alarm";
+  threshold: {
+    warning: number;
+    alarm: number;
+  };
+  reason: string;
+};
+
+export type EventPerson = {
+  user_id: string;
+  name: string;
+  phone: string;
+};
+
+export type EventRecord = {
+  data_id: string;
+  point_id: string;
+  point_name: string;
+  sensor_type: string;
+  measured_at: string;
+  values: {
+    x?: number;
+    y?: number;
+    z?: number;
+    dx?: number;
+    dy?: number;
+    dz?: number;
+  };
+  status: "normal" | "warning" | "alarm";
+  quality_flag: string;
+};
+
 export type Me = {
   principal_type: string;
   id: string;
@@ -374,6 +519,51 @@ export type Project = {
   version: number;
 };
 
+export type ProjectCompletedEvent = {
+  event_id: string;
+  event_type: "project.completed";
+  timestamp: string;
+  webhook_id: string;
+  data: ProjectStatusChangedPayload;
+};
+
+export type ProjectCreatedEvent = {
+  event_id: string;
+  event_type: "project.created";
+  timestamp: string;
+  webhook_id: string;
+  data: ProjectCreatedPayload;
+};
+
+export type ProjectCreatedPayload = {
+  project_id: string;
+  project_name: string;
+  number: string;
+  status: "not_started" | "in_progress" | "paused" | "completed" | "archived";
+  start_date: string | null;
+  end_date: string | null;
+  created_by: string;
+  created_at: string;
+};
+
+export type ProjectStatusChangedEvent = {
+  event_id: string;
+  event_type: "project.status_changed";
+  timestamp: string;
+  webhook_id: string;
+  data: ProjectStatusChangedPayload;
+};
+
+export type ProjectStatusChangedPayload = {
+  project_id: string;
+  project_name: string;
+  previous_status: "not_started" | "in_progress" | "paused" | "completed" | "archived";
+  current_status: "not_started" | "in_progress" | "paused" | "completed" | "archived";
+  changed_by: EventPerson;
+  changed_at: string;
+  remark: string;
+};
+
 export type Report = {
   id: string;
   project_id: string;
@@ -404,6 +594,56 @@ export type Report = {
   } | null;
   created_by: string | null;
   created_at: string;
+};
+
+export type ReportApprovedEvent = {
+  event_id: string;
+  event_type: "report.approved";
+  timestamp: string;
+  webhook_id: string;
+  data: ReportEventPayload;
+};
+
+export type ReportEventPayload = {
+  report_id: string;
+  report_title: string;
+  project_id: string;
+  project_name: string;
+  template_id: string;
+  period: {
+    from: string;
+    to: string;
+  };
+  status: "generating" | "generated" | "failed" | "approved" | "rejected";
+  files: Array<{
+    format: "pdf" | "csv" | "xlsx";
+    size_bytes: number;
+    sha256: string;
+  }>;
+  generated_at: string | null;
+  data_as_of: string | null;
+  approved_by?: string | null;
+  approved_at?: string | null;
+  comment?: string | null;
+  rejected_by?: string | null;
+  rejected_at?: string | null;
+  reason?: string | null;
+};
+
+export type ReportGeneratedEvent = {
+  event_id: string;
+  event_type: "report.generated";
+  timestamp: string;
+  webhook_id: string;
+  data: ReportEventPayload;
+};
+
+export type ReportRejectedEvent = {
+  event_id: string;
+  event_type: "report.rejected";
+  timestamp: string;
+  webhook_id: string;
+  data: ReportEventPayload;
 };
 
 export type Series = {
@@ -462,6 +702,107 @@ export type Task = {
   created_at: string;
   updated_at: string;
   version: number;
+};
+
+export type TaskAssignedEvent = {
+  event_id: string;
+  event_type: "task.assigned";
+  timestamp: string;
+  webhook_id: string;
+  data: TaskAssignedPayload;
+};
+
+export type TaskAssignedPayload = {
+  task_id: string;
+  task_name: string;
+  project_id: string;
+  project_name: string;
+  status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
+  assignee: EventPerson;
+  previous_assignee: EventPerson | null;
+  assigned_by: EventPerson;
+  assigned_at: string;
+};
+
+export type TaskCompletedEvent = {
+  event_id: string;
+  event_type: "task.completed";
+  timestamp: string;
+  webhook_id: string;
+  data: TaskCompletedPayload;
+};
+
+export type TaskCompletedPayload = {
+  task_id: string;
+  task_name: string;
+  project_id: string;
+  project_name: string;
+  previous_status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
+  current_status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
+  changed_by: EventPerson;
+  changed_at: string;
+  remark: string;
+  completed_at: string;
+};
+
+export type TaskCreatedEvent = {
+  event_id: string;
+  event_type: "task.created";
+  timestamp: string;
+  webhook_id: string;
+  data: TaskCreatedPayload;
+};
+
+export type TaskCreatedPayload = {
+  task_id: string;
+  task_name: string;
+  project_id: string;
+  project_name: string;
+  status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
+  priority: string;
+  due_at: string | null;
+  assignee: EventPerson | null;
+  created_by: EventPerson;
+  created_at: string;
+};
+
+export type TaskOverdueEvent = {
+  event_id: string;
+  event_type: "task.overdue";
+  timestamp: string;
+  webhook_id: string;
+  data: TaskOverduePayload;
+};
+
+export type TaskOverduePayload = {
+  task_id: string;
+  task_name: string;
+  project_id: string;
+  project_name: string;
+  status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
+  due_at: string;
+  overdue_at: string;
+  assignee: EventPerson | null;
+};
+
+export type TaskStatusChangedEvent = {
+  event_id: string;
+  event_type: "task.status_changed";
+  timestamp: string;
+  webhook_id: string;
+  data: TaskStatusChangedPayload;
+};
+
+export type TaskStatusChangedPayload = {
+  task_id: string;
+  task_name: string;
+  project_id: string;
+  project_name: string;
+  previous_status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
+  current_status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
+  changed_by: EventPerson;
+  changed_at: string;
+  remark: string;
 };
 
 export type Template = {
@@ -525,6 +866,20 @@ export type Webhook = {
   } | null;
 };
 
+export type WebhookTestEvent = {
+  event_id: string;
+  event_type: "webhook.test";
+  timestamp: string;
+  webhook_id: string;
+  data: WebhookTestPayload;
+};
+
+export type WebhookTestPayload = {
+  message: string;
+  webhook_id: string;
+  webhook_name: string;
+};
+
 export type WebhookWithSecret = {
   id: string;
   name: string;
@@ -551,6 +906,28 @@ export type WebhookWithSecret = {
   } | null;
   secret: string;
 };
+
+/** Each event type a webhook receives, and its envelope (`data` typed by the event catalogue). */
+export interface WebhookEvents {
+  "data.created": DataCreatedEvent;
+  "data.updated": DataUpdatedEvent;
+  "data.abnormal": DataAbnormalEvent;
+  "data.batch_completed": DataBatchCompletedEvent;
+  "task.created": TaskCreatedEvent;
+  "task.assigned": TaskAssignedEvent;
+  "task.status_changed": TaskStatusChangedEvent;
+  "task.completed": TaskCompletedEvent;
+  "task.overdue": TaskOverdueEvent;
+  "project.created": ProjectCreatedEvent;
+  "project.status_changed": ProjectStatusChangedEvent;
+  "project.completed": ProjectCompletedEvent;
+  "report.generated": ReportGeneratedEvent;
+  "report.approved": ReportApprovedEvent;
+  "report.rejected": ReportRejectedEvent;
+  "alarm.acknowledged": AlarmAcknowledgedEvent;
+  "alarm.cleared": AlarmClearedEvent;
+  "webhook.test": WebhookTestEvent;
+}
 
 /** Every six-digit code the API can answer. */
 export type ErrorCode = 400001 | 400002 | 400003 | 400004 | 400005 | 401001 | 401002 | 401003 | 401004 | 401005 | 401006 | 401007 | 401008 | 403001 | 403002 | 403003 | 403004 | 404001 | 404002 | 404003 | 404004 | 404005 | 404006 | 404007 | 404008 | 404009 | 404010 | 404011 | 404012 | 404013 | 404014 | 409001 | 409002 | 409003 | 409004 | 409005 | 409006 | 409007 | 409008 | 409009 | 409010 | 409011 | 422101 | 422102 | 422103 | 422104 | 422105 | 422201 | 422202 | 422203 | 422204 | 422205 | 422301 | 422302 | 422303 | 422304 | 429001 | 429002 | 429003 | 429004 | 429005 | 500001 | 503002;
@@ -1708,7 +2085,7 @@ export interface Routes {
     body: {
       name: string;
       url: string;
-      events: Array<string>;
+      events: Array<"data.created" | "data.updated" | "data.abnormal" | "data.batch_completed" | "task.created" | "task.assigned" | "task.status_changed" | "task.completed" | "task.overdue" | "project.created" | "project.status_changed" | "project.completed" | "report.generated" | "report.approved" | "report.rejected" | "alarm.acknowledged" | "alarm.cleared">;
       project_ids?: Array<string>;
       retry_policy?: {
         max_retries?: number;
@@ -1767,7 +2144,7 @@ export interface Routes {
     body: {
       name?: string;
       url?: string;
-      events?: Array<string>;
+      events?: Array<"data.created" | "data.updated" | "data.abnormal" | "data.batch_completed" | "task.created" | "task.assigned" | "task.status_changed" | "task.completed" | "task.overdue" | "project.created" | "project.status_changed" | "project.completed" | "report.generated" | "report.approved" | "report.rejected" | "alarm.acknowledged" | "alarm.cleared">;
       project_ids?: Array<string> | null;
       retry_policy?: {
         max_retries?: number;

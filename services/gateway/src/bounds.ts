@@ -45,6 +45,13 @@ export const MAX_ITEMS = {
 /** A string of at most `max` characters. */
 export const text = (max: number) => z.string().max(max);
 
+/**
+ * The name of a project or task: the service trims it and wants 2 to 100 characters. Stated for
+ * the reference here (JSON Schema keywords in the metadata), checked by the service.
+ */
+export const entityNameText = () =>
+  text(MAX_LENGTH.name).meta({ minLength: 2, description: '2 to 100 characters once leading and trailing spaces are trimmed.' });
+
 /** An id in a body or query (the services check its prefix and shape). */
 export const idText = () => text(MAX_LENGTH.id);
 

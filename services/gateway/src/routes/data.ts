@@ -316,6 +316,7 @@ export function dataRoutes(router: Router, clients: ServiceClients, can: (p: str
       rateLimit: 'tenant',
       response: api.deleted(api.dataRecord),
       errors: ['409004', '422301'],
+      ifMatch: true,
     },
     can('data:write'),
     async (ctx) => {

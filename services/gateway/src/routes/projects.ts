@@ -5,7 +5,7 @@ import { PROJECT_TRANSITIONS } from '@mp/contracts';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
-import { enumText, instantText, MAX_LENGTH, text } from '../bounds.js';
+import { entityNameText, enumText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { deviceRoutes } from './devices.js';
@@ -20,7 +20,7 @@ const bounds = z.object({ min_x: z.number(), max_x: z.number(), min_y: z.number(
 const toBounds = (b: z.infer<typeof bounds>) => ({ minX: b.min_x, maxX: b.max_x, minY: b.min_y, maxY: b.max_y, minZ: b.min_z, maxZ: b.max_z });
 
 const createBody = z.object({
-  name: text(MAX_LENGTH.name),
+  name: entityNameText(),
   number: text(MAX_LENGTH.number),
   description: text(MAX_LENGTH.description).optional(),
   start_date: instantText().optional(),
@@ -31,7 +31,7 @@ const createBody = z.object({
 const CLEARABLE = ['description', 'start_date', 'end_date', 'bounds'] as const;
 
 const patchBody = z.object({
-  name: text(MAX_LENGTH.name).optional(),
+  name: entityNameText().optional(),
   number: text(MAX_LENGTH.number).optional(),
   description: text(MAX_LENGTH.description).nullable().optional(),
   start_date: instantText().nullable().optional(),

@@ -5,7 +5,7 @@ import { TASK_TRANSITIONS } from '@mp/contracts';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
-import { enumText, idText, instantText, MAX_LENGTH, text } from '../bounds.js';
+import { entityNameText, enumText, idText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionBody, versionField } from './versioning.js';
@@ -13,7 +13,7 @@ import * as api from '../api/resources.js';
 import { route } from '../api/route-spec.js';
 
 const createBody = z.object({
-  name: text(MAX_LENGTH.name),
+  name: entityNameText(),
   description: text(MAX_LENGTH.description).optional(),
   priority: enumText().optional(),
   due_at: instantText().optional(),
@@ -23,7 +23,7 @@ const createBody = z.object({
 const CLEARABLE = ['description', 'due_at'] as const;
 
 const patchBody = z.object({
-  name: text(MAX_LENGTH.name).optional(),
+  name: entityNameText().optional(),
   description: text(MAX_LENGTH.description).nullable().optional(),
   priority: enumText().optional(),
   due_at: instantText().nullable().optional(),
@@ -55,7 +55,8 @@ export function taskRoutes(router: Router, clients: ServiceClients, can: (p: str
       rateLimit: 'tenant',
       body: createBody,
       response: api.task,
-      errors: ['404007', '422301', '422302'],
+      // an assignee who is not a member (422104) or only a viewer (422204)
+      errors: ['404007', '422104', '422204', '422301', '422302'],
       idempotent: true,
     },
     can('task:write'),
@@ -216,7 +217,7 @@ export function taskRoutes(router: Router, clients: ServiceClients, can: (p: str
       rateLimit: 'tenant',
       body: assignBody,
       response: api.task,
-      errors: ['404007', '409004', '409005', '422104', '422301'],
+      errors: ['404007', '409004', '409005', '422104', '422204', '422301'],
     },
     can('task:write'),
     async (ctx) => {
