@@ -19,3 +19,15 @@ export {
   type ReportStatus,
   type TaskStatus,
 } from './statuses.js';
+export {
+  DEVICE_STATUSES,
+  DEVICE_TYPES,
+  MEMBER_ROLES,
+  PERMISSIONS,
+  REPORT_FORMATS,
+  REPORT_SECTIONS,
+  SENSOR_TYPES,
+  TASK_PRIORITIES,
+  type MemberRole,
+  type Permission,
+} from './vocabulary.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROJECT_STATUSES, REPORT_STATUSES, TASK_STATUSES } from '@mp/contracts';
+import { PROJECT_STATUSES, REPORT_FORMATS, REPORT_STATUSES, TASK_PRIORITIES, TASK_STATUSES } from '@mp/contracts';
 
 // The `data` of each event as producers build it and webhook receivers get it (docs/events.md).
 // Every schema is named (`meta({ id })`): the OpenAPI document's `webhooks` section refers to
@@ -103,7 +103,7 @@ export const taskCreatedPayload = z
   .object({
     ...inTask,
     status: taskStatus,
-    priority: z.string(),
+    priority: z.enum(TASK_PRIORITIES),
     due_at: nullableTime,
     assignee: personSchema.nullable(),
     created_by: personSchema,
@@ -174,7 +174,7 @@ export const reportPayload = z
     template_id: z.string(),
     period: z.object({ from: z.string(), to: z.string() }),
     status: z.enum(REPORT_STATUSES),
-    files: z.array(z.object({ format: z.enum(['pdf', 'csv', 'xlsx']), size_bytes: z.number().int(), sha256: z.string() })),
+    files: z.array(z.object({ format: z.enum(REPORT_FORMATS), size_bytes: z.number().int(), sha256: z.string() })),
     generated_at: nullableTime,
     data_as_of: nullableTime,
     approved_by: z.string().nullable().optional(),

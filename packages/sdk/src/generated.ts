@@ -759,7 +759,7 @@ export type TaskCreatedPayload = {
   project_id: string;
   project_name: string;
   status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
-  priority: string;
+  priority: "low" | "normal" | "high" | "urgent";
   due_at: string | null;
   assignee: EventPerson | null;
   created_by: EventPerson;
@@ -980,7 +980,7 @@ export interface Routes {
     query: Record<string, never>;
     body: {
       name: string;
-      permissions: Array<string>;
+      permissions: Array<"project:read" | "project:write" | "task:read" | "task:write" | "data:read" | "data:write" | "report:read" | "report:write" | "system:read" | "system:admin">;
       expires_at?: string;
     };
     response: ApiKeyWithValue;
@@ -1119,8 +1119,8 @@ export interface Routes {
     query: {
       limit?: number;
       cursor?: string;
-      status?: string;
-      type?: string;
+      status?: "active" | "inactive" | "maintenance" | "retired";
+      type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge" | "data_logger" | "other";
       q?: string;
     };
     body: undefined;
@@ -1136,10 +1136,10 @@ export interface Routes {
     body: {
       serial_number: string;
       model: string;
-      type: string;
+      type: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge" | "data_logger" | "other";
       name?: string;
       manufacturer?: string;
-      status?: string;
+      status?: "active" | "inactive" | "maintenance" | "retired";
       calibrated_at?: string;
       calibration_due_at?: string;
       description?: string;
@@ -1187,10 +1187,10 @@ export interface Routes {
     body: {
       serial_number?: string;
       model?: string;
-      type?: string;
+      type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge" | "data_logger" | "other";
       name?: string | null;
       manufacturer?: string | null;
-      status?: string;
+      status?: "active" | "inactive" | "maintenance" | "retired";
       calibrated_at?: string | null;
       calibration_due_at?: string | null;
       description?: string | null;
@@ -1369,7 +1369,7 @@ export interface Routes {
     body: {
       number?: string;
       name?: string;
-      sensor_type?: string;
+      sensor_type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge";
       reference?: {
         x: number;
         y: number;
@@ -1435,7 +1435,7 @@ export interface Routes {
     query: {
       limit?: number;
       cursor?: string;
-      status?: string;
+      status?: "not_started" | "in_progress" | "paused" | "completed" | "archived";
       q?: string;
     };
     body: undefined;
@@ -1635,7 +1635,7 @@ export interface Routes {
     query: {
       limit?: number;
       cursor?: string;
-      role?: string;
+      role?: "owner" | "editor" | "viewer";
     };
     body: undefined;
     response: {
@@ -1651,7 +1651,7 @@ export interface Routes {
     query: Record<string, never>;
     body: {
       user_id: string;
-      role: string;
+      role: "owner" | "editor" | "viewer";
       name?: string;
       phone?: string;
     };
@@ -1683,7 +1683,7 @@ export interface Routes {
     query: {
       limit?: number;
       cursor?: string;
-      sensor_type?: string;
+      sensor_type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge";
       active?: "true" | "false";
       device_id?: string;
       q?: string;
@@ -1703,7 +1703,7 @@ export interface Routes {
     body: {
       number: string;
       name: string;
-      sensor_type: string;
+      sensor_type: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge";
       reference: {
         x: number;
         y: number;
@@ -1749,7 +1749,7 @@ export interface Routes {
     };
     query: Record<string, never>;
     body: {
-      status: string;
+      status: "not_started" | "in_progress" | "paused" | "completed" | "archived";
       remark?: string;
       version?: number;
     };
@@ -1762,9 +1762,9 @@ export interface Routes {
     query: {
       limit?: number;
       cursor?: string;
-      status?: string;
+      status?: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
       assignee_id?: string;
-      priority?: string;
+      priority?: "low" | "normal" | "high" | "urgent";
       overdue?: "true" | "false";
       q?: string;
     };
@@ -1783,7 +1783,7 @@ export interface Routes {
     body: {
       name: string;
       description?: string;
-      priority?: string;
+      priority?: "low" | "normal" | "high" | "urgent";
       due_at?: string;
       assignee_id?: string;
     };
@@ -1803,7 +1803,7 @@ export interface Routes {
       limit?: number;
       cursor?: string;
       project_id?: string;
-      status?: string;
+      status?: "generating" | "generated" | "failed" | "approved" | "rejected";
     };
     body: undefined;
     response: {
@@ -1892,7 +1892,7 @@ export interface Routes {
     body: {
       name?: string;
       description?: string | null;
-      priority?: string;
+      priority?: "low" | "normal" | "high" | "urgent";
       due_at?: string | null;
       version?: number;
     };
@@ -1915,7 +1915,7 @@ export interface Routes {
     };
     query: Record<string, never>;
     body: {
-      status: string;
+      status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
       remark?: string;
       version?: number;
     };
@@ -1940,9 +1940,9 @@ export interface Routes {
     body: {
       name: string;
       description?: string;
-      sections: Array<string>;
+      sections: Array<"summary" | "alarms" | "latest" | "points">;
       point_ids?: Array<string>;
-      formats?: Array<string>;
+      formats?: Array<"pdf" | "csv" | "xlsx">;
     };
     response: Template;
   };
@@ -1984,9 +1984,9 @@ export interface Routes {
     body: {
       name?: string;
       description?: string | null;
-      sections?: Array<string>;
+      sections?: Array<"summary" | "alarms" | "latest" | "points">;
       point_ids?: Array<string> | null;
-      formats?: Array<string>;
+      formats?: Array<"pdf" | "csv" | "xlsx">;
       version?: number;
     };
     response: Template;
@@ -2014,7 +2014,7 @@ export interface Routes {
       password: string;
       name: string;
       phone?: string;
-      permissions?: Array<string>;
+      permissions?: Array<"project:read" | "project:write" | "task:read" | "task:write" | "data:read" | "data:write" | "report:read" | "report:write" | "system:read" | "system:admin">;
       disabled?: boolean;
     };
     response: User;
@@ -2058,7 +2058,7 @@ export interface Routes {
     body: {
       name?: string;
       phone?: string | null;
-      permissions?: Array<string>;
+      permissions?: Array<"project:read" | "project:write" | "task:read" | "task:write" | "data:read" | "data:write" | "report:read" | "report:write" | "system:read" | "system:admin">;
       disabled?: boolean;
       password?: string;
       unlock?: true;

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { gatewayRoutes } from '@mp/gateway';
 import { currentOpenApiText } from '@mp/gateway/openapi';
 import { EVENT_TYPES, TEST_EVENT_TYPE } from '@mp/events';
+import { DEVICE_TYPES, MEMBER_ROLES, PERMISSIONS, PROJECT_STATUSES, REPORT_FORMATS, REPORT_SECTIONS, SENSOR_TYPES, TASK_STATUSES } from '@mp/contracts';
 
 // One source of truth: the document is generated from the route table, and the committed copy
 // (docs/openapi.json) is what integrators and the SDK read. Regenerate it with
@@ -123,5 +124,18 @@ describe('OpenAPI document', () => {
     expect(props('patch', '/tasks/{task_id}').name).toMatchObject({ minLength: 2 });
     expect(props('post', '/webhooks').url).toMatchObject({ pattern: '^https://' });
     expect(props('put', '/webhooks/{webhook_id}').events.items.enum).toEqual([...EVENT_TYPES]);
+  });
+
+  it('lists the values of roles, device and sensor types, template sections and formats, permissions and statuses', () => {
+    const props = (method: string, path: string) => op(method, path).requestBody!.content['application/json']!.schema.properties;
+    expect(props('post', '/projects/{project_id}/members').role.enum).toEqual([...MEMBER_ROLES]);
+    expect(props('post', '/devices').type.enum).toEqual([...DEVICE_TYPES]);
+    expect(props('post', '/projects/{project_id}/points').sensor_type.enum).toEqual([...SENSOR_TYPES]);
+    expect(props('post', '/templates').sections.items.enum).toEqual([...REPORT_SECTIONS]);
+    expect(props('patch', '/templates/{template_id}').formats.items.enum).toEqual([...REPORT_FORMATS]);
+    expect(props('post', '/api-keys').permissions.items.enum).toEqual([...PERMISSIONS]);
+    expect(props('patch', '/users/{user_id}').permissions.items.enum).toEqual([...PERMISSIONS]);
+    expect(props('put', '/tasks/{task_id}/status').status.enum).toEqual([...TASK_STATUSES]);
+    expect(op('get', '/projects').parameters.find((p) => p.name === 'status')).toMatchObject({ schema: { enum: [...PROJECT_STATUSES] } });
   });
 });

@@ -1,21 +1,11 @@
 import { DomainError, excerpt } from '@mp/errors';
+import { PERMISSIONS, type Permission } from '@mp/contracts';
 import type { CallerContext } from '@mp/grpc';
 
-/** The permission identifiers of spec §2.2, the only values a key, user or grant may carry. */
-export const ALL_PERMISSIONS = [
-  'project:read',
-  'project:write',
-  'task:read',
-  'task:write',
-  'data:read',
-  'data:write',
-  'report:read',
-  'report:write',
-  'system:read',
-  'system:admin',
-] as const;
+export type { Permission };
 
-export type Permission = (typeof ALL_PERMISSIONS)[number];
+/** The permission identifiers, the only values a key, user or grant may carry. */
+export const ALL_PERMISSIONS = PERMISSIONS;
 
 export function isPermission(value: string): value is Permission {
   return (ALL_PERMISSIONS as readonly string[]).includes(value);

@@ -1,3 +1,4 @@
+import { MEMBER_ROLES, type MemberRole } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import type { Queryable } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
@@ -5,8 +6,8 @@ import { PROJECT_COLUMNS, type ProjectRow } from './project-row.js';
 import { inScope } from './scope.js';
 import { checkId } from './validation.js';
 
-export const ROLES = ['owner', 'editor', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
+export const ROLES = MEMBER_ROLES;
+export type Role = MemberRole;
 
 /** read: any member; write: owner or editor; manage (members, deletion): owner. */
 export type Need = 'read' | 'write' | 'manage';

@@ -1,9 +1,8 @@
-import type { projects } from '@mp/contracts';
+import { DEVICE_STATUSES, DEVICE_TYPES, type projects } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import type { Queryable } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
 import { dateOnly } from './project-row.js';
-import { SENSOR_TYPES } from './point-row.js';
 import { inScope } from './scope.js';
 import { checkId } from './validation.js';
 
@@ -25,9 +24,7 @@ export interface DeviceRow {
   version: number;
 }
 
-/** A device is an instrument of one of the sensor kinds, or the logger/gateway that reads them. */
-export const DEVICE_TYPES = [...SENSOR_TYPES, 'data_logger', 'other'] as const;
-export const DEVICE_STATUSES = ['active', 'inactive', 'maintenance', 'retired'] as const;
+export { DEVICE_STATUSES, DEVICE_TYPES };
 
 /**
  * Duplicate serial number. The catalogue has no device code yet (requested: 409007 "duplicate

@@ -1,4 +1,4 @@
-import type { projects } from '@mp/contracts';
+import { SENSOR_TYPES, type projects } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import type { Queryable } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
@@ -32,19 +32,7 @@ export interface PointRow {
 }
 
 /** Sensor kinds of a deformation-monitoring site (422103 for any other value). */
-export const SENSOR_TYPES = [
-  'total_station',
-  'gnss',
-  'level',
-  'inclinometer',
-  'tiltmeter',
-  'settlement_gauge',
-  'extensometer',
-  'crack_meter',
-  'piezometer',
-  'strain_gauge',
-  'water_level_gauge',
-] as const;
+export { SENSOR_TYPES };
 
 export const POINT_COLUMNS =
   'id, project_id, tenant_id, environment, number, name, sensor_type, ref_x, ref_y, ref_z, warning_threshold, alarm_threshold, abrupt_change_limit, precision_mm, device_id, active, description, created_at, updated_at, version, alarm_rules';

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
+import { DEVICE_STATUSES, DEVICE_TYPES } from '@mp/contracts';
 import { enumText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import type { GatewayState } from '../state.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
@@ -14,10 +15,10 @@ import { route } from '../api/route-spec.js';
 const createBody = z.object({
   serial_number: text(MAX_LENGTH.number),
   model: text(MAX_LENGTH.model),
-  type: enumText(),
+  type: enumText(DEVICE_TYPES),
   name: text(MAX_LENGTH.name).optional(),
   manufacturer: text(MAX_LENGTH.name).optional(),
-  status: enumText().optional(),
+  status: enumText(DEVICE_STATUSES).optional(),
   calibrated_at: instantText().optional(),
   calibration_due_at: instantText().optional(),
   description: text(MAX_LENGTH.description).optional(),
@@ -28,17 +29,21 @@ const CLEARABLE = ['name', 'manufacturer', 'calibrated_at', 'calibration_due_at'
 const patchBody = z.object({
   serial_number: text(MAX_LENGTH.number).optional(),
   model: text(MAX_LENGTH.model).optional(),
-  type: enumText().optional(),
+  type: enumText(DEVICE_TYPES).optional(),
   name: text(MAX_LENGTH.name).nullable().optional(),
   manufacturer: text(MAX_LENGTH.name).nullable().optional(),
-  status: enumText().optional(),
+  status: enumText(DEVICE_STATUSES).optional(),
   calibrated_at: instantText().nullable().optional(),
   calibration_due_at: instantText().nullable().optional(),
   description: text(MAX_LENGTH.description).nullable().optional(),
   version: versionField,
 });
 
-const listQuery = pageQuery.extend({ status: enumText().optional(), type: enumText().optional(), q: text(MAX_LENGTH.search).optional() });
+const listQuery = pageQuery.extend({
+  status: enumText(DEVICE_STATUSES).optional(),
+  type: enumText(DEVICE_TYPES).optional(),
+  q: text(MAX_LENGTH.search).optional(),
+});
 
 /** Devices of the tenant environment (project:read / project:write); not tied to one project. */
 export function deviceRoutes(router: Router, clients: ServiceClients, can: (p: string) => Middleware): void {

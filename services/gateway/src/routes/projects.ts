@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { PROJECT_TRANSITIONS } from '@mp/contracts';
+import { PROJECT_STATUSES, PROJECT_TRANSITIONS } from '@mp/contracts';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
@@ -40,9 +40,9 @@ const patchBody = z.object({
   version: versionField,
 });
 
-const statusBody = z.object({ status: enumText(), remark: text(MAX_LENGTH.remark).optional(), version: versionField });
+const statusBody = z.object({ status: enumText(PROJECT_STATUSES), remark: text(MAX_LENGTH.remark).optional(), version: versionField });
 
-const listQuery = pageQuery.extend({ status: enumText().optional(), q: text(MAX_LENGTH.search).optional() });
+const listQuery = pageQuery.extend({ status: enumText(PROJECT_STATUSES).optional(), q: text(MAX_LENGTH.search).optional() });
 
 /**
  * Projects (project:read / project:write), and — registered from here so that app.ts needs no

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { TASK_TRANSITIONS } from '@mp/contracts';
+import { TASK_PRIORITIES, TASK_STATUSES, TASK_TRANSITIONS } from '@mp/contracts';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
@@ -15,7 +15,7 @@ import { route } from '../api/route-spec.js';
 const createBody = z.object({
   name: entityNameText(),
   description: text(MAX_LENGTH.description).optional(),
-  priority: enumText().optional(),
+  priority: enumText(TASK_PRIORITIES).optional(),
   due_at: instantText().optional(),
   assignee_id: idText().optional(),
 });
@@ -25,18 +25,18 @@ const CLEARABLE = ['description', 'due_at'] as const;
 const patchBody = z.object({
   name: entityNameText().optional(),
   description: text(MAX_LENGTH.description).nullable().optional(),
-  priority: enumText().optional(),
+  priority: enumText(TASK_PRIORITIES).optional(),
   due_at: instantText().nullable().optional(),
   version: versionField,
 });
 
-const statusBody = z.object({ status: enumText(), remark: text(MAX_LENGTH.remark).optional(), version: versionField });
+const statusBody = z.object({ status: enumText(TASK_STATUSES), remark: text(MAX_LENGTH.remark).optional(), version: versionField });
 const assignBody = z.object({ user_id: idText(), version: versionField });
 
 const listQuery = pageQuery.extend({
-  status: enumText().optional(),
+  status: enumText(TASK_STATUSES).optional(),
   assignee_id: idText().optional(),
-  priority: enumText().optional(),
+  priority: enumText(TASK_PRIORITIES).optional(),
   overdue: queryBoolean,
   q: text(MAX_LENGTH.search).optional(),
 });
