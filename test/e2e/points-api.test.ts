@@ -107,4 +107,17 @@ describe('monitoring points over the API', () => {
     expectError(await t.api('GET', `/projects/${p}/points?sensor_type=sonar`, { headers: h() }), 422103, 'sensor_type');
     expectError(await t.api('GET', '/projects/prj_zzzzzzzzzzzzzzzzzzzz/points', { headers: h() }), 404001, 'project_id');
   });
+
+  it('answers 404003 for a point of a deleted project on the point, its data and its series alike', async () => {
+    const reader = { 'x-api-key': await t.apiKey(['project:read', 'project:write', 'data:read']) };
+    const p = (await t.api('POST', '/projects', { headers: reader, body: { name: 'Short-lived pit', number: 'SLP-1' } })).body.data;
+    const pt = (await t.api('POST', `/projects/${p.id}/points`, { headers: reader, body: body() })).body.data;
+    // read once while the project exists, so the point's project is known (and cached) by the data service
+    expect((await t.api('GET', `/points/${pt.id}/series`, { headers: reader })).status).toBe(200);
+    expect((await t.api('DELETE', `/projects/${p.id}`, { headers: reader })).status).toBe(200);
+    expectError(await t.api('GET', `/points/${pt.id}`, { headers: reader }), 404003, 'point_id');
+    expectError(await t.api('GET', `/points/${pt.id}/series`, { headers: reader }), 404003, 'point_id');
+    expectError(await t.api('GET', `/points/${pt.id}/data`, { headers: reader }), 404003, 'point_id');
+    expectError(await t.api('GET', `/projects/${projectId}/data?point_id=${pt.id}`, { headers: reader }), 404003, 'point_id');
+  });
 });

@@ -87,13 +87,17 @@ describe('TypeScript SDK against the platform', () => {
   });
 
   it('verifies a real, signed webhook delivery with verifyWebhook', async () => {
-    const mp = new MonitoringPlatform({ baseUrl: t.base, apiKey: await t.apiKey(['system:admin']), ca });
+    // subscribing to project.created needs project:read too: a webhook delivers only what its maker can read
+    const mp = new MonitoringPlatform({ baseUrl: t.base, apiKey: await t.apiKey(['system:admin', 'project:read']), ca });
     const webhook = await mp.request('POST /webhooks', { body: { name: 'sdk receiver', url: receiver.url, events: ['project.created'] } });
     const delivery = await mp.request('POST /webhooks/{webhook_id}/test', { path: { webhook_id: webhook.id } });
     expect(delivery.status).toBe('delivered');
     const received = receiver.requests.find((r) => (r.json as { event_id?: string })?.event_id === delivery.event_id)!;
     const event = verifyWebhook(webhook.secret, received.headers as Record<string, string>, received.rawBody);
     expect(event).toMatchObject({ event_type: 'webhook.test', webhook_id: webhook.id });
+    // typed by event_type: the test event's data without a cast
+    if (event.event_type !== 'webhook.test') throw new Error(`expected webhook.test, got ${event.event_type}`);
+    expect(event.data.webhook_name).toBe('sdk receiver');
     expect(() => verifyWebhook('not-the-secret', received.headers as Record<string, string>, received.rawBody)).toThrow();
     const deliveries = [];
     for await (const d of mp.paginate('GET /webhooks/{webhook_id}/deliveries', { path: { webhook_id: webhook.id } })) deliveries.push(d.delivery_id);

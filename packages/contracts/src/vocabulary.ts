@@ -1,6 +1,7 @@
 // The words the platform's parts share: permission identifiers, member roles, sensor and device
-// kinds, alarm statuses and the status tables. Services enforce them, the gateway documents them,
-// the console offers them and the tests use them, all from here.
+// kinds, alarm statuses, task priorities, report sections and formats, and the status tables.
+// Services enforce them, the gateway documents them, the console offers them and the tests use
+// them, all from here.
 //
 // Browser-safe: the console bundles this module (`@mp/contracts/vocabulary`), so it imports
 // nothing but plain constants — no Node built-ins, no generated gRPC code.
@@ -70,3 +71,10 @@ export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
 /** An alarm is open until a person acknowledges or clears it (ALARM_STEPS). */
 export const ALARM_STATUSES = ['open', 'acknowledged', 'cleared'] as const;
 export type AlarmStatus = (typeof ALARM_STATUSES)[number];
+
+/** How urgent a task is. */
+export const TASK_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+
+/** What a report template can hold, and the documents a report is rendered as. */
+export const REPORT_SECTIONS = ['summary', 'alarms', 'latest', 'points'] as const;
+export const REPORT_FORMATS = ['pdf', 'csv', 'xlsx'] as const;

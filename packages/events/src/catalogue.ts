@@ -1,7 +1,11 @@
+import type { z } from 'zod';
+import * as p from './payloads.js';
+
 /**
- * The event catalogue (spec §6.2): every event type, its group, and the subject it travels on.
- * Producers and consumers both read this table, so an unknown type cannot be published or
- * subscribed to by accident.
+ * The event catalogue: every event type, its group, the subject it travels on and the schema of
+ * its data. Producers and consumers both read this table, so an unknown type cannot be published
+ * or subscribed to by accident, and the OpenAPI document's `webhooks` section and the SDK's
+ * types are generated from the same schemas the contract tests check deliveries against.
  */
 export const EVENT_TYPES = [
   'data.created',
@@ -29,6 +33,39 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The test event of POST /webhooks/{id}/test; it is sent to one webhook only, never published. */
 export const TEST_EVENT_TYPE = 'webhook.test';
+
+/** What each event's data holds and when it fires (docs/events.md). */
+export const EVENT_CATALOGUE = {
+  'data.created': { payload: p.dataCreatedPayload, fires: 'Monitoring data was written (a synchronous write or a batch).' },
+  'data.updated': { payload: p.dataUpdatedPayload, fires: 'A monitoring record was changed or deleted.' },
+  'data.abnormal': { payload: p.dataAbnormalPayload, fires: 'Monitoring data broke a threshold, a rate limit, or a point went stale.' },
+  'data.batch_completed': { payload: p.dataBatchCompletedPayload, fires: 'An asynchronous batch write finished (completed or failed).' },
+  'task.created': { payload: p.taskCreatedPayload, fires: 'A task was created.' },
+  'task.assigned': { payload: p.taskAssignedPayload, fires: 'A task was given to a member (at creation or later).' },
+  'task.status_changed': { payload: p.taskStatusChangedPayload, fires: "A task's status changed." },
+  'task.completed': { payload: p.taskCompletedPayload, fires: 'A task was completed (after its task.status_changed).' },
+  'task.overdue': { payload: p.taskOverduePayload, fires: 'An open task passed its due time.' },
+  'project.created': { payload: p.projectCreatedPayload, fires: 'A project was created.' },
+  'project.status_changed': { payload: p.projectStatusChangedPayload, fires: "A project's status changed." },
+  'project.completed': { payload: p.projectStatusChangedPayload, fires: 'A project was completed or archived (after its project.status_changed).' },
+  'report.generated': { payload: p.reportPayload, fires: 'A report finished generating; its files can be downloaded.' },
+  'report.approved': { payload: p.reportPayload, fires: 'A generated report was approved.' },
+  'report.rejected': { payload: p.reportPayload, fires: 'A generated report was rejected.' },
+  'alarm.acknowledged': { payload: p.alarmPayload, fires: 'A person acknowledged an alarm.' },
+  'alarm.cleared': { payload: p.alarmPayload, fires: 'An alarm was cleared, by a person or by the readings returning within the limits.' },
+} as const satisfies Record<EventType, { payload: z.ZodType; fires: string }>;
+
+/** The data of an event type, as producers build it and receivers get it. */
+export type EventPayload<T extends EventType> = z.infer<(typeof EVENT_CATALOGUE)[T]['payload']>;
+
+/** The test event's entry: not an EventType (never published), but delivered like one. */
+export const TEST_EVENT = { payload: p.webhookTestPayload, fires: 'POST /webhooks/{id}/test was called for this webhook.' } as const;
+
+/** The schema of the data of a delivered event type (the test event's included); undefined for an unknown type. */
+export function payloadSchemaOf(type: string): z.ZodType | undefined {
+  if (type === TEST_EVENT_TYPE) return TEST_EVENT.payload;
+  return isEventType(type) ? EVENT_CATALOGUE[type].payload : undefined;
+}
 
 export function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
@@ -77,3 +114,19 @@ export interface DomainEvent<D = Record<string, unknown>> {
 export function subjectFor(prefix: string, type: EventType): string {
   return `${prefix}.${type}`;
 }
+
+/**
+ * How a webhook delivery is sent: the request headers the webhooks service sets and receivers
+ * (and the SDK's verifyWebhook) read, and the signature's replay window. The OpenAPI document
+ * describes deliveries from these.
+ */
+export const DELIVERY = {
+  headers: {
+    signature: 'X-Service-Signature',
+    timestamp: 'X-Service-Timestamp',
+    eventId: 'X-Service-Event-ID',
+  },
+  signaturePrefix: 'sha256=',
+  toleranceSeconds: 300,
+  userAgent: 'MonitoringPlatform-Webhooks/3',
+} as const;

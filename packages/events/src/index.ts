@@ -1,4 +1,5 @@
 export * from './catalogue.js';
+export * from './payloads.js';
 export * from './envelope.js';
 export * from './transport.js';
 export * from './outbox.js';

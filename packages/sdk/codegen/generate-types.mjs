@@ -87,6 +87,17 @@ export function generate(document) {
       meta.push(`  ${JSON.stringify(route)}: { idempotent: ${idempotent}, envelope: ${enveloped}, auth: ${op.security.length > 0} },`);
     }
   }
+  const events = Object.entries(document.webhooks ?? {}).map(([type, entry]) => {
+    const ref = entry.post.requestBody.content['application/json'].schema.$ref;
+    return `  ${JSON.stringify(type)}: ${name(ref)};`;
+  });
+  out.push(
+    '/** Each event type a webhook receives, and its envelope (`data` typed by the event catalogue). */',
+    'export interface WebhookEvents {',
+    ...events,
+    '}',
+    '',
+  );
   out.push(`/** Every six-digit code the API can answer. */`, `export type ErrorCode = ${[...codes].sort().join(' | ')};`, '');
   out.push('/** Each route: its path and query parameters, request body and the `data` of its answer. */', 'export interface Routes {', ...routes, '}', '');
   out.push(

@@ -41,6 +41,39 @@ export type Alarm = {
   version: number;
 };
 
+export type AlarmAcknowledgedEvent = {
+  event_id: string;
+  event_type: "alarm.acknowledged";
+  timestamp: string;
+  webhook_id: string;
+  data: AlarmEventPayload;
+};
+
+export type AlarmClearedEvent = {
+  event_id: string;
+  event_type: "alarm.cleared";
+  timestamp: string;
+  webhook_id: string;
+  data: AlarmEventPayload;
+};
+
+export type AlarmEventPayload = {
+  alarm_id: string;
+  project_id: string;
+  point_id: string;
+  rule: "threshold" | "rate" | "stale";
+  level: "warning" | "alarm";
+  status: "open" | "acknowledged" | "cleared";
+  reason: string;
+  by: {
+    principal_type: string;
+    principal_id: string;
+  } | null;
+  automatic: boolean;
+  comment: string | null;
+  at: string;
+};
+
 export type AlarmWithHistory = {
   alarm_id: string;
   project_id: string;
@@ -153,6 +186,58 @@ export type Batch = {
   };
 };
 
+export type DataAbnormalEvent = {
+  event_id: string;
+  event_type: "data.abnormal";
+  timestamp: string;
+  webhook_id: string;
+  data: DataAbnormalPayload;
+};
+
+export type DataAbnormalPayload = {
+  project_id: string;
+  project_name: string;
+  alert_level: "warning" | "alarm";
+  records: Array<EventAbnormalRecord>;
+};
+
+export type DataBatchCompletedEvent = {
+  event_id: string;
+  event_type: "data.batch_completed";
+  timestamp: string;
+  webhook_id: string;
+  data: DataBatchCompletedPayload;
+};
+
+export type DataBatchCompletedPayload = {
+  batch_id: string;
+  project_id: string;
+  project_name?: string;
+  status: "completed" | "failed";
+  total_count: number;
+  accepted_count: number;
+  rejected_count: number;
+  abnormal_count: number;
+  created_at: string;
+  completed_at: string;
+};
+
+export type DataCreatedEvent = {
+  event_id: string;
+  event_type: "data.created";
+  timestamp: string;
+  webhook_id: string;
+  data: DataCreatedPayload;
+};
+
+export type DataCreatedPayload = {
+  project_id: string;
+  project_name: string;
+  records: Array<EventRecord>;
+  total_count: number;
+  abnormal_count: number;
+};
+
 export type DataRecord = {
   data_id: string;
   project_id: string;
@@ -167,6 +252,23 @@ export type DataRecord = {
   created_at: string;
   updated_at: string;
   version: number;
+};
+
+export type DataUpdatedEvent = {
+  event_id: string;
+  event_type: "data.updated";
+  timestamp: string;
+  webhook_id: string;
+  data: DataUpdatedPayload;
+};
+
+export type DataUpdatedPayload = {
+  project_id: string;
+  project_name: string;
+  change: "updated" | "deleted";
+  changed_fields: Array<string>;
+  records: Array<EventRecord>;
+  remark?: string | null;
 };
 
 export type DataWritten = {
@@ -274,6 +376,49 @@ export type ErrorDetail = {
   };
 };
 
+export type EventAbnormalRecord = {
+  data_id: string;
+  point_id: string;
+  point_name: string;
+  sensor_type: string;
+  measured_at: string;
+  values: {
+    dx?: number;
+    dy?: number;
+    dz?: number;
+  };
+  status: "warning" | "alarm";
+  threshold: {
+    warning: number;
+    alarm: number;
+  };
+  reason: string;
+};
+
+export type EventPerson = {
+  user_id: string;
+  name: string;
+  phone: string;
+};
+
+export type EventRecord = {
+  data_id: string;
+  point_id: string;
+  point_name: string;
+  sensor_type: string;
+  measured_at: string;
+  values: {
+    x?: number;
+    y?: number;
+    z?: number;
+    dx?: number;
+    dy?: number;
+    dz?: number;
+  };
+  status: "normal" | "warning" | "alarm";
+  quality_flag: string;
+};
+
 export type Me = {
   principal_type: string;
   id: string;
@@ -374,6 +519,51 @@ export type Project = {
   version: number;
 };
 
+export type ProjectCompletedEvent = {
+  event_id: string;
+  event_type: "project.completed";
+  timestamp: string;
+  webhook_id: string;
+  data: ProjectStatusChangedPayload;
+};
+
+export type ProjectCreatedEvent = {
+  event_id: string;
+  event_type: "project.created";
+  timestamp: string;
+  webhook_id: string;
+  data: ProjectCreatedPayload;
+};
+
+export type ProjectCreatedPayload = {
+  project_id: string;
+  project_name: string;
+  number: string;
+  status: "not_started" | "in_progress" | "paused" | "completed" | "archived";
+  start_date: string | null;
+  end_date: string | null;
+  created_by: string;
+  created_at: string;
+};
+
+export type ProjectStatusChangedEvent = {
+  event_id: string;
+  event_type: "project.status_changed";
+  timestamp: string;
+  webhook_id: string;
+  data: ProjectStatusChangedPayload;
+};
+
+export type ProjectStatusChangedPayload = {
+  project_id: string;
+  project_name: string;
+  previous_status: "not_started" | "in_progress" | "paused" | "completed" | "archived";
+  current_status: "not_started" | "in_progress" | "paused" | "completed" | "archived";
+  changed_by: EventPerson;
+  changed_at: string;
+  remark: string;
+};
+
 export type Report = {
   id: string;
   project_id: string;
@@ -404,6 +594,56 @@ export type Report = {
   } | null;
   created_by: string | null;
   created_at: string;
+};
+
+export type ReportApprovedEvent = {
+  event_id: string;
+  event_type: "report.approved";
+  timestamp: string;
+  webhook_id: string;
+  data: ReportEventPayload;
+};
+
+export type ReportEventPayload = {
+  report_id: string;
+  report_title: string;
+  project_id: string;
+  project_name: string;
+  template_id: string;
+  period: {
+    from: string;
+    to: string;
+  };
+  status: "generating" | "generated" | "failed" | "approved" | "rejected";
+  files: Array<{
+    format: "pdf" | "csv" | "xlsx";
+    size_bytes: number;
+    sha256: string;
+  }>;
+  generated_at: string | null;
+  data_as_of: string | null;
+  approved_by?: string | null;
+  approved_at?: string | null;
+  comment?: string | null;
+  rejected_by?: string | null;
+  rejected_at?: string | null;
+  reason?: string | null;
+};
+
+export type ReportGeneratedEvent = {
+  event_id: string;
+  event_type: "report.generated";
+  timestamp: string;
+  webhook_id: string;
+  data: ReportEventPayload;
+};
+
+export type ReportRejectedEvent = {
+  event_id: string;
+  event_type: "report.rejected";
+  timestamp: string;
+  webhook_id: string;
+  data: ReportEventPayload;
 };
 
 export type Series = {
@@ -462,6 +702,107 @@ export type Task = {
   created_at: string;
   updated_at: string;
   version: number;
+};
+
+export type TaskAssignedEvent = {
+  event_id: string;
+  event_type: "task.assigned";
+  timestamp: string;
+  webhook_id: string;
+  data: TaskAssignedPayload;
+};
+
+export type TaskAssignedPayload = {
+  task_id: string;
+  task_name: string;
+  project_id: string;
+  project_name: string;
+  status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
+  assignee: EventPerson;
+  previous_assignee: EventPerson | null;
+  assigned_by: EventPerson;
+  assigned_at: string;
+};
+
+export type TaskCompletedEvent = {
+  event_id: string;
+  event_type: "task.completed";
+  timestamp: string;
+  webhook_id: string;
+  data: TaskCompletedPayload;
+};
+
+export type TaskCompletedPayload = {
+  task_id: string;
+  task_name: string;
+  project_id: string;
+  project_name: string;
+  previous_status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
+  current_status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
+  changed_by: EventPerson;
+  changed_at: string;
+  remark: string;
+  completed_at: string;
+};
+
+export type TaskCreatedEvent = {
+  event_id: string;
+  event_type: "task.created";
+  timestamp: string;
+  webhook_id: string;
+  data: TaskCreatedPayload;
+};
+
+export type TaskCreatedPayload = {
+  task_id: string;
+  task_name: string;
+  project_id: string;
+  project_name: string;
+  status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
+  priority: "low" | "normal" | "high" | "urgent";
+  due_at: string | null;
+  assignee: EventPerson | null;
+  created_by: EventPerson;
+  created_at: string;
+};
+
+export type TaskOverdueEvent = {
+  event_id: string;
+  event_type: "task.overdue";
+  timestamp: string;
+  webhook_id: string;
+  data: TaskOverduePayload;
+};
+
+export type TaskOverduePayload = {
+  task_id: string;
+  task_name: string;
+  project_id: string;
+  project_name: string;
+  status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
+  due_at: string;
+  overdue_at: string;
+  assignee: EventPerson | null;
+};
+
+export type TaskStatusChangedEvent = {
+  event_id: string;
+  event_type: "task.status_changed";
+  timestamp: string;
+  webhook_id: string;
+  data: TaskStatusChangedPayload;
+};
+
+export type TaskStatusChangedPayload = {
+  task_id: string;
+  task_name: string;
+  project_id: string;
+  project_name: string;
+  previous_status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
+  current_status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
+  changed_by: EventPerson;
+  changed_at: string;
+  remark: string;
 };
 
 export type Template = {
@@ -525,6 +866,20 @@ export type Webhook = {
   } | null;
 };
 
+export type WebhookTestEvent = {
+  event_id: string;
+  event_type: "webhook.test";
+  timestamp: string;
+  webhook_id: string;
+  data: WebhookTestPayload;
+};
+
+export type WebhookTestPayload = {
+  message: string;
+  webhook_id: string;
+  webhook_name: string;
+};
+
 export type WebhookWithSecret = {
   id: string;
   name: string;
@@ -551,6 +906,28 @@ export type WebhookWithSecret = {
   } | null;
   secret: string;
 };
+
+/** Each event type a webhook receives, and its envelope (`data` typed by the event catalogue). */
+export interface WebhookEvents {
+  "data.created": DataCreatedEvent;
+  "data.updated": DataUpdatedEvent;
+  "data.abnormal": DataAbnormalEvent;
+  "data.batch_completed": DataBatchCompletedEvent;
+  "task.created": TaskCreatedEvent;
+  "task.assigned": TaskAssignedEvent;
+  "task.status_changed": TaskStatusChangedEvent;
+  "task.completed": TaskCompletedEvent;
+  "task.overdue": TaskOverdueEvent;
+  "project.created": ProjectCreatedEvent;
+  "project.status_changed": ProjectStatusChangedEvent;
+  "project.completed": ProjectCompletedEvent;
+  "report.generated": ReportGeneratedEvent;
+  "report.approved": ReportApprovedEvent;
+  "report.rejected": ReportRejectedEvent;
+  "alarm.acknowledged": AlarmAcknowledgedEvent;
+  "alarm.cleared": AlarmClearedEvent;
+  "webhook.test": WebhookTestEvent;
+}
 
 /** Every six-digit code the API can answer. */
 export type ErrorCode = 400001 | 400002 | 400003 | 400004 | 400005 | 401001 | 401002 | 401003 | 401004 | 401005 | 401006 | 401007 | 401008 | 403001 | 403002 | 403003 | 403004 | 404001 | 404002 | 404003 | 404004 | 404005 | 404006 | 404007 | 404008 | 404009 | 404010 | 404011 | 404012 | 404013 | 404014 | 409001 | 409002 | 409003 | 409004 | 409005 | 409006 | 409007 | 409008 | 409009 | 409010 | 409011 | 422101 | 422102 | 422103 | 422104 | 422105 | 422201 | 422202 | 422203 | 422204 | 422205 | 422301 | 422302 | 422303 | 422304 | 429001 | 429002 | 429003 | 429004 | 429005 | 500001 | 503002;
@@ -603,7 +980,7 @@ export interface Routes {
     query: Record<string, never>;
     body: {
       name: string;
-      permissions: Array<string>;
+      permissions: Array<"project:read" | "project:write" | "task:read" | "task:write" | "data:read" | "data:write" | "report:read" | "report:write" | "system:read" | "system:admin">;
       expires_at?: string;
     };
     response: ApiKeyWithValue;
@@ -742,8 +1119,8 @@ export interface Routes {
     query: {
       limit?: number;
       cursor?: string;
-      status?: string;
-      type?: string;
+      status?: "active" | "inactive" | "maintenance" | "retired";
+      type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge" | "data_logger" | "other";
       q?: string;
     };
     body: undefined;
@@ -759,10 +1136,10 @@ export interface Routes {
     body: {
       serial_number: string;
       model: string;
-      type: string;
+      type: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge" | "data_logger" | "other";
       name?: string;
       manufacturer?: string;
-      status?: string;
+      status?: "active" | "inactive" | "maintenance" | "retired";
       calibrated_at?: string;
       calibration_due_at?: string;
       description?: string;
@@ -810,10 +1187,10 @@ export interface Routes {
     body: {
       serial_number?: string;
       model?: string;
-      type?: string;
+      type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge" | "data_logger" | "other";
       name?: string | null;
       manufacturer?: string | null;
-      status?: string;
+      status?: "active" | "inactive" | "maintenance" | "retired";
       calibrated_at?: string | null;
       calibration_due_at?: string | null;
       description?: string | null;
@@ -992,7 +1369,7 @@ export interface Routes {
     body: {
       number?: string;
       name?: string;
-      sensor_type?: string;
+      sensor_type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge";
       reference?: {
         x: number;
         y: number;
@@ -1058,7 +1435,7 @@ export interface Routes {
     query: {
       limit?: number;
       cursor?: string;
-      status?: string;
+      status?: "not_started" | "in_progress" | "paused" | "completed" | "archived";
       q?: string;
     };
     body: undefined;
@@ -1258,7 +1635,7 @@ export interface Routes {
     query: {
       limit?: number;
       cursor?: string;
-      role?: string;
+      role?: "owner" | "editor" | "viewer";
     };
     body: undefined;
     response: {
@@ -1274,7 +1651,7 @@ export interface Routes {
     query: Record<string, never>;
     body: {
       user_id: string;
-      role: string;
+      role: "owner" | "editor" | "viewer";
       name?: string;
       phone?: string;
     };
@@ -1306,7 +1683,7 @@ export interface Routes {
     query: {
       limit?: number;
       cursor?: string;
-      sensor_type?: string;
+      sensor_type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge";
       active?: "true" | "false";
       device_id?: string;
       q?: string;
@@ -1326,7 +1703,7 @@ export interface Routes {
     body: {
       number: string;
       name: string;
-      sensor_type: string;
+      sensor_type: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge";
       reference: {
         x: number;
         y: number;
@@ -1372,7 +1749,7 @@ export interface Routes {
     };
     query: Record<string, never>;
     body: {
-      status: string;
+      status: "not_started" | "in_progress" | "paused" | "completed" | "archived";
       remark?: string;
       version?: number;
     };
@@ -1385,9 +1762,9 @@ export interface Routes {
     query: {
       limit?: number;
       cursor?: string;
-      status?: string;
+      status?: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
       assignee_id?: string;
-      priority?: string;
+      priority?: "low" | "normal" | "high" | "urgent";
       overdue?: "true" | "false";
       q?: string;
     };
@@ -1406,7 +1783,7 @@ export interface Routes {
     body: {
       name: string;
       description?: string;
-      priority?: string;
+      priority?: "low" | "normal" | "high" | "urgent";
       due_at?: string;
       assignee_id?: string;
     };
@@ -1426,7 +1803,7 @@ export interface Routes {
       limit?: number;
       cursor?: string;
       project_id?: string;
-      status?: string;
+      status?: "generating" | "generated" | "failed" | "approved" | "rejected";
     };
     body: undefined;
     response: {
@@ -1515,7 +1892,7 @@ export interface Routes {
     body: {
       name?: string;
       description?: string | null;
-      priority?: string;
+      priority?: "low" | "normal" | "high" | "urgent";
       due_at?: string | null;
       version?: number;
     };
@@ -1538,7 +1915,7 @@ export interface Routes {
     };
     query: Record<string, never>;
     body: {
-      status: string;
+      status: "pending" | "assigned" | "in_progress" | "completed" | "cancelled";
       remark?: string;
       version?: number;
     };
@@ -1563,9 +1940,9 @@ export interface Routes {
     body: {
       name: string;
       description?: string;
-      sections: Array<string>;
+      sections: Array<"summary" | "alarms" | "latest" | "points">;
       point_ids?: Array<string>;
-      formats?: Array<string>;
+      formats?: Array<"pdf" | "csv" | "xlsx">;
     };
     response: Template;
   };
@@ -1607,9 +1984,9 @@ export interface Routes {
     body: {
       name?: string;
       description?: string | null;
-      sections?: Array<string>;
+      sections?: Array<"summary" | "alarms" | "latest" | "points">;
       point_ids?: Array<string> | null;
-      formats?: Array<string>;
+      formats?: Array<"pdf" | "csv" | "xlsx">;
       version?: number;
     };
     response: Template;
@@ -1637,7 +2014,7 @@ export interface Routes {
       password: string;
       name: string;
       phone?: string;
-      permissions?: Array<string>;
+      permissions?: Array<"project:read" | "project:write" | "task:read" | "task:write" | "data:read" | "data:write" | "report:read" | "report:write" | "system:read" | "system:admin">;
       disabled?: boolean;
     };
     response: User;
@@ -1681,7 +2058,7 @@ export interface Routes {
     body: {
       name?: string;
       phone?: string | null;
-      permissions?: Array<string>;
+      permissions?: Array<"project:read" | "project:write" | "task:read" | "task:write" | "data:read" | "data:write" | "report:read" | "report:write" | "system:read" | "system:admin">;
       disabled?: boolean;
       password?: string;
       unlock?: true;
@@ -1708,7 +2085,7 @@ export interface Routes {
     body: {
       name: string;
       url: string;
-      events: Array<string>;
+      events: Array<"data.created" | "data.updated" | "data.abnormal" | "data.batch_completed" | "task.created" | "task.assigned" | "task.status_changed" | "task.completed" | "task.overdue" | "project.created" | "project.status_changed" | "project.completed" | "report.generated" | "report.approved" | "report.rejected" | "alarm.acknowledged" | "alarm.cleared">;
       project_ids?: Array<string>;
       retry_policy?: {
         max_retries?: number;
@@ -1767,7 +2144,7 @@ export interface Routes {
     body: {
       name?: string;
       url?: string;
-      events?: Array<string>;
+      events?: Array<"data.created" | "data.updated" | "data.abnormal" | "data.batch_completed" | "task.created" | "task.assigned" | "task.status_changed" | "task.completed" | "task.overdue" | "project.created" | "project.status_changed" | "project.completed" | "report.generated" | "report.approved" | "report.rejected" | "alarm.acknowledged" | "alarm.cleared">;
       project_ids?: Array<string> | null;
       retry_policy?: {
         max_retries?: number;

@@ -5,7 +5,7 @@ import { nodeTransport } from './node-transport.js';
 
 export * from './browser.js';
 export { nodeTransport } from './node-transport.js';
-export { verifyWebhook, type WebhookEvent } from './webhooks.js';
+export { verifyWebhook, type WebhookEvent, type WebhookEventType, type WebhookEvents } from './webhooks.js';
 
 /** The client of the API v3 (see client.ts); in Node it travels over node:https unless `transport` says otherwise. */
 export class MonitoringPlatform extends FetchClient {

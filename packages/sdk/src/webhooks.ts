@@ -1,14 +1,17 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { WebhookVerificationError } from './errors.js';
+import type { WebhookEvents } from './generated.js';
 
-/** The event envelope pushed to a webhook (spec §2.5). */
-export interface WebhookEvent<D = Record<string, unknown>> {
-  event_id: string;
-  event_type: string;
-  timestamp: string;
-  webhook_id: string;
-  data: D;
-}
+export type { WebhookEvents };
+
+/** An event type a webhook can receive (the test event's `webhook.test` included). */
+export type WebhookEventType = keyof WebhookEvents;
+
+/**
+ * The envelope pushed to a webhook: a union over the event types, so checking `event_type`
+ * narrows `data` to that event's payload. `WebhookEvent<'task.created'>` is one type's envelope.
+ */
+export type WebhookEvent<T extends WebhookEventType = WebhookEventType> = WebhookEvents[T];
 
 type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 

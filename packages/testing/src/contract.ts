@@ -14,6 +14,7 @@ interface Operation {
 }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
+  webhooks?: Record<string, { post: { parameters: { name: string; required?: boolean }[] } }>;
 }
 
 const DOCUMENT_URL = new URL('../../../docs/openapi.json', import.meta.url);
@@ -63,10 +64,37 @@ class ContractChecker {
       return out;
     }
     for (const name of Object.keys(documented.headers ?? {})) if (headers[name.toLowerCase()] === undefined) out.push(`header ${name} missing`);
-    if (html || !documented.content?.['application/json']) return out;
+    if (html) {
+      if (!documented.content?.['text/html']) out.push(`HTTP ${status} answers an HTML page, which ${method} ${template} does not document for ${status}`);
+      return out;
+    }
+    if (!documented.content?.['application/json']) return out;
     const schema = ['paths', template!, method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema'];
     out.push(...this.check(schema, body));
     return out;
+  }
+
+  /**
+   * A webhook delivery against the document's `webhooks` section (generated from the event
+   * catalogue): a known event type, its envelope and data as documented, every documented
+   * header, and the event id header naming the body's event.
+   */
+  deliveryProblems(headers: Record<string, string | string[] | undefined>, body: unknown): string[] {
+    const type = (body as { event_type?: unknown } | null)?.event_type;
+    const entry = typeof type === 'string' ? this.document.webhooks?.[type] : undefined;
+    if (!entry) return [`event_type ${JSON.stringify(type)} is not in the webhooks section of docs/openapi.json`];
+    const out: string[] = [];
+    for (const p of entry.post.parameters) if (p.required && headers[p.name.toLowerCase()] === undefined) out.push(`header ${p.name} missing`);
+    if (headers['x-service-event-id'] !== (body as { event_id?: unknown }).event_id) out.push('X-Service-Event-ID is not the body’s event_id');
+    out.push(...this.check(['webhooks', type as string, 'post', 'requestBody', 'content', 'application/json', 'schema'], body));
+    return out;
+  }
+
+  eventDataProblems(type: string, data: unknown): string[] {
+    const ref = (this.document.webhooks?.[type]?.post as { requestBody?: { content: Record<string, { schema: { $ref: string } }> } } | undefined)?.requestBody
+      ?.content['application/json']?.schema.$ref;
+    if (!ref) return [`event_type ${JSON.stringify(type)} is not in the webhooks section of docs/openapi.json`];
+    return this.check(['components', 'schemas', ref.replace('#/components/schemas/', ''), 'properties', 'data'], data);
   }
 
   private check(pointer: string[], body: unknown): string[] {
@@ -95,4 +123,24 @@ export function assertContract(
       `The answer to ${method} ${new URL(url).pathname} (HTTP ${res.status}) breaks docs/openapi.json:\n  ${problems.join('\n  ')}\n${JSON.stringify(res.body)?.slice(0, 600)}`,
     );
   }
+}
+
+/**
+ * The contract problems of a webhook delivery a test receiver got (empty when it keeps the
+ * document); MP_CONTRACT_CHECK=off turns the check off for a debugging session.
+ */
+export function deliveryContractProblems(headers: Record<string, string | string[] | undefined>, body: unknown): string[] {
+  if (process.env.MP_CONTRACT_CHECK === 'off') return [];
+  checker ??= new ContractChecker();
+  return checker.deliveryProblems(headers, body);
+}
+
+/**
+ * The contract problems of an event's data as it travels on the stream (before any webhook
+ * envelope): the `data` schema the document's `webhooks` section gives the event type.
+ */
+export function eventDataContractProblems(type: string, data: unknown): string[] {
+  if (process.env.MP_CONTRACT_CHECK === 'off') return [];
+  checker ??= new ContractChecker();
+  return checker.eventDataProblems(type, data);
 }

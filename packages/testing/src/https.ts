@@ -1,5 +1,5 @@
 import https from 'node:https';
-import { assertContract } from './contract.js';
+import { assertContract, deliveryContractProblems } from './contract.js';
 import type { AddressInfo } from 'node:net';
 import { createSelfSignedCertificate, type TlsMaterial } from '@mp/kit';
 
@@ -30,17 +30,30 @@ export interface HttpsReceiver {
   /** Replies used in order, one per request; when they run out, `fallback` answers. */
   replies: ReceiverReply[];
   fallback: ReceiverReply | ((req: ReceivedRequest) => ReceiverReply);
-  /** Resolves once `n` requests have arrived (or rejects after timeoutMs). */
+  /**
+   * Webhook deliveries (requests with X-Service-Event-ID) that break the document's `webhooks`
+   * section, one line each; waitFor rejects once there is one.
+   */
+  contractProblems: string[];
+  /** Resolves once `n` requests have arrived (or rejects after timeoutMs, or when a delivery breaks the contract). */
   waitFor(n: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  /** Stops the receiver; rejects when a webhook delivery it got broke the contract. */
   close(): Promise<void>;
 }
 
 /** An HTTPS webhook receiver on 127.0.0.1 that records every request and answers as scripted. */
-export async function startHttpsReceiver(opts: { replies?: ReceiverReply[]; fallback?: HttpsReceiver['fallback'] } = {}): Promise<HttpsReceiver> {
+export async function startHttpsReceiver(
+  opts: {
+    replies?: ReceiverReply[];
+    fallback?: HttpsReceiver['fallback'];
+    /** Check webhook deliveries against the document (default); false for tests that send made-up events. */
+    contract?: boolean;
+  } = {},
+): Promise<HttpsReceiver> {
   const tls = await testCertificate();
   const requests: ReceivedRequest[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
-  const receiver = { connections: 0 } as HttpsReceiver;
+  const receiver = { connections: 0, contractProblems: [] as string[] } as HttpsReceiver;
   const server = https.createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -53,6 +66,10 @@ export async function startHttpsReceiver(opts: { replies?: ReceiverReply[]; fall
         json = null;
       }
       const rec: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, rawBody, json, receivedAt: Date.now() };
+      if (opts.contract !== false && req.headers['x-service-event-id'] !== undefined) {
+        for (const p of deliveryContractProblems(req.headers, json))
+          receiver.contractProblems.push(`${String((json as { event_type?: unknown } | null)?.event_type)}: ${p}`);
+      }
       requests.push(rec);
       for (const w of waiters.filter((w) => requests.length >= w.n)) w.resolve();
       const reply = receiver.replies.shift() ?? (typeof receiver.fallback === 'function' ? receiver.fallback(rec) : receiver.fallback);
@@ -71,6 +88,11 @@ export async function startHttpsReceiver(opts: { replies?: ReceiverReply[]; fall
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
+  const kept = () => {
+    if (receiver.contractProblems.length)
+      throw new Error(`A webhook delivery breaks docs/openapi.json (webhooks):\n  ${receiver.contractProblems.join('\n  ')}`);
+    return requests.slice();
+  };
   Object.assign(receiver, {
     url: `https://127.0.0.1:${port}/hook`,
     port,
@@ -78,23 +100,28 @@ export async function startHttpsReceiver(opts: { replies?: ReceiverReply[]; fall
     replies: opts.replies ?? [],
     fallback: opts.fallback ?? { status: 200 },
     waitFor(n: number, timeoutMs = 20_000) {
-      if (requests.length >= n) return Promise.resolve(requests.slice());
+      if (requests.length >= n) return Promise.resolve().then(kept);
       return new Promise<ReceivedRequest[]>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`receiver got ${requests.length} of ${n} requests in ${timeoutMs} ms`)), timeoutMs);
         waiters.push({
           n,
           resolve: () => {
             clearTimeout(timer);
-            resolve(requests.slice());
+            try {
+              resolve(kept());
+            } catch (err) {
+              reject(err as Error);
+            }
           },
         });
       });
     },
+    // Closing settles the account too: a test that read `requests` directly still fails on a delivery that broke the contract.
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
-      }),
+      }).then(() => void kept()),
   });
   return receiver;
 }

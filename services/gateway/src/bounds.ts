@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PERMISSIONS } from '@mp/contracts';
 
 /**
  * The longest value each kind of request field may hold, in characters (docs/adr/0018). They
@@ -45,11 +46,23 @@ export const MAX_ITEMS = {
 /** A string of at most `max` characters. */
 export const text = (max: number) => z.string().max(max);
 
+/**
+ * The name of a project or task: the service trims it and wants 2 to 100 characters. Stated for
+ * the reference here (JSON Schema keywords in the metadata), checked by the service.
+ */
+export const entityNameText = () =>
+  text(MAX_LENGTH.name).meta({ minLength: 2, description: '2 to 100 characters once leading and trailing spaces are trimmed.' });
+
 /** An id in a body or query (the services check its prefix and shape). */
 export const idText = () => text(MAX_LENGTH.id);
 
 /** An enumerated value the service checks (status, role, priority, type). */
-export const enumText = () => text(MAX_LENGTH.enumerated);
+export const enumText = (values?: readonly string[]) =>
+  // The service checks the value (422103); the reference lists the values it takes.
+  values ? text(MAX_LENGTH.enumerated).meta({ enum: [...values] }) : text(MAX_LENGTH.enumerated);
+
+/** A permission identifier (checked by identity, 422103), listed in the reference. */
+export const permissionText = () => text(MAX_LENGTH.identifier).meta({ enum: [...PERMISSIONS] });
 
 /** A date or date-time the service parses. */
 export const instantText = () => text(MAX_LENGTH.instant);

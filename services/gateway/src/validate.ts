@@ -3,6 +3,11 @@ import { DomainError } from '@mp/errors';
 import { queryInteger } from './bounds.js';
 import { findControlCharacter } from './control-characters.js';
 
+/** The value at a zod path of the input as it was received (before any coercion). */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), input);
+}
+
 /** Turns a zod path into the field notation of the error envelope, e.g. `records[3].measured_at`. */
 export function fieldOf(path: PropertyKey[]): string {
   return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '');
@@ -67,6 +72,15 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, where: 
           field,
           detail: `${name} must be a whole number.`,
           suggestion: `Send ${name} as a whole number within the allowed range.`,
+        });
+      }
+      // Every number of a query or path is a whole one, and arrives as text: name the text given.
+      if (where !== 'body' && issue.expected === 'number') {
+        const raw = valueAt(input, issue.path);
+        throw new DomainError('400001', {
+          field,
+          detail: `${name} must be a whole number; got ${typeof raw === 'string' ? JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw) : describeType(raw)}.`,
+          suggestion: `Send ${name} as a whole number, e.g. ${name}=20.`,
         });
       }
       throw new DomainError(where === 'body' ? '422102' : '400001', {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DomainError } from '@mp/errors';
 import { findControlCharacter } from '../src/control-characters.js';
 import { validate } from '../src/validate.js';
-import { MAX_LENGTH, text } from '../src/bounds.js';
+import { MAX_LENGTH, queryInteger, text } from '../src/bounds.js';
 import { recordBodies } from '../src/record-columns.js';
 
 const refusal = (fn: () => unknown) => {
@@ -92,5 +92,20 @@ describe('validation messages', () => {
       'number must be a string; got number.',
     );
     for (const r of [bad, when, expires]) expect(r.detail).not.toMatch(/regex|datetime|Invalid/);
+  });
+});
+
+describe('validate: numbers in a query', () => {
+  const query = z.object({ limit: queryInteger(1, 100).optional() });
+
+  it('names the text given when a whole number was expected, not the type it was coerced to', () => {
+    expect(refusal(() => validate(query, { limit: 'abc' }, 'query'))).toEqual({
+      code: '400001',
+      field: 'limit',
+      detail: `limit must be a whole number; got "abc".`,
+    });
+    expect(refusal(() => validate(query, { limit: ['1', '2'] }, 'query')).detail).toBe('limit must be a whole number; got array.');
+    expect(refusal(() => validate(query, { limit: '2.5' }, 'query'))).toMatchObject({ code: '400003', field: 'limit' });
+    expect(validate(query, { limit: '20' }, 'query')).toEqual({ limit: 20 });
   });
 });

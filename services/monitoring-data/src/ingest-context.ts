@@ -1,5 +1,5 @@
 import type { projects } from '@mp/contracts';
-import { DomainError } from '@mp/errors';
+import { DomainError, isDomainError } from '@mp/errors';
 import type { CallerContext, PromiseClient } from '@mp/grpc';
 import type { Clock } from '@mp/kit';
 import type { IngestVersions } from './ingest-versions.js';
@@ -114,6 +114,26 @@ export class IngestContexts {
     const point = await this.client.getPoint({ id: pointId }, caller);
     this.remember(point.id, point.projectId);
     return point.projectId;
+  }
+
+  /**
+   * The context of a point's own resources (its series, its data): the point's project, with the
+   * point in it. A point whose project is gone is itself gone, so that answers 404003 naming the
+   * point, as GET /points/{id} does, not the project's 404001.
+   */
+  async forPoint(caller: CallerContext, pointId: string): Promise<{ projectId: string; context: ProjectContext }> {
+    const projectId = await this.projectOf(caller, pointId);
+    try {
+      return { projectId, context: await this.get(caller, projectId, [pointId], false) };
+    } catch (err) {
+      if (!(isDomainError(err) && err.code === '404001')) throw err;
+      this.projectOfPoint.delete(pointId);
+      throw new DomainError('404003', {
+        field: 'point_id',
+        detail: `Monitoring point ${pointId} does not exist.`,
+        suggestion: 'Check the point id, or list points with GET /projects/{project_id}/points.',
+      });
+    }
   }
 
   private remember(pointId: string, projectId: string): void {

@@ -1,15 +1,19 @@
+import type { ProjectStatus, TaskStatus } from '@mp/contracts';
 import type { Queryable } from '@mp/db';
-import { appendEvent, type EventType } from '@mp/events';
+import { appendEvent, type EventPayload, type EventType } from '@mp/events';
 import type { CallerContext } from '@mp/grpc';
 import type { PersonJson } from './people.js';
 
-/** Writes a domain event of the caller's tenant and environment to the outbox, in `tx`. */
-export async function emit(
+/**
+ * Writes a domain event of the caller's tenant and environment to the outbox, in `tx`; its data
+ * is typed by the event catalogue, so a payload cannot drift from what receivers are promised.
+ */
+export async function emit<T extends EventType>(
   tx: Queryable,
   ctx: Pick<CallerContext, 'tenantId' | 'environment' | 'traceparent'>,
-  type: EventType,
+  type: T,
   occurredAt: string,
-  data: Record<string, unknown>,
+  data: EventPayload<T>,
 ) {
   return appendEvent(tx, {
     type,
@@ -28,12 +32,12 @@ export async function emit(
 export function taskStatusChanged(
   t: { id: string; name: string; project_id: string },
   projectName: string,
-  previous: string,
-  current: string,
+  previous: TaskStatus,
+  current: TaskStatus,
   changedBy: PersonJson,
   changedAt: string,
   remark: string,
-) {
+): EventPayload<'task.status_changed'> {
   return {
     task_id: t.id,
     task_name: t.name,
@@ -50,12 +54,12 @@ export function taskStatusChanged(
 /** project.status_changed and project.completed: spec 2.8's shape, for a project. */
 export function projectStatusChanged(
   p: { id: string; name: string },
-  previous: string,
-  current: string,
+  previous: ProjectStatus,
+  current: ProjectStatus,
   changedBy: PersonJson,
   changedAt: string,
   remark: string,
-) {
+): EventPayload<'project.status_changed'> {
   return {
     project_id: p.id,
     project_name: p.name,

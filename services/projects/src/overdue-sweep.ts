@@ -1,5 +1,6 @@
 import { purgeIdempotencyKeys, type Database } from '@mp/db';
 import type { Clock, Logger } from '@mp/kit';
+import type { TaskStatus } from '@mp/contracts';
 import { emit } from './events.js';
 
 interface FlaggedTask {
@@ -9,7 +10,7 @@ interface FlaggedTask {
   project_name: string;
   tenant_id: string;
   environment: 'live' | 'sandbox';
-  status: string;
+  status: TaskStatus;
   due_at: string;
   assignee_id: string | null;
   assignee_name: string | null;

@@ -1,4 +1,4 @@
-import type { projects } from '@mp/contracts';
+import { TASK_PRIORITIES, type projects } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import type { Queryable } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
@@ -16,7 +16,7 @@ export interface TaskRow {
   name: string;
   description: string | null;
   status: TaskStatus;
-  priority: string;
+  priority: (typeof TASK_PRIORITIES)[number];
   assignee_id: string | null;
   due_at: string | null;
   overdue_at: string | null;
@@ -30,7 +30,7 @@ export interface TaskRow {
   assignee_phone?: string | null;
 }
 
-export const TASK_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+export { TASK_PRIORITIES };
 
 const COLUMNS = [
   'id',

@@ -1,14 +1,16 @@
 import type { Queryable } from '@mp/db';
-import { appendEvent, type EventType } from '@mp/events';
+import { appendEvent, type EventPayload } from '@mp/events';
 import type { FileRow, ReportRow } from './report-row.js';
+
+type ReportEventData = EventPayload<'report.generated'>;
 
 /**
  * The data of report.generated, report.approved and report.rejected (docs/events.md): the report,
  * its project and period, its files, and for a review who, when and why.
  */
-export function reportEventData(r: ReportRow, files: FileRow[]): Record<string, unknown> {
+export function reportEventData(r: ReportRow, files: FileRow[]): ReportEventData {
   const order = r.template.formats;
-  const data: Record<string, unknown> = {
+  const data: ReportEventData = {
     report_id: r.id,
     report_title: r.title,
     project_id: r.project_id,
@@ -28,6 +30,12 @@ export function reportEventData(r: ReportRow, files: FileRow[]): Record<string, 
 }
 
 /** Writes the report's event to the outbox in `tx` (the change that raised it commits with it). */
-export function emitReportEvent(tx: Queryable, type: EventType, r: ReportRow, files: FileRow[], occurredAt: string) {
+export function emitReportEvent(
+  tx: Queryable,
+  type: 'report.generated' | 'report.approved' | 'report.rejected',
+  r: ReportRow,
+  files: FileRow[],
+  occurredAt: string,
+) {
   return appendEvent(tx, { type, tenantId: r.tenant_id, environment: r.environment, occurredAt, data: reportEventData(r, files) });
 }

@@ -1,8 +1,9 @@
+import { REPORT_FORMATS, REPORT_SECTIONS } from '@mp/contracts';
 import { DomainError, excerpt } from '@mp/errors';
 import { isId } from '@mp/kit';
 
-export const SECTIONS = ['summary', 'alarms', 'latest', 'points'] as const;
-export const FORMATS = ['pdf', 'csv', 'xlsx'] as const;
+export const SECTIONS = REPORT_SECTIONS;
+export const FORMATS = REPORT_FORMATS;
 export type Format = (typeof FORMATS)[number];
 export const DEFAULT_FORMATS: Format[] = ['pdf', 'csv'];
 /** Points a template may name (a project's points are listed whole when it names none). */

@@ -65,7 +65,7 @@ describe('claiming due deliveries (issue 20)', () => {
   const plans: unknown[] = [];
 
   beforeAll(async () => {
-    receiver = await startHttpsReceiver();
+    receiver = await startHttpsReceiver({ contract: false });
     t = await startTestWebhooks(
       {},
       {
@@ -112,7 +112,7 @@ describe('claiming due deliveries with statistics taken before the backlog (issu
   const plans: unknown[] = [];
 
   beforeAll(async () => {
-    receiver = await startHttpsReceiver();
+    receiver = await startHttpsReceiver({ contract: false });
     t = await startTestWebhooks({}, { wrapDatabase: (db) => explainingClaims(db, plans, [CLAIM_STATEMENT, RECORD_STATEMENT]) });
   });
   afterAll(async () => {

@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 async function receiver(replies: ReceiverReply[] = [], fallback: ReceiverReply = { status: 200 }): Promise<HttpsReceiver> {
-  const r = await startHttpsReceiver({ replies, fallback });
+  const r = await startHttpsReceiver({ replies, fallback, contract: false });
   cleanups.push(() => r.close());
   return r;
 }

@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 async function receiver(o: Parameters<typeof startHttpsReceiver>[0] = {}): Promise<HttpsReceiver> {
-  const r = await startHttpsReceiver(o);
+  const r = await startHttpsReceiver({ ...o, contract: false });
   cleanups.push(() => r.close());
   return r;
 }

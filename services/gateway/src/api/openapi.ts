@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { catalogue } from '@mp/errors';
 import { errorEnvelope, successMeta } from './resources.js';
 import type { RouteSpec } from './route-spec.js';
+import { webhooksSection } from './webhooks-section.js';
 
 /** The version of the reference (spec §9: the documents are versioned 3.2.0). */
 export const API_DOCUMENT_VERSION = '3.2.0';
@@ -58,6 +59,8 @@ export function errorCodesOf(spec: RouteSpec): string[] {
   const queryKeys = Object.keys((spec.query as { shape?: object } | undefined)?.shape ?? {});
   if (queryKeys.some((k) => ENUMERATED_QUERY.has(k))) codes.add('422103');
   if (queryKeys.includes('from') && queryKeys.includes('to')) codes.add('422204');
+  // A filter naming a point the caller cannot see is that point's not-found code.
+  if (queryKeys.includes('point_id')) codes.add(NOT_FOUND.point_id!);
   if (spec.body) ['400002', '400003', '400004', '400005', '422101', '422102', '422103'].forEach((c) => codes.add(c));
   // An id of another tenant is 403003 (data isolation).
   if (params.length) ['400003', '400004', '403003'].forEach((c) => codes.add(c));
@@ -68,9 +71,18 @@ export function errorCodesOf(spec: RouteSpec): string[] {
     if (IN_PROJECT.has(p) && spec.method !== 'get') codes.add('403002');
   }
   if (spec.idempotent) ['409006'].forEach((c) => codes.add(c));
+  // If-Match: malformed (400004), stale (409004), disagreeing with the body's version (422204).
+  if (takesIfMatch(spec)) ['400004', '409004', '422204'].forEach((c) => codes.add(c));
   for (const c of spec.errors ?? []) codes.add(c);
   for (const c of codes) if (!catalogue[c]) throw new Error(`${spec.method.toUpperCase()} ${spec.path}: ${c} is not in the error catalogue`);
   return [...codes].sort();
+}
+
+/** Whether a write honours If-Match: declared, or implied by a `version` field in its body. */
+export function takesIfMatch(spec: RouteSpec): boolean {
+  if (spec.ifMatch !== undefined) return spec.ifMatch;
+  const shape = (spec.body as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape !== undefined && 'version' in shape;
 }
 
 /** Collects the named schemas (`.meta({ id })`) the operations use, once each. */
@@ -132,7 +144,13 @@ const HEADERS = {
 const header = (name: keyof typeof HEADERS) => ({ [name]: { $ref: `#/components/headers/${name}` } });
 const RATE_LIMIT_HEADERS = { ...header('X-RateLimit-Limit'), ...header('X-RateLimit-Remaining'), ...header('X-RateLimit-Reset') };
 
-function errorResponses(codes: string[], envelope: Json): Record<string, Json> {
+/**
+ * A browser page's refusals are pages too (naming the code and what to do); a request refused
+ * before it reaches the page (its headers) still gets the JSON envelope.
+ */
+const ERROR_PAGE = { schema: { type: 'string', description: 'An HTML page naming the error code, what happened and what to do.' } };
+
+function errorResponses(codes: string[], envelope: Json, html: boolean): Record<string, Json> {
   const byStatus = new Map<string, string[]>();
   for (const c of codes) byStatus.set(c.slice(0, 3), [...(byStatus.get(c.slice(0, 3)) ?? []), c]);
   const out: Record<string, Json> = {};
@@ -144,6 +162,7 @@ function errorResponses(codes: string[], envelope: Json): Record<string, Json> {
         ...(status === '429' ? { ...RATE_LIMIT_HEADERS, ...header('Retry-After') } : {}),
       },
       content: {
+        ...(html ? { 'text/html': ERROR_PAGE } : {}),
         'application/json': {
           schema: { allOf: [envelope, { type: 'object', properties: { code: { enum: list.map(Number) } } }] },
         },
@@ -233,11 +252,13 @@ function operation(spec: RouteSpec, schemas: SchemaCollector): Json {
       ...pathParameters(spec.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string', maxLength: 64 } })),
       ...queryParameters(spec, schemas),
       ...(spec.idempotent ? [{ $ref: '#/components/parameters/Idempotency-Key' }] : []),
+      ...(takesIfMatch(spec) ? [{ $ref: '#/components/parameters/If-Match' }] : []),
     ],
     ...(body
       ? {
           requestBody: {
-            required: true,
+            // A body none of whose fields is required may be left out (an empty change, a bare action).
+            required: hasRequiredField(body, schemas.components),
             content: form
               ? { 'application/json': { schema: body }, 'application/x-www-form-urlencoded': { schema: body } }
               : { 'application/json': { schema: body } },
@@ -249,6 +270,7 @@ function operation(spec: RouteSpec, schemas: SchemaCollector): Json {
       ...errorResponses(
         codes,
         spec.errorFields ? schemas.convert(errorEnvelope.extend(spec.errorFields.shape), 'output') : { $ref: '#/components/schemas/Error' },
+        spec.answer === 'html',
       ),
     },
     'x-permission': spec.permission ?? null,
@@ -256,6 +278,13 @@ function operation(spec: RouteSpec, schemas: SchemaCollector): Json {
     'x-error-codes': codes.map(Number),
     ...(spec.transitions ? { 'x-status-transitions': spec.transitions } : {}),
   };
+}
+
+/** Whether a body schema (inline or a component) names a field that must be sent. */
+function hasRequiredField(schema: Json, components: Record<string, Json>): boolean {
+  const ref = schema.$ref;
+  const resolved = typeof ref === 'string' ? (components[ref.replace('#/components/schemas/', '')] ?? {}) : schema;
+  return ((resolved.required as string[] | undefined) ?? []).length > 0;
 }
 
 /** `/projects/:project_id` → `/projects/{project_id}`. */
@@ -273,6 +302,8 @@ export function openApiDocument(routes: readonly RouteSpec[]): Json {
     const key = openApiPath(spec.path);
     (paths[key] ??= {})[spec.method] = operation(spec, schemas);
   }
+  const events = webhooksSection((schema) => schemas.convert(schema, 'output'));
+  Object.assign(schemas.components, events.components);
   schemas.convert(errorEnvelope, 'output');
   schemas.components.SuccessMeta = schemas.convert(successMeta, 'output');
   const components = Object.fromEntries(Object.entries(schemas.components).sort(([a], [b]) => a.localeCompare(b)));
@@ -287,8 +318,12 @@ export function openApiDocument(routes: readonly RouteSpec[]): Json {
         "every refusal the error envelope with a six-digit code (see /docs/errors/{code}). Generated from the gateway's route table.",
     },
     servers: [{ url: '/v3', description: 'This deployment: the live base URL, or the sandbox one on its own port.' }],
-    tags: [...new Set(sorted.map((r) => r.tag))].map((name) => ({ name })),
+    tags: [
+      ...[...new Set(sorted.map((r) => r.tag))].map((name) => ({ name })),
+      { name: 'Webhook events', description: 'What the platform POSTs to webhook URLs: the envelope, each event’s data, the headers and the signature rule.' },
+    ],
     paths,
+    webhooks: events.webhooks,
     components: {
       schemas: components,
       securitySchemes: {
@@ -302,6 +337,14 @@ export function openApiDocument(routes: readonly RouteSpec[]): Json {
           required: false,
           description: 'Up to 255 printable ASCII characters, e.g. a UUID (ADR 0012).',
           schema: { type: 'string', maxLength: 255 },
+        },
+        'If-Match': {
+          name: 'If-Match',
+          in: 'header',
+          required: false,
+          description:
+            'The version the change is based on, as the ETag of the last read sends it ("3"; W/"3" and 3 are accepted). A different current version is 409004; a body `version` that disagrees is 422204. Without either, no check.',
+          schema: { type: 'string', pattern: '^\\s*(W/)?"?[0-9]{1,9}"?\\s*$' },
         },
       },
       headers: HEADERS,

@@ -62,6 +62,11 @@ export interface RouteSpec {
   transitions?: { field: string; table: Readonly<Record<string, readonly string[]>> };
   /** A creating write that honours Idempotency-Key (ADR 0012). */
   idempotent?: boolean;
+  /**
+   * The write takes the version it is based on from If-Match. Implied by a body with a `version`
+   * field (either may carry it); set it where only the header can.
+   */
+  ifMatch?: boolean;
 }
 
 /** The route's handler carries its spec under this key, where the route table reads it back. */

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentIdentity as present } from '../presenters-identity.js';
-import { integer, MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
+import { integer, MAX_ITEMS, MAX_LENGTH, permissionText, text } from '../bounds.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import * as api from '../api/resources.js';
 import { route, type GatewayRouter } from '../api/route-spec.js';
 
 const createBody = z.object({
   name: text(MAX_LENGTH.name),
-  permissions: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.permissions),
+  permissions: z.array(permissionText()).max(MAX_ITEMS.permissions),
   expires_at: z.iso.datetime({ offset: true }).optional(),
 });
 

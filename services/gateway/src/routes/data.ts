@@ -304,6 +304,7 @@ export function dataRoutes(router: GatewayRouter, clients: ServiceClients, limit
       rateLimit: 'tenant',
       response: api.deleted(api.dataRecord),
       errors: ['409004', '422301'],
+      ifMatch: true,
     },
     async (ctx) => {
       const state = ctx.state;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
+import { DEVICE_STATUSES, DEVICE_TYPES } from '@mp/contracts';
 import { enumText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, versionBody, versionField } from './versioning.js';
@@ -11,10 +12,10 @@ import { route, type GatewayRouter } from '../api/route-spec.js';
 const createBody = z.object({
   serial_number: text(MAX_LENGTH.number),
   model: text(MAX_LENGTH.model),
-  type: enumText(),
+  type: enumText(DEVICE_TYPES),
   name: text(MAX_LENGTH.name).optional(),
   manufacturer: text(MAX_LENGTH.name).optional(),
-  status: enumText().optional(),
+  status: enumText(DEVICE_STATUSES).optional(),
   calibrated_at: instantText().optional(),
   calibration_due_at: instantText().optional(),
   description: text(MAX_LENGTH.description).optional(),
@@ -25,17 +26,21 @@ const CLEARABLE = ['name', 'manufacturer', 'calibrated_at', 'calibration_due_at'
 const patchBody = z.object({
   serial_number: text(MAX_LENGTH.number).optional(),
   model: text(MAX_LENGTH.model).optional(),
-  type: enumText().optional(),
+  type: enumText(DEVICE_TYPES).optional(),
   name: text(MAX_LENGTH.name).nullable().optional(),
   manufacturer: text(MAX_LENGTH.name).nullable().optional(),
-  status: enumText().optional(),
+  status: enumText(DEVICE_STATUSES).optional(),
   calibrated_at: instantText().nullable().optional(),
   calibration_due_at: instantText().nullable().optional(),
   description: text(MAX_LENGTH.description).nullable().optional(),
   version: versionField,
 });
 
-const listQuery = pageQuery.extend({ status: enumText().optional(), type: enumText().optional(), q: text(MAX_LENGTH.search).optional() });
+const listQuery = pageQuery.extend({
+  status: enumText(DEVICE_STATUSES).optional(),
+  type: enumText(DEVICE_TYPES).optional(),
+  q: text(MAX_LENGTH.search).optional(),
+});
 
 /** Devices of the tenant environment (project:read / project:write); not tied to one project. */
 export function deviceRoutes(router: GatewayRouter, clients: ServiceClients): void {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { identity } from '@mp/contracts';
+import { MEMBER_ROLES, type identity } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { isId } from '@mp/kit';
@@ -12,8 +12,8 @@ import { defined } from './versioning.js';
 import * as api from '../api/resources.js';
 import { route, type GatewayRouter } from '../api/route-spec.js';
 
-const listQuery = pageQuery.extend({ role: enumText().optional() });
-const addBody = z.object({ user_id: idText(), role: enumText(), name: text(MAX_LENGTH.name).optional(), phone: text(MAX_LENGTH.phone).optional() });
+const listQuery = pageQuery.extend({ role: enumText(MEMBER_ROLES).optional() });
+const addBody = z.object({ user_id: idText(), role: enumText(MEMBER_ROLES), name: text(MAX_LENGTH.name).optional(), phone: text(MAX_LENGTH.phone).optional() });
 
 /**
  * Project members (project:read / project:write; adding and removing also needs the owner role or a

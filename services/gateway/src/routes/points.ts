@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
+import { SENSOR_TYPES } from '@mp/contracts';
 import { enumText, idText, MAX_LENGTH, text } from '../bounds.js';
 import { alarmRulesBody, toAlarmRules } from '../point-alarm-rules.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
@@ -14,7 +15,7 @@ const coordinates = z.object({ x: z.number(), y: z.number(), z: z.number() });
 const createBody = z.object({
   number: text(MAX_LENGTH.number),
   name: text(MAX_LENGTH.name),
-  sensor_type: enumText(),
+  sensor_type: enumText(SENSOR_TYPES),
   reference: coordinates,
   thresholds: z.object({ warning: z.number(), alarm: z.number() }),
   abrupt_change_limit: z.number().optional(),
@@ -30,7 +31,7 @@ const CLEARABLE = ['abrupt_change_limit', 'precision', 'device_id', 'description
 const patchBody = z.object({
   number: text(MAX_LENGTH.number).optional(),
   name: text(MAX_LENGTH.name).optional(),
-  sensor_type: enumText().optional(),
+  sensor_type: enumText(SENSOR_TYPES).optional(),
   reference: coordinates.optional(),
   thresholds: z.object({ warning: z.number().optional(), alarm: z.number().optional() }).optional(),
   abrupt_change_limit: z.number().nullable().optional(),
@@ -43,7 +44,7 @@ const patchBody = z.object({
 });
 
 const listQuery = pageQuery.extend({
-  sensor_type: enumText().optional(),
+  sensor_type: enumText(SENSOR_TYPES).optional(),
   active: queryBoolean,
   device_id: idText().optional(),
   q: text(MAX_LENGTH.search).optional(),

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { PROJECT_TRANSITIONS } from '@mp/contracts';
+import { PROJECT_STATUSES, PROJECT_TRANSITIONS } from '@mp/contracts';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
-import { enumText, instantText, MAX_LENGTH, text } from '../bounds.js';
+import { entityNameText, enumText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { deviceRoutes } from './devices.js';
 import { memberRoutes } from './members.js';
@@ -17,7 +17,7 @@ const bounds = z.object({ min_x: z.number(), max_x: z.number(), min_y: z.number(
 const toBounds = (b: z.infer<typeof bounds>) => ({ minX: b.min_x, maxX: b.max_x, minY: b.min_y, maxY: b.max_y, minZ: b.min_z, maxZ: b.max_z });
 
 const createBody = z.object({
-  name: text(MAX_LENGTH.name),
+  name: entityNameText(),
   number: text(MAX_LENGTH.number),
   description: text(MAX_LENGTH.description).optional(),
   start_date: instantText().optional(),
@@ -28,7 +28,7 @@ const createBody = z.object({
 const CLEARABLE = ['description', 'start_date', 'end_date', 'bounds'] as const;
 
 const patchBody = z.object({
-  name: text(MAX_LENGTH.name).optional(),
+  name: entityNameText().optional(),
   number: text(MAX_LENGTH.number).optional(),
   description: text(MAX_LENGTH.description).nullable().optional(),
   start_date: instantText().nullable().optional(),
@@ -37,9 +37,9 @@ const patchBody = z.object({
   version: versionField,
 });
 
-const statusBody = z.object({ status: enumText(), remark: text(MAX_LENGTH.remark).optional(), version: versionField });
+const statusBody = z.object({ status: enumText(PROJECT_STATUSES), remark: text(MAX_LENGTH.remark).optional(), version: versionField });
 
-const listQuery = pageQuery.extend({ status: enumText().optional(), q: text(MAX_LENGTH.search).optional() });
+const listQuery = pageQuery.extend({ status: enumText(PROJECT_STATUSES).optional(), q: text(MAX_LENGTH.search).optional() });
 
 /**
  * Projects (project:read / project:write), and — registered from here so that app.ts needs no

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REPORT_TRANSITIONS } from '@mp/contracts';
+import { REPORT_FORMATS, REPORT_SECTIONS, REPORT_STATUSES, REPORT_TRANSITIONS } from '@mp/contracts';
 import * as api from '../api/resources.js';
 import { route, type GatewayRouter } from '../api/route-spec.js';
 import type { RateLimits } from '@mp/ratelimit';
@@ -26,16 +26,16 @@ const FILE_CHUNK = 1024 * 1024;
 const templateBody = z.object({
   name: text(MAX_LENGTH.name),
   description: text(MAX_LENGTH.description).optional(),
-  sections: z.array(enumText()).max(10),
+  sections: z.array(enumText(REPORT_SECTIONS)).max(10),
   point_ids: z.array(idText()).max(MAX_TEMPLATE_POINTS).optional(),
-  formats: z.array(enumText()).max(10).optional(),
+  formats: z.array(enumText(REPORT_FORMATS)).max(10).optional(),
 });
 const templatePatch = z.object({
   name: text(MAX_LENGTH.name).optional(),
   description: text(MAX_LENGTH.description).nullable().optional(),
-  sections: z.array(enumText()).max(10).optional(),
+  sections: z.array(enumText(REPORT_SECTIONS)).max(10).optional(),
   point_ids: z.array(idText()).max(MAX_TEMPLATE_POINTS).nullable().optional(),
-  formats: z.array(enumText()).max(10).optional(),
+  formats: z.array(enumText(REPORT_FORMATS)).max(10).optional(),
   version: versionField,
 });
 const TEMPLATE_CLEARABLE = ['description', 'point_ids'] as const;
@@ -47,7 +47,7 @@ const generateBody = z.object({
   title: text(200).optional(),
   time_zone: text(MAX_LENGTH.identifier).optional(),
 });
-const listQuery = pageQuery.extend({ project_id: idText().optional(), status: enumText().optional() });
+const listQuery = pageQuery.extend({ project_id: idText().optional(), status: enumText(REPORT_STATUSES).optional() });
 const fileQuery = z.object({ format: z.enum(['pdf', 'csv', 'xlsx']) });
 const approveBody = z.object({ comment: text(2000).optional() });
 const rejectBody = z.object({ reason: text(2000) });

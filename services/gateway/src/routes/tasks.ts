@@ -1,18 +1,18 @@
 import { z } from 'zod';
-import { TASK_TRANSITIONS } from '@mp/contracts';
+import { TASK_PRIORITIES, TASK_STATUSES, TASK_TRANSITIONS } from '@mp/contracts';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
-import { enumText, idText, instantText, MAX_LENGTH, text } from '../bounds.js';
+import { entityNameText, enumText, idText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionBody, versionField } from './versioning.js';
 import * as api from '../api/resources.js';
 import { route, type GatewayRouter } from '../api/route-spec.js';
 
 const createBody = z.object({
-  name: text(MAX_LENGTH.name),
+  name: entityNameText(),
   description: text(MAX_LENGTH.description).optional(),
-  priority: enumText().optional(),
+  priority: enumText(TASK_PRIORITIES).optional(),
   due_at: instantText().optional(),
   assignee_id: idText().optional(),
 });
@@ -20,20 +20,20 @@ const createBody = z.object({
 const CLEARABLE = ['description', 'due_at'] as const;
 
 const patchBody = z.object({
-  name: text(MAX_LENGTH.name).optional(),
+  name: entityNameText().optional(),
   description: text(MAX_LENGTH.description).nullable().optional(),
-  priority: enumText().optional(),
+  priority: enumText(TASK_PRIORITIES).optional(),
   due_at: instantText().nullable().optional(),
   version: versionField,
 });
 
-const statusBody = z.object({ status: enumText(), remark: text(MAX_LENGTH.remark).optional(), version: versionField });
+const statusBody = z.object({ status: enumText(TASK_STATUSES), remark: text(MAX_LENGTH.remark).optional(), version: versionField });
 const assignBody = z.object({ user_id: idText(), version: versionField });
 
 const listQuery = pageQuery.extend({
-  status: enumText().optional(),
+  status: enumText(TASK_STATUSES).optional(),
   assignee_id: idText().optional(),
-  priority: enumText().optional(),
+  priority: enumText(TASK_PRIORITIES).optional(),
   overdue: queryBoolean,
   q: text(MAX_LENGTH.search).optional(),
 });
@@ -52,7 +52,8 @@ export function taskRoutes(router: GatewayRouter, clients: ServiceClients): void
       rateLimit: 'tenant',
       body: createBody,
       response: api.task,
-      errors: ['404007', '422301', '422302'],
+      // an assignee who is not a member (422104) or only a viewer (422204)
+      errors: ['404007', '422104', '422204', '422301', '422302'],
       idempotent: true,
     },
     async (ctx) => {
@@ -207,7 +208,7 @@ export function taskRoutes(router: GatewayRouter, clients: ServiceClients): void
       rateLimit: 'tenant',
       body: assignBody,
       response: api.task,
-      errors: ['404007', '409004', '409005', '422104', '422301'],
+      errors: ['404007', '409004', '409005', '422104', '422204', '422301'],
     },
     async (ctx) => {
       const state = ctx.state;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentIdentity as present } from '../presenters-identity.js';
-import { MAX_ITEMS, MAX_LENGTH, text } from '../bounds.js';
+import { MAX_ITEMS, MAX_LENGTH, permissionText, text } from '../bounds.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionBody, versionField } from './versioning.js';
 import * as api from '../api/resources.js';
@@ -13,14 +13,14 @@ const createBody = z.object({
   password: text(MAX_LENGTH.password),
   name: text(MAX_LENGTH.name),
   phone: text(MAX_LENGTH.phone).optional(),
-  permissions: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.permissions).optional(),
+  permissions: z.array(permissionText()).max(MAX_ITEMS.permissions).optional(),
   disabled: z.boolean().optional(),
 });
 
 const patchBody = z.object({
   name: text(MAX_LENGTH.name).optional(),
   phone: text(MAX_LENGTH.phone).nullable().optional(),
-  permissions: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.permissions).optional(),
+  permissions: z.array(permissionText()).max(MAX_ITEMS.permissions).optional(),
   disabled: z.boolean().optional(),
   password: text(MAX_LENGTH.password).optional(),
   /** true clears a login lock (401007) before it runs out */

@@ -7,9 +7,14 @@ import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import * as api from '../api/resources.js';
 import { route, type GatewayRouter } from '../api/route-spec.js';
 import { DomainError, isDomainError } from '@mp/errors';
+import { EVENT_TYPES } from '@mp/events';
 import type { CallerContext } from '@mp/grpc';
 
 // The webhooks service holds the policy's own range (400003); these keep the numbers in int32.
+// The https rule and the event names are the webhooks service's to check (422103); the reference states them.
+const webhookUrl = () => text(MAX_LENGTH.url).meta({ pattern: '^https://', description: 'An https:// URL; plain http is refused.' });
+const eventName = () => text(MAX_LENGTH.identifier).meta({ enum: [...EVENT_TYPES] });
+
 const retryPolicy = z.object({
   max_retries: integer(0, 1000).optional(),
   retry_interval: integer(0, 86_400).optional(),
@@ -17,8 +22,8 @@ const retryPolicy = z.object({
 
 const createBody = z.object({
   name: text(MAX_LENGTH.name),
-  url: text(MAX_LENGTH.url),
-  events: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.events),
+  url: webhookUrl(),
+  events: z.array(eventName()).max(MAX_ITEMS.events),
   // Absent: every project; the caller must be able to read each one listed.
   project_ids: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.projectIds).optional(),
   retry_policy: retryPolicy.optional(),
@@ -27,8 +32,8 @@ const createBody = z.object({
 
 const updateBody = z.object({
   name: text(MAX_LENGTH.name).optional(),
-  url: text(MAX_LENGTH.url).optional(),
-  events: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.events).optional(),
+  url: webhookUrl().optional(),
+  events: z.array(eventName()).max(MAX_ITEMS.events).optional(),
   // null lifts the limit (every project again).
   project_ids: z.array(text(MAX_LENGTH.identifier)).max(MAX_ITEMS.projectIds).nullable().optional(),
   retry_policy: retryPolicy.optional(),

@@ -1,5 +1,5 @@
 import type { Queryable } from '@mp/db';
-import { appendEvent, type HandedEvent } from '@mp/events';
+import { appendEvent, type EventPayload, type HandedEvent } from '@mp/events';
 import type { CallerContext } from '@mp/grpc';
 import { formatMeasuredAt } from '../measured-at.js';
 import type { AlarmRow } from './alarm-store.js';
@@ -52,7 +52,7 @@ export async function raiseAbnormal(
   if (r.dx !== null) values.dx = r.dx;
   if (r.dy !== null) values.dy = r.dy;
   if (r.dz !== null) values.dz = r.dz;
-  const data = {
+  const data: EventPayload<'data.abnormal'> = {
     project_id: project.id,
     project_name: project.name,
     alert_level: level,
@@ -87,7 +87,7 @@ export async function raiseAlarmChange(
   by: { type: string; id: string } | null,
   comment: string | null,
 ): Promise<HandedEvent> {
-  const data = {
+  const data: EventPayload<typeof type> = {
     alarm_id: row.id,
     project_id: row.project_id,
     point_id: row.point_id,

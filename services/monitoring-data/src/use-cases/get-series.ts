@@ -22,8 +22,7 @@ export const MAX_BUCKETS = 5000;
  */
 export async function getSeries(deps: DataDeps, req: monitoringData.SeriesRequest, caller: CallerContext): Promise<monitoringData.Series> {
   requireId('point', req.pointId);
-  const projectId = await deps.contexts.projectOf(caller, req.pointId);
-  await deps.contexts.get(caller, projectId, [req.pointId], false);
+  const { projectId } = await deps.contexts.forPoint(caller, req.pointId);
   const range = timeRange(req.from, req.to);
   const to = range.to ?? (range.from !== null ? Math.max(deps.clock.now().getTime(), range.from + 1000) : deps.clock.now().getTime());
   const from = range.from ?? to - DEFAULT_SPAN_MS;

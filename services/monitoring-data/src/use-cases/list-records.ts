@@ -31,13 +31,13 @@ export async function listRecords(deps: DataDeps, req: monitoringData.ListRecord
   let projectId: string;
   if (req.pointId !== undefined) {
     requireId('point', req.pointId);
-    projectId = await deps.contexts.projectOf(caller, req.pointId);
+    projectId = (await deps.contexts.forPoint(caller, req.pointId)).projectId;
   } else if (req.projectId !== undefined) {
     projectId = requireId('project', req.projectId);
   } else {
     throw new DomainError('400001', { field: 'project_id', detail: 'Give a project_id or a point_id.' });
   }
-  await deps.contexts.get(caller, projectId, req.pointId ? [req.pointId] : [], false);
+  if (req.pointId === undefined) await deps.contexts.get(caller, projectId, [], false);
   const status = oneOf(req.status, STATUSES, 'status');
   const quality = oneOf(req.qualityFlag, QUALITY_FLAGS, 'quality_flag');
   const order = oneOf(req.order, ['asc', 'desc'], 'order') ?? 'desc';

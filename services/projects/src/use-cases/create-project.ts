@@ -1,4 +1,4 @@
-import type { projects } from '@mp/contracts';
+import type { ProjectStatus, projects } from '@mp/contracts';
 import { createOnce, isUniqueViolation } from '@mp/db';
 import { DomainError, excerpt } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
@@ -65,7 +65,8 @@ export async function createProject(deps: ProjectsDeps, req: projects.CreateProj
         project_id: row.id,
         project_name: row.name,
         number: row.number,
-        status: row.status,
+        // the column is only ever written from PROJECT_STATUSES (checked on input, moved by the transition table)
+        status: row.status as ProjectStatus,
         start_date: toProject(row).startDate ?? null,
         end_date: toProject(row).endDate ?? null,
         created_by: ctx.principalId,

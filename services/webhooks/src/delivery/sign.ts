@@ -1,10 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { DELIVERY } from '@mp/events';
 
-/** Prefix of the X-Service-Signature value (spec §6.3). */
-export const SIGNATURE_PREFIX = 'sha256=';
-/** Replay window of spec §6.4 / §8: the timestamp may differ from "now" by at most this. */
-export const DEFAULT_TOLERANCE_SECONDS = 300;
-export const WEBHOOK_USER_AGENT = 'MonitoringPlatform-Webhooks/3';
+/** Prefix of the X-Service-Signature value. */
+export const SIGNATURE_PREFIX = DELIVERY.signaturePrefix;
+/** Replay window: the timestamp may differ from "now" by at most this. */
+export const DEFAULT_TOLERANCE_SECONDS = DELIVERY.toleranceSeconds;
+export const WEBHOOK_USER_AGENT = DELIVERY.userAgent;
 
 function hmacHex(secret: string, timestampSeconds: number | string, rawBody: string): string {
   return createHmac('sha256', secret).update(`${timestampSeconds}.${rawBody}`, 'utf8').digest('hex');
@@ -83,8 +84,8 @@ export function signatureHeaders(secret: string, eventId: string, rawBody: strin
   return {
     'content-type': 'application/json',
     'user-agent': WEBHOOK_USER_AGENT,
-    'x-service-signature': signPayload(secret, nowSeconds, rawBody),
-    'x-service-timestamp': String(nowSeconds),
-    'x-service-event-id': eventId,
+    [DELIVERY.headers.signature.toLowerCase()]: signPayload(secret, nowSeconds, rawBody),
+    [DELIVERY.headers.timestamp.toLowerCase()]: String(nowSeconds),
+    [DELIVERY.headers.eventId.toLowerCase()]: eventId,
   };
 }

@@ -1,5 +1,6 @@
 import type { webhooks } from '@mp/contracts';
-import { TEST_EVENT_TYPE } from '@mp/events';
+import { TEST_EVENT, TEST_EVENT_TYPE } from '@mp/events';
+import type { z } from 'zod';
 import type { CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
 import type { WebhooksDeps } from '../deps.js';
@@ -8,7 +9,7 @@ import { DELIVERY_COLUMNS, toDelivery, type DeliveryRow } from '../delivery-row.
 import { loadWebhookToActOn } from '../webhook-row.js';
 
 /** The `data` of a webhook.test event (documented in README "Receiving webhooks"). */
-export function testEventData(webhook: { id: string; name: string }) {
+export function testEventData(webhook: { id: string; name: string }): z.infer<typeof TEST_EVENT.payload> {
   return { message: 'Test event from the Monitoring Platform. No action is needed.', webhook_id: webhook.id, webhook_name: webhook.name };
 }
 
