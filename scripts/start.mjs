@@ -6,6 +6,9 @@ import { relative } from 'node:path';
 import { startTracing } from '@mp/telemetry';
 
 const started = performance.now();
+// Everything this process creates is its owner's only: the data folder holds records, password
+// hashes and sealed secrets, whatever the umask of the shell that started it (docs/operations.md).
+process.umask(0o077);
 let platform;
 let describeFirstAdmin;
 let tracing = null;

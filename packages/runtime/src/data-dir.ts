@@ -18,20 +18,16 @@ const alive = (pid: number) => {
 const held = new Map<string, { count: number; file: string }>();
 
 /**
- * Makes the data folder and everything in it the owner's only (folders 0700, files 0600), and
- * makes what this process creates from now on the same: the embedded database creates its files
- * 0666 less the umask, so under a umask of 000 every other account could read (and write) the
- * platform's records, password hashes and sealed secrets. The umask is the process's, which is
- * right for the processes that take a data folder (the platform, its maintenance commands); in a
- * worker thread it cannot be set, and the folder's own 0700 still keeps other accounts out.
+ * Makes the data folder and everything in it the owner's only (folders 0700, files 0600): the
+ * embedded database creates its files 0666 less the umask, so under a umask of 000 every other
+ * account could read (and write) the platform's records, password hashes and sealed secrets. The
+ * folder's own 0700 keeps other accounts away from what is created in it later; `npm start`
+ * (scripts/start.mjs) also sets its process's umask to 077 so those files are owner-only too. A
+ * library must not change the umask of the process it runs in (a test runner, an application
+ * embedding the platform): that is the entry point's choice.
  */
 export function secureDataDir(dataDir: string): void {
   const dir = resolve(dataDir);
-  try {
-    process.umask(0o077);
-  } catch {
-    // Worker threads may not change it.
-  }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const fix = (path: string, wanted: number) => {
     const st = lstatSync(path);

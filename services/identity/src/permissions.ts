@@ -1,6 +1,5 @@
 import { isPermission, PERMISSIONS, type Permission } from '@mp/contracts';
 import { DomainError, excerpt } from '@mp/errors';
-import { PERMISSIONS, type Permission } from '@mp/contracts';
 import type { CallerContext } from '@mp/grpc';
 
 /** The permission identifiers, the only values a key, user or grant may carry: the shared vocabulary's. */
