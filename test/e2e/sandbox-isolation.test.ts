@@ -120,9 +120,11 @@ describe('sandbox isolation', () => {
         ORDER BY 1, 2`,
     );
     expect(columns.length).toBeGreaterThan(5);
-    // Users and tenants are the tenant's own (a user signs in at both base URLs); every other
+    // Users and tenants are the tenant's own (a user signs in at both base URLs); so is the
+    // operator's record of a tenant's archived months (raw retention is the plan's, for both
+    // environments; each archived row keeps its environment in the file, ADR 0081). Every other
     // row that names a tenant also names its environment.
-    expect(columns.filter((c) => !c.has_env).map((c) => `${c.table_schema}.${c.table_name}`)).toEqual(['identity.users']);
+    expect(columns.filter((c) => !c.has_env).map((c) => `${c.table_schema}.${c.table_name}`)).toEqual(['identity.users', 'monitoring_data.raw_archives']);
   });
 
   it('is a licensed feature: a tenant whose plan lacks it is refused in the sandbox (403004) and served live', async () => {
