@@ -77,6 +77,17 @@ export async function lockPoints(tx: Queryable, pointIds: Iterable<string>): Pro
   );
 }
 
+/** Which of these points have an active alarm now (committed; nothing locked). */
+export async function pointsWithActiveAlarms(tx: Queryable, pointIds: string[]): Promise<string[]> {
+  if (pointIds.length === 0) return [];
+  const { rows } = await tx.query<{ point_id: string }>(
+    `SELECT DISTINCT point_id FROM alarms WHERE point_id = ANY($1::text[]) AND status <> 'cleared'`,
+    [pointIds],
+    { prepare: 'md_alarmed_points' },
+  );
+  return rows.map((r) => r.point_id);
+}
+
 /** The active (not cleared) alarms of these points, locked until the transaction ends. */
 export async function lockActive(tx: Queryable, pointIds: string[]): Promise<AlarmRow[]> {
   if (pointIds.length === 0) return [];

@@ -4,9 +4,20 @@ import type { CallerContext } from '@mp/grpc';
 import type { PointInfo, ProjectContext } from '../ingest-context.js';
 import type { CheckedRecord } from '../record-rules.js';
 import { eventScopeOf, raiseAbnormal, raiseAlarmChange, type EventScope } from './alarm-events.js';
-import { clear, lockActive, lockPoints, openOrFind, recordBreach, recordNormal, type AlarmRow, type Breach, type Scope } from './alarm-store.js';
+import {
+  clear,
+  lockActive,
+  lockPoints,
+  openOrFind,
+  pointsWithActiveAlarms,
+  recordBreach,
+  recordNormal,
+  type AlarmRow,
+  type Breach,
+  type Scope,
+} from './alarm-store.js';
 import { rateBreaches } from './rate-rule.js';
-import { rulesFor, type AlarmSettings } from './settings.js';
+import { hasRateRule, rulesFor, type AlarmSettings } from './settings.js';
 import { watchForStaleness } from './stale-watch.js';
 
 /** One stored reading of a write, with its id. */
@@ -78,13 +89,28 @@ export async function applyAlarmRules(
     list.push({ record: r, id: ids[i]! });
   }
   for (const list of byPoint.values()) list.sort((a, b) => a.record.ms - b.record.ms);
+  // Each point's rules: its own alarm_rules over the operator defaults, resolved once per write.
+  const resolved = new Map<PointInfo, AlarmSettings>();
+  const rulesOf = (p: PointInfo) => resolved.get(p) ?? resolved.set(p, rulesFor(settings, p.alarmRules)).get(p)!;
+  // Only the points with something to do take their lock (ADR 0074): a reading over a threshold,
+  // a rule that judges every reading (rate, stale data), or an active alarm their readings count
+  // towards clearing. The others — most points of most writes — are left alone, so writes sharing
+  // points queue only where alarms move. A point whose alarm another write opens meanwhile is seen
+  // by the next write: these readings were stored before that alarm existed.
+  const quiet: string[] = [];
+  for (const [pointId, list] of byPoint) {
+    const r = rulesOf(list[0]!.record.point);
+    if (!hasRateRule(r) && r.expectedIntervalSeconds === null && list.every((x) => x.record.status === 'normal')) quiet.push(pointId);
+  }
+  if (quiet.length) {
+    const alarmed = new Set(await pointsWithActiveAlarms(tx, quiet));
+    for (const pointId of quiet) if (!alarmed.has(pointId)) byPoint.delete(pointId);
+  }
+  if (byPoint.size === 0) return [];
   // The points' alarm locks first (in key order), then the stale-data watch rows, then the alarm
   // rows: the scheduled check takes no point lock and takes watch rows before alarm rows (skipping
   // watch rows a write holds), so no two of them wait on each other in a cycle.
   await lockPoints(tx, byPoint.keys());
-  // Each point's rules: its own alarm_rules over the operator defaults, resolved once per write.
-  const resolved = new Map<PointInfo, AlarmSettings>();
-  const rulesOf = (p: PointInfo) => resolved.get(p) ?? resolved.set(p, rulesFor(settings, p.alarmRules)).get(p)!;
   await watchForStaleness(tx, rulesOf, scope, ctx.project.name, byPoint);
   const active = new Map<string, AlarmRow>();
   for (const row of await lockActive(tx, [...byPoint.keys()])) active.set(`${row.point_id}|${row.rule}`, row);
