@@ -198,7 +198,7 @@ const ctx = {
   environment: 'live',
   principalId: newId('user'),
   principalType: 'user',
-  permissions: ['project:read', 'project:write', 'system:admin', 'data:read', 'task:read'],
+  permissions: ['project:read', 'project:write', 'system:admin', 'data:read', 'task:read', 'report:read'],
 };
 // The steady phase's writes go through a lean caller (lean-grpc.mjs), so the load generator takes
 // little of the CPU the platform needs.
