@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { httpsRequest } from '@mp/testing';
 import { dataProject } from '../support/data-project.js';
-import { startProcess, type StartedProcess } from '../support/process.js';
+import { type StartedProcess, startProcess, userEnv } from '../support/process.js';
 
 // Backup and restore of the embedded data folder: a backup taken from the running platform while
 // writes go on holds whole writes only, and a platform started on a folder restored from it serves
@@ -16,20 +16,7 @@ describe('npm run data:backup / data:restore on the embedded default', () => {
   const procs: StartedProcess[] = [];
   const password = 'correct horse battery staple';
 
-  const env = (dataDir: string) => {
-    const clean: Record<string, string | undefined> = { ...process.env };
-    for (const k of Object.keys(clean)) if (k.startsWith('MP_') || k.startsWith('npm_')) delete clean[k];
-    return {
-      ...clean,
-      MP_DATA_DIR: dataDir,
-      MP_HTTPS_PORT: '0',
-      MP_SANDBOX_HTTPS_PORT: '0',
-      MP_OPS_PORT: '0',
-      MP_BIND_HOST: '127.0.0.1',
-      MP_ADMIN_PASSWORD: password,
-      MP_LOG_LEVEL: 'warn',
-    };
-  };
+  const env = (dataDir: string) => userEnv(dataDir, { MP_ADMIN_PASSWORD: password });
   const start = async (dataDir: string) => {
     const proc = startProcess(process.execPath, ['scripts/start.mjs'], { env: env(dataDir) });
     procs.push(proc);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { httpsRequest } from '@mp/testing';
-import { REPO_ROOT, startProcess, type StartedProcess } from '../support/process.js';
+import { REPO_ROOT, type StartedProcess, startProcess, userEnv } from '../support/process.js';
 
 // The embedded platform's data folder as an operator on a shared machine meets it: owner-only
 // files whatever the umask, one process at a time on it (a maintenance command run beside
@@ -17,21 +17,7 @@ describe('npm start: the data folder', () => {
   let base = '';
   const username = 'operator';
   const password = 'Harbour-Wall-Admin-2026';
-  const env = () => {
-    const clean: Record<string, string | undefined> = { ...process.env };
-    for (const k of Object.keys(clean)) if (k.startsWith('MP_') || k.startsWith('npm_')) delete clean[k];
-    return {
-      ...clean,
-      MP_DATA_DIR: dataDir,
-      MP_HTTPS_PORT: '0',
-      MP_SANDBOX_HTTPS_PORT: '0',
-      MP_OPS_PORT: '0',
-      MP_BIND_HOST: '127.0.0.1',
-      MP_LOG_LEVEL: 'warn',
-      MP_ADMIN_USERNAME: username,
-      MP_ADMIN_PASSWORD: password,
-    };
-  };
+  const env = () => userEnv(dataDir, { MP_ADMIN_USERNAME: username, MP_ADMIN_PASSWORD: password });
   /** `node scripts/start.mjs` under a umask of 000, as a careless shell profile leaves it. */
   const start = async () => {
     proc = startProcess('sh', ['-c', 'umask 000 && exec node scripts/start.mjs'], { env: env() });

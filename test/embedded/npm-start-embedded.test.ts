@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpsRequest, startHttpsReceiver, testCertificate, type HttpsReceiver } from '@mp/testing';
 import { verifySignature } from '@mp/webhooks';
-import { startProcess, type StartedProcess } from '../support/process.js';
+import { type StartedProcess, startProcess, userEnv } from '../support/process.js';
 
 // Issue 3: the README's start command with nothing but Node.js: no database, broker or cache
 // settings, so every service runs on its embedded adapters under a fresh data folder.
@@ -11,24 +11,14 @@ describe('npm start: the embedded default', () => {
   let dataDir: string;
   let receiver: HttpsReceiver;
   let proc: StartedProcess | null = null;
-  const env = () => {
-    const clean: Record<string, string | undefined> = { ...process.env };
-    for (const k of Object.keys(clean)) if (k.startsWith('MP_') || k.startsWith('npm_')) delete clean[k];
-    return {
-      ...clean,
-      MP_DATA_DIR: dataDir,
-      MP_HTTPS_PORT: '0',
-      MP_SANDBOX_HTTPS_PORT: '0',
-      MP_OPS_PORT: '0',
-      MP_BIND_HOST: '127.0.0.1',
+  const env = () =>
+    userEnv(dataDir, {
       MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      MP_LOG_LEVEL: 'warn',
       // `npm test` has built everything; a rebuild here would rewrite dist/ under test files
       // running in parallel.
       MP_SKIP_BUILD: '1',
       NODE_EXTRA_CA_CERTS: join(dataDir, 'receiver-ca.pem'),
-    };
-  };
+    });
   const start = async () => {
     proc = startProcess('npm', ['start', '--silent'], { env: env() });
     const [, url] = await proc.waitForOutput(/Live API:\s+(https:\/\/\S+)/, 90_000);

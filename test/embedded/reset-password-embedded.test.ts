@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpsRequest } from '@mp/testing';
-import { startProcess, type StartedProcess } from '../support/process.js';
+import { type StartedProcess, startProcess, userEnv } from '../support/process.js';
 
 // A lost administrator password with `npm start`: the banner says how the administrator's password
 // came about, and `npm run operator -- reset-password` (the credential in the data folder, while
@@ -10,21 +10,7 @@ import { startProcess, type StartedProcess } from '../support/process.js';
 describe('npm start: the administrator password, told truly and reset', () => {
   let dataDir: string;
   let proc: StartedProcess | null = null;
-  const env = (extra: Record<string, string> = {}) => {
-    const clean: Record<string, string | undefined> = { ...process.env };
-    for (const k of Object.keys(clean)) if (k.startsWith('MP_') || k.startsWith('npm_')) delete clean[k];
-    return {
-      ...clean,
-      MP_DATA_DIR: dataDir,
-      MP_HTTPS_PORT: '0',
-      MP_SANDBOX_HTTPS_PORT: '0',
-      MP_OPS_PORT: '0',
-      MP_BIND_HOST: '127.0.0.1',
-      MP_LOG_LEVEL: 'warn',
-      MP_SKIP_BUILD: '1',
-      ...extra,
-    };
-  };
+  const env = (extra: Record<string, string> = {}) => userEnv(dataDir, { MP_SKIP_BUILD: '1', ...extra });
   const start = async (extra: Record<string, string>) => {
     proc = startProcess('npm', ['start', '--silent'], { env: env(extra) });
     const [, url] = await proc.waitForOutput(/Live API:\s+(https:\/\/\S+)/, 90_000);

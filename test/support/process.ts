@@ -83,3 +83,23 @@ export function startProcess(
     },
   };
 }
+
+/**
+ * The environment of a platform process started as a user starts it (`npm start`, an operator
+ * command) on `dataDir`: this process's environment without any MP_ or npm_ setting of the test
+ * run, ports chosen by the OS on loopback, warnings only; `extra` adds or overrides settings.
+ */
+export function userEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string | undefined> {
+  const clean: Record<string, string | undefined> = { ...process.env };
+  for (const k of Object.keys(clean)) if (k.startsWith('MP_') || k.startsWith('npm_')) delete clean[k];
+  return {
+    ...clean,
+    MP_DATA_DIR: dataDir,
+    MP_HTTPS_PORT: '0',
+    MP_SANDBOX_HTTPS_PORT: '0',
+    MP_OPS_PORT: '0',
+    MP_BIND_HOST: '127.0.0.1',
+    MP_LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
