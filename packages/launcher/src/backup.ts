@@ -137,7 +137,7 @@ interface MaintenanceFile {
  * A command that needs a consistent copy of the database while the platform runs goes through it,
  * since only this process may open the embedded database.
  */
-export async function startMaintenanceEndpoint(dataDir: string, opts: { embedded: boolean; logger: Logger }): Promise<MaintenanceEndpoint> {
+export async function startMaintenanceEndpoint(dataDir: string, logger: Logger): Promise<MaintenanceEndpoint> {
   const dir = resolve(dataDir);
   const token = randomBytes(32).toString('base64url');
   const expected = Buffer.from(`Bearer ${token}`);
@@ -147,21 +147,16 @@ export async function startMaintenanceEndpoint(dataDir: string, opts: { embedded
     const given = Buffer.from(req.headers.authorization ?? '');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return answer(401, `the token of ${join(dir, MAINTENANCE_FILE)} is required`);
     if (req.method !== 'POST' || req.url !== '/backup') return answer(404, 'not found');
-    if (!opts.embedded)
-      return answer(
-        409,
-        'this platform keeps its data in PostgreSQL (MP_DATABASE_URL), not in the data folder: back it up with pg_dump (docs/operations.md, "Backup and restore").',
-      );
     // One backup at a time: each holds a whole copy of the database in memory.
     const made = running.then(() => backupDataDir(dir));
     running = made.catch(() => undefined);
     made.then(
       ({ file, manifest }) => {
-        opts.logger.info({ bytes: file.length, databases: manifest.databases, files: manifest.files.length }, 'backup made');
+        logger.info({ bytes: file.length, databases: manifest.databases, files: manifest.files.length }, 'backup made');
         res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': file.length }).end(file);
       },
       (err: unknown) => {
-        opts.logger.error({ err }, 'backup failed');
+        logger.error({ err }, 'backup failed');
         answer(500, `the backup failed: ${(err as Error).message}`);
       },
     );

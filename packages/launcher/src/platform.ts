@@ -202,8 +202,12 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     stops.push(() => gateway.stop());
 
     // How `npm run data:backup` copies the embedded database while this process has it open.
-    const maintenance = await startMaintenanceEndpoint(idConfig.MP_DATA_DIR, { embedded, logger });
-    stops.push(() => maintenance.close());
+    // Only the embedded database lives in the data folder; PostgreSQL is backed up with pg_dump
+    // (data:backup refuses MP_DATABASE_URL before it looks for this endpoint).
+    if (embedded) {
+      const maintenance = await startMaintenanceEndpoint(idConfig.MP_DATA_DIR, logger);
+      stops.push(() => maintenance.close());
+    }
 
     const operatorFile = writeOperatorCredential(idConfig.MP_DATA_DIR, keys, `127.0.0.1:${identity.port}`);
 
