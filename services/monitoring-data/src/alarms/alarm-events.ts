@@ -1,5 +1,5 @@
 import type { Queryable } from '@mp/db';
-import { appendEvent, type EventPayload, type HandedEvent } from '@mp/events';
+import { appendEvent, type EventPayload, type HandedEvent, type NewEvent } from '@mp/events';
 import type { CallerContext } from '@mp/grpc';
 import { formatMeasuredAt } from '../measured-at.js';
 import type { AlarmRow } from './alarm-store.js';
@@ -48,6 +48,18 @@ export async function raiseAbnormal(
   threshold: { warning: number | null; alarm: number | null },
   reason: string,
 ): Promise<HandedEvent> {
+  return append(tx, abnormalEvent(scope, project, level, r, threshold, reason));
+}
+
+/** data.abnormal of `raiseAbnormal`, to append later (with others, in one statement). */
+export function abnormalEvent(
+  scope: EventScope,
+  project: { id: string; name: string },
+  level: AlarmLevel,
+  r: AbnormalRecord,
+  threshold: { warning: number | null; alarm: number | null },
+  reason: string,
+): NewEvent<never> & { dataJson: string } {
   const values: Record<string, number> = {};
   if (r.dx !== null) values.dx = r.dx;
   if (r.dy !== null) values.dy = r.dy;
@@ -70,9 +82,7 @@ export async function raiseAbnormal(
       },
     ],
   };
-  const dataJson = JSON.stringify(data);
-  const meta = await appendEvent(tx, { ...scope, type: 'data.abnormal', dataJson });
-  return { eventId: meta.event_id, dataJson };
+  return { ...scope, type: 'data.abnormal', dataJson: JSON.stringify(data) };
 }
 
 /**
@@ -87,6 +97,17 @@ export async function raiseAlarmChange(
   by: { type: string; id: string } | null,
   comment: string | null,
 ): Promise<HandedEvent> {
+  return append(tx, alarmChangeEvent(scope, type, row, by, comment));
+}
+
+/** The event of `raiseAlarmChange`, to append later (with others, in one statement). */
+export function alarmChangeEvent(
+  scope: EventScope,
+  type: 'alarm.acknowledged' | 'alarm.cleared',
+  row: AlarmRow,
+  by: { type: string; id: string } | null,
+  comment: string | null,
+): NewEvent<never> & { dataJson: string } {
   const data: EventPayload<typeof type> = {
     alarm_id: row.id,
     project_id: row.project_id,
@@ -100,7 +121,10 @@ export async function raiseAlarmChange(
     comment,
     at: scope.occurredAt,
   };
-  const dataJson = JSON.stringify(data);
-  const meta = await appendEvent(tx, { ...scope, type, dataJson });
-  return { eventId: meta.event_id, dataJson };
+  return { ...scope, type, dataJson: JSON.stringify(data) };
+}
+
+async function append(tx: Queryable, event: NewEvent<never> & { dataJson: string }): Promise<HandedEvent> {
+  const meta = await appendEvent(tx, event);
+  return { eventId: meta.event_id, dataJson: event.dataJson };
 }

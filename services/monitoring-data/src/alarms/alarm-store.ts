@@ -174,24 +174,6 @@ export async function recordBreach(tx: Queryable, row: AlarmRow, b: Breach, read
   return { row: updated!, escalated };
 }
 
-/** Readings back under the limits: counted, and the alarm cleared by itself when there are enough. */
-export async function recordNormal(
-  tx: Queryable,
-  row: AlarmRow,
-  readings: number,
-  clearAfter: number,
-  now: string,
-  lastDataId: string | null,
-): Promise<AlarmRow | null> {
-  const count = row.normal_count + readings;
-  if (count < clearAfter) {
-    await tx.query('UPDATE alarms SET normal_count = $2, updated_at = $3 WHERE id = $1', [row.id, count, now]);
-    return null;
-  }
-  const reason = `${count} reading${count === 1 ? '' : 's'} back within the limits (clears after ${clearAfter})`;
-  return clear(tx, row, { type: null, id: null }, null, now, { dataId: lastDataId, reason, normalCount: count });
-}
-
 /** Clears an alarm: by a person (actor set, with their comment) or by the readings (actor null). */
 export async function clear(
   tx: Queryable,

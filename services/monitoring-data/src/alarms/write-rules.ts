@@ -3,19 +3,9 @@ import type { HandedEvent } from '@mp/events';
 import type { CallerContext } from '@mp/grpc';
 import type { PointInfo, ProjectContext } from '../ingest-context.js';
 import type { CheckedRecord } from '../record-rules.js';
-import { eventScopeOf, raiseAbnormal, raiseAlarmChange, type EventScope } from './alarm-events.js';
-import {
-  clear,
-  lockActive,
-  lockPoints,
-  openOrFind,
-  pointsWithActiveAlarms,
-  recordBreach,
-  recordNormal,
-  type AlarmRow,
-  type Breach,
-  type Scope,
-} from './alarm-store.js';
+import { abnormalEvent, alarmChangeEvent, eventScopeOf, type EventScope } from './alarm-events.js';
+import { AlarmPlan } from './alarm-plan.js';
+import { lockActive, lockPoints, pointsWithActiveAlarms, type AlarmRow, type Breach, type Scope } from './alarm-store.js';
 import { rateBreaches } from './rate-rule.js';
 import { hasRateRule, rulesFor, type AlarmSettings } from './settings.js';
 import { watchForStaleness } from './stale-watch.js';
@@ -114,47 +104,42 @@ export async function applyAlarmRules(
   await watchForStaleness(tx, rulesOf, scope, ctx.project.name, byPoint);
   const active = new Map<string, AlarmRow>();
   for (const row of await lockActive(tx, [...byPoint.keys()])) active.set(`${row.point_id}|${row.rule}`, row);
+  const rates = await rateBreaches(tx, (r) => rulesOf(r.record.point), byPoint);
   const iso = (r: Reading) => new Date(r.record.ms).toISOString();
-  const out: HandedEvent[] = [];
+  // Every transition is decided in memory and written at the end, in a few statements (AlarmPlan).
+  const plan = new AlarmPlan(scope, nowIso);
 
   /** Breaches and returns to normal of one rule for one point, in reading order. */
-  const apply = async (
+  const apply = (
     pointId: string,
     rule: 'threshold' | 'rate',
     steps: { breach: Breach | null; readings: Reading[] }[],
-    onRaise?: (row: AlarmRow, b: Breach) => Promise<void>,
+    onRaise?: (row: AlarmRow, b: Breach) => void,
   ) => {
     let row = active.get(`${pointId}|${rule}`) ?? null;
     for (const step of steps) {
       if (step.breach) {
         if (row) {
-          const updated = await recordBreach(tx, row, step.breach, step.readings.length, nowIso);
+          const updated = plan.breach(row, step.breach, step.readings.length);
           row = updated.row;
-          if (updated.escalated) await onRaise?.(row, step.breach);
+          if (updated.escalated) onRaise?.(row, step.breach);
         } else {
-          const found = await openOrFind(tx, scope, pointId, rule, step.breach, nowIso);
-          if (found.opened) {
-            row = found.row;
-            await onRaise?.(row, step.breach);
-          } else {
-            const updated = await recordBreach(tx, found.row, step.breach, step.readings.length, nowIso);
-            row = updated.row;
-            if (updated.escalated) await onRaise?.(row, step.breach);
-          }
+          row = plan.open(pointId, rule, step.breach);
+          onRaise?.(row, step.breach);
         }
       } else if (row) {
         const last = step.readings[step.readings.length - 1]!;
-        const cleared = await recordNormal(tx, row, step.readings.length, rulesOf(last.record.point).clearAfterReadings, nowIso, last.id);
-        if (cleared) {
-          out.push(await raiseAlarmChange(tx, events, 'alarm.cleared', cleared, null, null));
+        const counted = plan.normal(row, step.readings.length, rulesOf(last.record.point).clearAfterReadings, last.id);
+        if (counted.cleared) {
+          plan.raise(alarmChangeEvent(events, 'alarm.cleared', counted.row, null, null));
           row = null;
-        } else row = { ...row, normal_count: row.normal_count + step.readings.length };
+        } else row = counted.row;
       }
     }
   };
 
   for (const [pointId, readings] of byPoint) {
-    await apply(
+    apply(
       pointId,
       'threshold',
       runsOf(readings).map((run) => ({ breach: run.breach ? thresholdBreach(run.readings, iso) : null, readings: run.readings })),
@@ -163,18 +148,17 @@ export async function applyAlarmRules(
     const stale = active.get(`${pointId}|stale`);
     if (stale) {
       const last = readings[readings.length - 1]!;
-      const cleared = await clear(tx, stale, { type: null, id: null }, null, nowIso, { dataId: last.id, reason: `a reading arrived (measured ${iso(last)})` });
-      out.push(await raiseAlarmChange(tx, events, 'alarm.cleared', cleared, null, null));
+      const cleared = plan.clear(stale, { dataId: last.id, reason: `a reading arrived (measured ${iso(last)})` });
+      plan.raise(alarmChangeEvent(events, 'alarm.cleared', cleared, null, null));
     }
   }
 
-  for (const { reading, breach } of await rateBreaches(tx, (r) => rulesOf(r.record.point), byPoint)) {
+  for (const { reading, breach } of rates) {
     const pointId = reading.record.point.id;
-    await apply(pointId, 'rate', [{ breach, readings: [reading] }], async (row, b) => {
+    apply(pointId, 'rate', [{ breach, readings: [reading] }], (row, b) => {
       const r = reading.record;
-      out.push(
-        await raiseAbnormal(
-          tx,
+      plan.raise(
+        abnormalEvent(
           events,
           ctx.project,
           row.level,
@@ -185,5 +169,5 @@ export async function applyAlarmRules(
       );
     });
   }
-  return out;
+  return plan.flush(tx);
 }
