@@ -416,3 +416,26 @@ export const report = z
     created_at: instant,
   })
   .meta({ id: 'Report' });
+
+export const sensorType = z
+  .object({
+    id,
+    name: z.string(),
+    geodetic: z.boolean().meta({ description: 'Measures coordinates: reference coordinates and displacement thresholds apply.' }),
+    primary_channel: z.string(),
+    channels: z.array(
+      z.object({
+        name: z.string(),
+        unit: z.string(),
+        quantity: z.string(),
+        kind: z.enum(['measured', 'raw', 'derived']),
+        primary: z.boolean(),
+        range: z
+          .object({ min: z.number(), max: z.number() })
+          .nullable()
+          .meta({ description: 'Plausible values (422201 outside); null for coordinates, bounded by the project.' }),
+        converted_from: z.string().nullable().meta({ description: 'The raw channel the point’s calibration converts into this one.' }),
+      }),
+    ),
+  })
+  .meta({ id: 'SensorType' });
