@@ -93,6 +93,7 @@ export async function raiseAlarmChange(
     point_id: row.point_id,
     rule: row.rule,
     level: row.level,
+    channel: row.channel,
     status: row.status,
     reason: row.reason,
     by: by ? { principal_type: by.type, principal_id: by.id } : null,
