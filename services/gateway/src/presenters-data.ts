@@ -5,7 +5,7 @@ import { pointIdOf } from './record-columns.js';
 function valuesOf(v: monitoringData.Values | undefined): Record<string, number> {
   if (!v) return {};
   const { channels, ...geodetic } = v;
-  return { ...geodetic, ...channels };
+  return { ...geodetic, ...channels?.values };
 }
 
 /** API shapes (snake_case JSON) of the monitoring-data contract messages. */

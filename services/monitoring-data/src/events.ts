@@ -79,7 +79,7 @@ export function numberJson(v: number): string {
 
 /** `"x":…,"dz":…` of a record: the values it has, in VALUE_KEYS order. */
 function valuesJson(r: CheckedRecord): string {
-  if (r.channels !== null) {
+  if (r.channels) {
     let text = '';
     for (const k in r.channels) text += `${text ? ',' : ''}${JSON.stringify(k)}:${numberJson(r.channels[k]!)}`;
     return text;
@@ -162,8 +162,9 @@ export function dataAbnormal(project: ProjectInfo, records: EventRecord[]) {
         status: r.status,
         threshold: { warning: r.point.warning, alarm: r.point.alarm },
         reason: reasonOf(r),
-        level: r.status,
-        ...(r.channel ? { channel: r.channel } : {}),
+        // level and channel name the limit crossed; a geodetic point with only the specification's
+        // thresholds keeps the specification's record exactly (docs/instruments.md)
+        ...(r.channels || r.point.triggerLevels?.length ? { level: r.status, ...(r.channel ? { channel: r.channel } : {}) } : {}),
       };
     }),
   };

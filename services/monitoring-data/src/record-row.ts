@@ -39,7 +39,8 @@ export const channelsOf = (row: Pick<RecordRow, 'channels'>): Record<string, num
   typeof row.channels === 'string' ? (JSON.parse(row.channels) as Record<string, number>) : row.channels;
 
 export function toRecord(row: RecordRow): monitoringData.DataRecord {
-  const values: monitoringData.Values = { channels: channelsOf(row) ?? {} };
+  const channels = channelsOf(row);
+  const values: monitoringData.Values = channels ? { channels: { values: channels } } : {};
   for (const k of ['x', 'y', 'z', 'dx', 'dy', 'dz'] as const) if (row[k] !== null) values[k] = row[k]!;
   return {
     id: row.id,

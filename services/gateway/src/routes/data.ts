@@ -58,13 +58,14 @@ async function limitRecords(limits: RateLimits, ctx: Context, records: number): 
 
 const GEODETIC_KEYS = new Set(['x', 'y', 'z', 'dx', 'dy', 'dz']);
 const toValues = (v: z.infer<typeof values>): monitoringData.Values => {
-  const out: monitoringData.Values = { channels: {} };
+  const out: monitoringData.Values = {};
+  const channels: Record<string, number> = {};
   for (const [k, x] of Object.entries(v)) {
     if (x === undefined) continue;
     if (GEODETIC_KEYS.has(k)) out[k as 'x'] = x;
-    else out.channels[k] = x;
+    else channels[k] = x;
   }
-  return out;
+  return Object.keys(channels).length ? { ...out, channels: { values: channels } } : out;
 };
 
 /**

@@ -109,7 +109,7 @@ export function pointRoutes(router: GatewayRouter, clients: ServiceClients): voi
           ...(b.reference ? { reference: b.reference } : {}),
           warningThreshold: b.thresholds?.warning ?? 0,
           alarmThreshold: b.thresholds?.alarm ?? 0,
-          triggerLevels: toTriggerLevels(b.trigger_levels ?? []),
+          ...(b.trigger_levels ? { triggerLevels: { items: toTriggerLevels(b.trigger_levels) } } : {}),
           ...defined({ abruptChangeLimit: b.abrupt_change_limit, precision: b.precision, deviceId: b.device_id, active: b.active, description: b.description }),
           ...(b.alarm_rules ? { alarmRules: toAlarmRules(b.alarm_rules) } : {}),
         },

@@ -81,7 +81,7 @@ export async function updateRecord(deps: DataDeps, req: monitoringData.UpdateRec
       pointIndex: [],
       instants: [],
       instantIndex: [],
-      ...channelColumns(v.channels),
+      ...channelColumns(v.channels?.values),
     };
     const { ok, failures } = checkRecords(cols, ctx, Number.POSITIVE_INFINITY);
     const f = failures[0];

@@ -20,7 +20,7 @@ export async function createPoint(deps: ProjectsDeps, req: projects.CreatePointR
   const sensorType = checkEnum(req.sensorType, SENSOR_TYPES, 'sensor_type');
   checkTypeFields(sensorType, req.reference, req.warningThreshold, req.alarmThreshold);
   const reference = req.reference ? checkReference(req.reference) : null;
-  const triggerLevels = checkTriggerLevels(req.triggerLevels, sensorType);
+  const triggerLevels = checkTriggerLevels(req.triggerLevels?.items ?? [], sensorType);
   const abrupt = req.abruptChangeLimit !== undefined ? checkNumber(req.abruptChangeLimit, 'abrupt_change_limit', { positive: true }) : null;
   const precision = req.precision !== undefined ? checkNumber(req.precision, 'precision', { positive: true }) : null;
   const description = checkOptionalText(req.description, 'description', 2000);
