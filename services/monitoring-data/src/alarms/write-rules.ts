@@ -56,7 +56,6 @@ function thresholdBreach(run: Reading[], measuredAt: (r: Reading) => string): Br
     // a trigger level on a channel (docs/instruments.md)
     const channel = rec.channel!;
     const value = rec.channels?.[channel] ?? (rec[channel as 'x'] as number);
-    const t = rec.point.triggerLevels.find((l) => l.level === level && l.channel === channel);
     const unit = rec.point.type?.channels.find((c) => c.name === channel)?.unit ?? '';
     return {
       level,
