@@ -38,7 +38,21 @@ for (let i = 0; i < POINTS; i++) {
   });
 }
 const ctx = { project: { id: 'prj_1', name: 'Benchmark tunnel', status: 'in_progress', startDate: '2020-01-01' }, bounds: null, points };
-const cols = { pointId: [], measuredAt: [], x: [], y: [], z: [], dx: [], dy: [], dz: [], precision: [] };
+const cols = {
+  pointId: [],
+  measuredAt: [],
+  x: [],
+  y: [],
+  z: [],
+  dx: [],
+  dy: [],
+  dz: [],
+  precision: [],
+  channelNames: [],
+  channelOffset: [],
+  channelIndex: [],
+  channelValue: [],
+};
 for (let e = 0; e < RECORDS / POINTS; e++) {
   const at = new Date(Date.UTC(2025, 0, 1) + e * 60_000).toISOString().replace('Z', '+00:00');
   for (let i = 0; i < POINTS; i++) {

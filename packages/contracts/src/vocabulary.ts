@@ -1,12 +1,16 @@
 // The words the platform's parts share: permission identifiers, member roles, sensor and device
-// kinds, alarm statuses, task priorities, report sections and formats, and the status tables.
+// kinds (with their channels), alarm statuses, task priorities, report sections and formats, and the status tables.
 // Services enforce them, the gateway documents them, the console offers them and the tests use
 // them, all from here.
 //
 // Browser-safe: the console bundles this module (`@mp/contracts/vocabulary`), so it imports
 // nothing but plain constants — no Node built-ins, no generated gRPC code.
 
+import { SENSOR_TYPES } from './sensor-types.js';
+
 export * from './statuses.js';
+// Sensor types with their channels, units and plausible ranges (issue 27).
+export * from './sensor-types.js';
 
 /** The permission identifiers: the only values a key, user or OAuth grant may carry. */
 export const PERMISSIONS = [
@@ -22,6 +26,9 @@ export const PERMISSIONS = [
   'system:admin',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
+
+/** The permissions that read something: `GET /sensor-types` takes any one of them. */
+export const READ_PERMISSIONS = PERMISSIONS.filter((p) => p.endsWith(':read'));
 
 export function isPermission(value: string): value is Permission {
   return (PERMISSIONS as readonly string[]).includes(value);
@@ -44,22 +51,6 @@ export const PERMISSION_MEANINGS: Readonly<Record<Permission, string>> = {
 /** A project member's role: read (any), write (owner, editor), manage members and delete (owner). */
 export const MEMBER_ROLES = ['owner', 'editor', 'viewer'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
-
-/** Sensor kinds of a deformation-monitoring site (a point's sensor_type). */
-export const SENSOR_TYPES = [
-  'total_station',
-  'gnss',
-  'level',
-  'inclinometer',
-  'tiltmeter',
-  'settlement_gauge',
-  'extensometer',
-  'crack_meter',
-  'piezometer',
-  'strain_gauge',
-  'water_level_gauge',
-] as const;
-export type SensorType = (typeof SENSOR_TYPES)[number];
 
 /** A device is an instrument of one of the sensor kinds, or the logger/gateway that reads them. */
 export const DEVICE_TYPES = [...SENSOR_TYPES, 'data_logger', 'other'] as const;

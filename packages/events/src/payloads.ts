@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROJECT_STATUSES, REPORT_FORMATS, REPORT_STATUSES, TASK_PRIORITIES, TASK_STATUSES } from '@mp/contracts';
+import { PROJECT_STATUSES, RECORD_STATUSES, REPORT_FORMATS, REPORT_STATUSES, TASK_PRIORITIES, TASK_STATUSES, TRIGGER_LEVELS } from '@mp/contracts';
 
 // The `data` of each event as producers build it and webhook receivers get it (docs/events.md).
 // Every schema is named (`meta({ id })`): the OpenAPI document's `webhooks` section refers to
@@ -27,10 +27,15 @@ const values = z
     dy: z.number().optional(),
     dz: z.number().optional(),
   })
-  .meta({ description: 'The values the record has: coordinates x, y, z in metres, displacements dx, dy, dz in millimetres.' });
+  .catchall(z.number())
+  .meta({
+    description:
+      'The values the record has: coordinates x, y, z in metres and displacements dx, dy, dz in millimetres (geodetic types), or the channels of the point’s sensor type by name, in their units (docs/instruments.md).',
+  });
 
-const recordStatus = z.enum(['normal', 'warning', 'alarm']);
-const alertLevel = z.enum(['warning', 'alarm']);
+/** normal, or the highest trigger level crossed (warning, alarm, action). */
+const recordStatus = z.enum(RECORD_STATUSES);
+const alertLevel = z.enum(TRIGGER_LEVELS);
 
 const recordBase = {
   data_id: z.string(),
@@ -49,10 +54,15 @@ export const eventRecordSchema = z.object({ ...recordBase, quality_flag: z.strin
 export const abnormalRecordSchema = z
   .object({
     ...recordBase,
-    values: values.pick({ dx: true, dy: true, dz: true }),
+    values: values
+      .pick({ dx: true, dy: true, dz: true })
+      .catchall(z.number())
+      .meta({ description: 'dx, dy, dz (mm) of a geodetic record (spec 2.6); the channels of an instrument’s.' }),
     status: alertLevel,
     threshold: z.object({ warning: z.number(), alarm: z.number() }),
     reason: z.string(),
+    level: alertLevel.optional().meta({ description: 'The level crossed (the record’s status).' }),
+    channel: z.string().optional().meta({ description: 'The channel whose limit was crossed (dx, dy or dz for a displacement threshold).' }),
   })
   .meta({ id: 'EventAbnormalRecord' });
 
@@ -196,6 +206,7 @@ export const alarmPayload = z
     point_id: z.string(),
     rule: z.enum(['threshold', 'rate', 'stale']),
     level: alertLevel,
+    channel: z.string().nullable().optional().meta({ description: 'The channel whose level was crossed (threshold alarms).' }),
     status: z.enum(['open', 'acknowledged', 'cleared']),
     reason: z.string(),
     by: z.object({ principal_type: z.string(), principal_id: z.string() }).nullable().meta({ description: 'Null when the readings cleared the alarm.' }),

@@ -20,6 +20,7 @@ import { errorRoutes } from './routes/errors.js';
 import { identityRoutes } from './routes/identity.js';
 import { projectRoutes } from './routes/projects.js';
 import { systemRoutes } from './routes/system.js';
+import { sensorTypeRoutes } from './routes/sensor-types.js';
 import { reportRoutes } from './routes/reports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { healthz, readyz, referenceRoutes } from './routes/reference.js';
@@ -76,6 +77,7 @@ export function createApp(deps: AppDeps): Koa {
   webhookRoutes(v3, deps.clients);
   mount(v3, errorRoutes);
   mount(v3, systemRoutes(deps));
+  mount(v3, sensorTypeRoutes);
   // Built on first request from the routes this application mounts, identity's included.
   let document: string | undefined;
   const openApiJson = () => (document ??= JSON.stringify(openApiDocument(routesOf(app).flatMap((r) => (r.spec ? [r.spec] : [])))));

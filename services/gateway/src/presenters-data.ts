@@ -1,6 +1,13 @@
 import type { monitoringData } from '@mp/contracts';
 import { pointIdOf } from './record-columns.js';
 
+/** A record's values: x … dz of the geodetic types, the channels by name of the others. */
+function valuesOf(v: monitoringData.Values | undefined): Record<string, number> {
+  if (!v) return {};
+  const { channels, ...geodetic } = v;
+  return { ...geodetic, ...channels?.values };
+}
+
 /** API shapes (snake_case JSON) of the monitoring-data contract messages. */
 export const presentData = {
   /** A stored record: `data_id` as in the events of spec 2.6; coordinates in m, displacements in mm. */
@@ -9,7 +16,7 @@ export const presentData = {
     project_id: r.projectId,
     point_id: r.pointId,
     measured_at: r.measuredAt,
-    values: { ...r.values },
+    values: valuesOf(r.values),
     status: r.status,
     quality_flag: r.qualityFlag,
     remark: r.remark ?? null,

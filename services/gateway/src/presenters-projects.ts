@@ -1,4 +1,4 @@
-import type { projects } from '@mp/contracts';
+import { isGeodetic, type projects } from '@mp/contracts';
 import { presentAlarmRules } from './point-alarm-rules.js';
 
 /** API shapes (snake_case JSON) of the projects domain: projects, members, tasks, points, devices. */
@@ -50,8 +50,10 @@ export const presentProjects = {
     number: p.number,
     name: p.name,
     sensor_type: p.sensorType,
-    reference: { x: p.reference?.x ?? 0, y: p.reference?.y ?? 0, z: p.reference?.z ?? 0 },
-    thresholds: { warning: p.warningThreshold, alarm: p.alarmThreshold },
+    reference: p.reference ? { x: p.reference.x, y: p.reference.y, z: p.reference.z } : null,
+    // the geodetic types' displacement thresholds (docs/instruments.md); other types have none
+    thresholds: isGeodetic(p.sensorType) ? { warning: p.warningThreshold, alarm: p.alarmThreshold } : null,
+    trigger_levels: p.triggerLevels.map((t) => ({ level: t.level, channel: t.channel, above: t.above ?? null, below: t.below ?? null })),
     abrupt_change_limit: p.abruptChangeLimit ?? null,
     precision: p.precision ?? null,
     device_id: p.deviceId ?? null,

@@ -27,6 +27,11 @@ describe('record columns of a data write', () => {
     expect(cols).toEqual({
       pointId: [],
       measuredAt: [],
+      // no instrument channels: the compressed channel rows stay empty
+      channelNames: [],
+      channelOffset: [],
+      channelIndex: [],
+      channelValue: [],
       pointIds: ['pt_00000000000000000001', 'pt_00000000000000000002'],
       pointIndex: [0, 1, 0],
       instants: ['2026-03-03T08:00:00.5+08:00', '2026-03-03T09:00:00Z'],

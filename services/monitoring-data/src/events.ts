@@ -1,11 +1,13 @@
+import { STATUS_RANK } from './channel-rules.js';
 import type { PointInfo, ProjectInfo } from './ingest-context.js';
 import { formatMeasuredAt } from './measured-at.js';
 import type { CheckedRecord, Status } from './record-rules.js';
 
-type Values = Partial<Record<'x' | 'y' | 'z' | 'dx' | 'dy' | 'dz', number>>;
+type Values = Record<string, number>;
 
-/** values of a record: the numbers it has (coordinates in m, displacements in mm). */
-export function valuesOf(r: Pick<CheckedRecord, 'x' | 'y' | 'z' | 'dx' | 'dy' | 'dz'>): Values {
+/** values of a record: the numbers it has (coordinates in m, displacements in mm, or its instrument channels). */
+export function valuesOf(r: Pick<CheckedRecord, 'x' | 'y' | 'z' | 'dx' | 'dy' | 'dz'> & { channels?: Record<string, number> | null }): Values {
+  if (r.channels) return { ...r.channels };
   const v: Values = {};
   if (r.x !== null) v.x = r.x;
   if (r.y !== null) v.y = r.y;
@@ -17,8 +19,11 @@ export function valuesOf(r: Pick<CheckedRecord, 'x' | 'y' | 'z' | 'dx' | 'dy' | 
 }
 
 export interface EventRecord extends Pick<CheckedRecord, 'ms' | 'offset' | 'x' | 'y' | 'z' | 'dx' | 'dy' | 'dz' | 'status'> {
+  channels?: Record<string, number> | null;
+  /** the channel whose limit gave the status */
+  channel?: string | null;
   id: string;
-  point: Pick<PointInfo, 'id' | 'name' | 'sensorType' | 'warning' | 'alarm'>;
+  point: Pick<PointInfo, 'id' | 'name' | 'sensorType' | 'warning' | 'alarm'> & Partial<Pick<PointInfo, 'triggerLevels' | 'type'>>;
   qualityFlag: string;
 }
 
@@ -74,6 +79,11 @@ export function numberJson(v: number): string {
 
 /** `"x":…,"dz":…` of a record: the values it has, in VALUE_KEYS order. */
 function valuesJson(r: CheckedRecord): string {
+  if (r.channels) {
+    let text = '';
+    for (const k in r.channels) text += `${text ? ',' : ''}${JSON.stringify(k)}:${numberJson(r.channels[k]!)}`;
+    return text;
+  }
   let out = r.x !== null ? `"x":${numberJson(r.x)}` : '';
   if (r.y !== null) out += `${out ? ',' : ''}"y":${numberJson(r.y)}`;
   if (r.z !== null) out += `${out ? ',' : ''}"z":${numberJson(r.z)}`;
@@ -116,6 +126,7 @@ export function dataCreatedJson(
 }
 
 function reasonOf(r: EventRecord): string {
+  if (r.channels) return triggerReason(r);
   const parts = (['dx', 'dy', 'dz'] as const).filter((k) => r[k] !== null).map((k) => [k, r[k]!] as const);
   const [k, v] = parts.reduce((a, b) => (Math.abs(b[1]) > Math.abs(a[1]) ? b : a));
   const limit = r.status === 'alarm' ? r.point.alarm : r.point.warning;
@@ -130,13 +141,14 @@ function reasonOf(r: EventRecord): string {
 export function dataAbnormal(project: ProjectInfo, records: EventRecord[]) {
   const abnormal = records.filter((r) => r.status !== 'normal');
   if (abnormal.length === 0) return null;
-  const level: Status = abnormal.some((r) => r.status === 'alarm') ? 'alarm' : 'warning';
+  const level: Status = abnormal.reduce<Status>((a, r) => (STATUS_RANK[r.status] > STATUS_RANK[a] ? r.status : a), 'warning');
   return {
     project_id: project.id,
     project_name: project.name,
     alert_level: level,
     records: abnormal.map((r) => {
-      const values: Values = {};
+      // spec 2.6: a total station's abnormal record holds dx, dy, dz only; an instrument's, its channels
+      const values: Values = r.channels ? { ...r.channels } : {};
       if (r.dx !== null) values.dx = r.dx;
       if (r.dy !== null) values.dy = r.dy;
       if (r.dz !== null) values.dz = r.dz;
@@ -150,7 +162,22 @@ export function dataAbnormal(project: ProjectInfo, records: EventRecord[]) {
         status: r.status,
         threshold: { warning: r.point.warning, alarm: r.point.alarm },
         reason: reasonOf(r),
+        // level and channel name the limit crossed; a geodetic point with only the specification's
+        // thresholds keeps the specification's record exactly (docs/instruments.md)
+        ...(r.channels || r.point.triggerLevels?.length ? { level: r.status, ...(r.channel ? { channel: r.channel } : {}) } : {}),
       };
     }),
   };
+}
+
+/** "pore_pressure 312.5 kPa crossed the alarm level (above 300 kPa)". */
+function triggerReason(r: EventRecord): string {
+  const channel = r.channel ?? '';
+  const value = r.channels?.[channel];
+  const unit = r.point.type?.channels.find((c) => c.name === channel)?.unit ?? '';
+  const t = r.point.triggerLevels?.find((l) => l.level === r.status && l.channel === channel);
+  const limits = [t?.above !== undefined ? `above ${t.above} ${unit}` : null, t?.below !== undefined ? `below ${t.below} ${unit}` : null]
+    .filter(Boolean)
+    .join(' or ');
+  return `${channel} ${value} ${unit} crossed the ${r.status} level${limits ? ` (${limits})` : ''}`.replace(/ {2,}/g, ' ');
 }

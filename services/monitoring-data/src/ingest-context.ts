@@ -1,4 +1,4 @@
-import type { projects } from '@mp/contracts';
+import { sensorTypeSpec, type projects, type SensorTypeSpec } from '@mp/contracts';
 import { DomainError, isDomainError } from '@mp/errors';
 import type { CallerContext, PromiseClient } from '@mp/grpc';
 import type { Clock } from '@mp/kit';
@@ -18,6 +18,10 @@ export interface PointInfo {
   active: boolean;
   /** the point's own alarm rules, over the operator defaults (alarms/settings.ts) */
   alarmRules?: projects.AlarmRules;
+  /** the type's channels (docs/instruments.md); undefined for a type this release does not know */
+  type?: SensorTypeSpec;
+  /** limits on its channels; a record's status is the highest crossed */
+  triggerLevels: projects.TriggerLevel[];
 }
 
 export interface ProjectInfo {
@@ -160,6 +164,8 @@ export class IngestContexts {
         precision: p.precision ?? null,
         active: p.active,
         ...(p.alarmRules ? { alarmRules: p.alarmRules } : {}),
+        type: sensorTypeSpec(p.sensorType),
+        triggerLevels: p.triggerLevels,
       });
       this.remember(p.id, p.projectId);
     }

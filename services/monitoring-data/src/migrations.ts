@@ -139,6 +139,16 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    // Instruments (issue 27, docs/adr/0082): the channels of a point without coordinates, by
+    // name, as jsonb (NULL for geodetic records); alarms name the channel whose level was
+    // crossed, and the first reading over it of the run that opened them.
+    id: '020_instrument_channels',
+    sql: `
+      ALTER TABLE data_records ADD COLUMN channels jsonb;
+      ALTER TABLE alarms ADD COLUMN channel text, ADD COLUMN first_measured_at timestamptz, ADD COLUMN opening_count integer NOT NULL DEFAULT 1;
+    `,
+  },
+  {
     // Raw readings archived to files and removed (archive.ts, docs/adr/0081): one row per file.
     // Series read rollups before the end of a tenant's latest archived month.
     id: '010_raw_archives',

@@ -21,6 +21,8 @@ export interface RecordRow {
   dx: number | null;
   dy: number | null;
   dz: number | null;
+  /** instrument channels by name (jsonb; text on some drivers); null for geodetic records */
+  channels: Record<string, number> | string | null;
   status: string;
   quality_flag: string;
   remark: string | null;
@@ -30,10 +32,15 @@ export interface RecordRow {
 }
 
 export const RECORD_COLUMNS =
-  'id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status, quality_flag, remark, created_at, updated_at, version';
+  'id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, channels, status, quality_flag, remark, created_at, updated_at, version';
+
+/** A stored record's instrument channels (null for a geodetic record). */
+export const channelsOf = (row: Pick<RecordRow, 'channels'>): Record<string, number> | null =>
+  typeof row.channels === 'string' ? (JSON.parse(row.channels) as Record<string, number>) : row.channels;
 
 export function toRecord(row: RecordRow): monitoringData.DataRecord {
-  const values: monitoringData.Values = {};
+  const channels = channelsOf(row);
+  const values: monitoringData.Values = channels ? { channels: { values: channels } } : {};
   for (const k of ['x', 'y', 'z', 'dx', 'dy', 'dz'] as const) if (row[k] !== null) values[k] = row[k]!;
   return {
     id: row.id,

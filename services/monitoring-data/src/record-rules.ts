@@ -1,10 +1,11 @@
-import type { monitoringData } from '@mp/contracts';
+import type { monitoringData, RecordStatus } from '@mp/contracts';
+import { checkChannels, STATUS_RANK, triggerStatus } from './channel-rules.js';
 import { DomainError } from '@mp/errors';
 import { isId } from '@mp/kit';
 import type { PointInfo, ProjectContext } from './ingest-context.js';
 import { localDate, parseMeasuredAt, type MeasuredAt } from './measured-at.js';
 
-export type Status = 'normal' | 'warning' | 'alarm';
+export type Status = RecordStatus;
 
 /** A refused record: the code, the field that names it (`records[3].measured_at`) and why. */
 export interface RecordFailure {
@@ -27,7 +28,11 @@ export interface CheckedRecord {
   dx: number | null;
   dy: number | null;
   dz: number | null;
+  /** The instrument channels by name (docs/instruments.md); null for a geodetic record. */
+  channels: Record<string, number> | null;
   status: Status;
+  /** The channel whose limit gave the status (dx, dy or dz for a displacement threshold); null when normal. */
+  channel: string | null;
 }
 
 /** A measured_at later than this after "now" is a clock error, not a measurement (422202). */
@@ -96,6 +101,8 @@ const num = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? nul
 export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectContext, nowMs: number): { ok: CheckedRecord[]; failures: RecordFailure[] } {
   const n = cols.pointId.length;
   for (const [name, col] of Object.entries(cols) as [string, unknown[]][]) {
+    // the channel columns are compressed rows, checked below (channel_offset has n + 1 entries)
+    if (name.startsWith('channel')) continue;
     // A numeric column may be left empty when no record has that value.
     if (col.length !== n && !(name !== 'pointId' && name !== 'measuredAt' && col.length === 0)) {
       throw new DomainError('400001', { field: 'records', detail: `Column ${name} has ${col.length} entries for ${n} records.` });
@@ -134,6 +141,15 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
     });
     return undefined;
   };
+  // Instrument channels, in compressed rows (RecordColumns.channel_offset); empty for a write of
+  // geodetic readings only.
+  const offsets = cols.channelOffset;
+  const hasChannels = offsets.length > 0;
+  if (hasChannels && (offsets.length !== n + 1 || offsets[n] !== cols.channelIndex.length || cols.channelIndex.length !== cols.channelValue.length)) {
+    throw new DomainError('400001', { field: 'records', detail: `The channel columns do not fit ${n} records.` });
+  }
+  for (const k of cols.channelIndex)
+    if (k >= cols.channelNames.length) throw new DomainError('400001', { field: 'records', detail: 'A channel index is out of range.' });
   // The loop reads values into locals and builds no objects but the six values the precision
   // rule reads and the record it accepts: it runs for every record of every write
   // (bench/ingest/micro.mjs).
@@ -171,7 +187,84 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
     const givenDx = num(cols.dx[i]),
       givenDy = num(cols.dy[i]),
       givenDz = num(cols.dz[i]);
-    if (x === null && y === null && z === null && givenDx === null && givenDy === null && givenDz === null) {
+    const channelCount = hasChannels ? offsets[i + 1]! - offsets[i]! : 0;
+    if (point?.type && !point.type.geodetic) {
+      // A point without coordinates: its record holds the type's channels (docs/instruments.md).
+      if (!point.active) {
+        f(
+          '422103',
+          'point_id',
+          `Monitoring point ${pointId} is inactive and takes no data.`,
+          'Reactivate the point with PATCH /v3/points/{point_id} {"active":true}.',
+        );
+        continue;
+      }
+      const geodeticKey =
+        x !== null ? 'x' : y !== null ? 'y' : z !== null ? 'z' : givenDx !== null ? 'dx' : givenDy !== null ? 'dy' : givenDz !== null ? 'dz' : null;
+      if (geodeticKey) {
+        f(
+          '422101',
+          `values.${geodeticKey}`,
+          `A ${point.sensorType} has no channel ${geodeticKey}; its channels are ${point.type.channels.map((c) => c.name).join(', ')}.`,
+        );
+        continue;
+      }
+      const names = new Array<string>(channelCount);
+      const vals = new Array<number>(channelCount);
+      for (let k = 0; k < channelCount; k++) {
+        names[k] = cols.channelNames[cols.channelIndex[offsets[i]! + k]!]!;
+        vals[k] = cols.channelValue[offsets[i]! + k]!;
+      }
+      const checked = checkChannels(point.type, names, vals);
+      if ('code' in checked) {
+        f(checked.code, `values.${checked.channel}`, checked.detail, checked.suggestion);
+        continue;
+      }
+      if (ctx.project.startDate && time.date < ctx.project.startDate) {
+        f('422202', 'measured_at', `measured_at ${cols.measuredAt[i]} is before the project start date ${ctx.project.startDate}.`);
+        continue;
+      }
+      if (at.ms > nowMs + FUTURE_TOLERANCE_MS) {
+        f('422202', 'measured_at', `measured_at ${cols.measuredAt[i]} lies in the future.`, 'Check the instrument clock and the UTC offset of measured_at.');
+        continue;
+      }
+      let instants = seen.get(point);
+      if (instants === undefined) seen.set(point, (instants = new Map()));
+      const first = instants.get(at.ms);
+      if (first !== undefined) {
+        f('409003', 'measured_at', `records[${first}] already holds point ${pointId} at this instant.`, 'Send one record per point and measured_at.');
+        continue;
+      }
+      instants.set(at.ms, i);
+      const crossed = triggerStatus(point.triggerLevels, (c) => checked.channels[c]);
+      ok.push({
+        index: i,
+        point,
+        ms: at.ms,
+        offset: at.offset,
+        x: null,
+        y: null,
+        z: null,
+        dx: null,
+        dy: null,
+        dz: null,
+        channels: checked.channels,
+        status: crossed?.level ?? 'normal',
+        channel: crossed?.channel ?? null,
+      });
+      continue;
+    }
+    if (channelCount > 0 && point) {
+      const name = cols.channelNames[cols.channelIndex[offsets[i]!]!]!;
+      f(
+        '422101',
+        `values.${name}`,
+        `A ${point?.sensorType ?? 'geodetic point'} has no channel ${name}; its values are x, y, z (m) and dx, dy, dz (mm).`,
+        'Send the channels of the point’s sensor type (GET /v3/sensor-types).',
+      );
+      continue;
+    }
+    if (channelCount === 0 && x === null && y === null && z === null && givenDx === null && givenDy === null && givenDz === null) {
       f(
         '422101',
         'values',
@@ -252,7 +345,7 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
       continue;
     }
     instants.set(at.ms, i);
-    ok.push({ index: i, point, ms: at.ms, offset: at.offset, x, y, z, dx, dy, dz, status: statusOf(dx, dy, dz, point) });
+    ok.push({ index: i, point, ms: at.ms, offset: at.offset, x, y, z, dx, dy, dz, channels: null, ...geodeticStatus(x, y, z, dx, dy, dz, point) });
   }
   return { ok, failures };
 }
@@ -291,6 +384,33 @@ function checkPrecision(values: readonly (number | null)[], stated: number | nul
     if (finest < bound) return null;
   }
   return { field: `values.${first}`, detail: `The values are given to ${finest} mm; point ${point.id} requires ${required} mm or finer.` };
+}
+
+/**
+ * A geodetic record's status: its displacement thresholds (the specification's, statusOf), then any
+ * trigger levels on x … dz, the highest level winning; the channel is the one that gave it.
+ */
+export function geodeticStatus(
+  x: number | null,
+  y: number | null,
+  z: number | null,
+  dx: number | null,
+  dy: number | null,
+  dz: number | null,
+  point: Pick<PointInfo, 'warning' | 'alarm' | 'triggerLevels'>,
+): { status: Status; channel: string | null } {
+  const status = statusOf(dx, dy, dz, point);
+  let channel: string | null = null;
+  if (status !== 'normal') {
+    const ax = Math.abs(dx ?? 0),
+      ay = Math.abs(dy ?? 0),
+      az = Math.abs(dz ?? 0);
+    channel = ax >= ay && ax >= az ? 'dx' : ay >= az ? 'dy' : 'dz';
+  }
+  if (point.triggerLevels.length === 0) return { status, channel };
+  const values: Record<string, number | null> = { x, y, z, dx, dy, dz };
+  const crossed = triggerStatus(point.triggerLevels, (c) => values[c]);
+  return crossed && STATUS_RANK[crossed.level] > STATUS_RANK[status] ? { status: crossed.level, channel: crossed.channel } : { status, channel };
 }
 
 /** The largest of |dx|, |dy|, |dz| against the point's thresholds (0 or less: not configured). */

@@ -14,6 +14,16 @@ export const INSERT_SQL = `INSERT INTO data_records (id, tenant_id, environment,
       AS u(id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status)`;
 
 /**
+ * The same insert with the instrument channels (docs/adr/0082): a jsonb per record, NULL for the
+ * geodetic ones. A write without any channel takes INSERT_SQL, so a total-station write sends and
+ * plans exactly what it did before.
+ */
+export const INSERT_CHANNELS_SQL = `INSERT INTO data_records (id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, channels, status, quality_flag, batch_id, created_at, updated_at)
+  SELECT u.id, $1, $2, $3, u.point_id, u.measured_at, u.utc_offset, u.x, u.y, u.z, u.dx, u.dy, u.dz, u.channels::jsonb, u.status, 'valid', $4, $5, $5
+    FROM unnest($6::text[], $7::text[], $8::timestamptz[], $9::smallint[], $10::float8[], $11::float8[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::text[], $17::text[])
+      AS u(id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status, channels)`;
+
+/**
  * The parameters of INSERT_SQL for the records: the scope, then each column as one binary array
  * (`pg`) or array literal (PGlite). The id, point and instant arrays come back apart too, for the
  * look-up of duplicates.
@@ -32,6 +42,7 @@ export function insertParams(scope: Scope, records: CheckedRecord[], ids: string
     dz: new Array<number | null>(n),
   };
   const statuses = new Array<string>(n);
+  let channels: (string | null)[] | null = null;
   for (let i = 0; i < n; i++) {
     const r = records[i]!;
     pointIds[i] = r.point.id;
@@ -44,6 +55,7 @@ export function insertParams(scope: Scope, records: CheckedRecord[], ids: string
     cols.dy[i] = r.dy;
     cols.dz[i] = r.dz;
     statuses[i] = r.status;
+    if (r.channels !== null) (channels ??= new Array<string | null>(n).fill(null))[i] = JSON.stringify(r.channels);
   }
   const idParam = arrayParam('text', ids);
   const pointParam = arrayParam('text', pointIds);
@@ -60,8 +72,9 @@ export function insertParams(scope: Scope, records: CheckedRecord[], ids: string
     arrayParam('int2', offsets),
     ...[cols.x, cols.y, cols.z, cols.dx, cols.dy, cols.dz].map((c) => arrayParam('float8', c)),
     arrayParam('text', statuses),
+    ...(channels ? [arrayParam('text', channels)] : []),
   ];
-  return { params, idParam, pointParam, atParam };
+  return { params, idParam, pointParam, atParam, withChannels: channels !== null };
 }
 
 /**
@@ -79,20 +92,23 @@ export async function insertRecords(
 ): Promise<number[]> {
   const n = records.length;
   if (n === 0) return [];
-  const { params, idParam, pointParam, atParam } = insertParams(scope, records, ids, opts);
+  const { params, idParam, pointParam, atParam, withChannels } = insertParams(scope, records, ids, opts);
+  const sql = withChannels ? INSERT_CHANNELS_SQL : INSERT_SQL;
   // A plain insert first: ON CONFLICT's speculative insertion costs PostgreSQL about a quarter
   // more per row, and duplicates are rare. One duplicate fails the plain insert, which the
   // savepoint undoes; the same rows then go in with ON CONFLICT DO NOTHING, which skips them.
   await tx.query('SAVEPOINT md_insert');
   try {
-    await tx.query(INSERT_SQL, params, { prepare: 'md_insert_records' });
+    await tx.query(sql, params, { prepare: withChannels ? 'md_insert_channel_records' : 'md_insert_records' });
     await tx.query('RELEASE SAVEPOINT md_insert');
     return [];
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     await tx.query('ROLLBACK TO SAVEPOINT md_insert');
   }
-  const { rowCount } = await tx.query(`${INSERT_SQL} ON CONFLICT (point_id, measured_at) DO NOTHING`, params, { prepare: 'md_insert_records_skipping' });
+  const { rowCount } = await tx.query(`${sql} ON CONFLICT (point_id, measured_at) DO NOTHING`, params, {
+    prepare: withChannels ? 'md_insert_channel_records_skipping' : 'md_insert_records_skipping',
+  });
   if (rowCount === n) return [];
   // Some were already there: find which, by the rows holding their (point, instant) under another id.
   const { rows } = await tx.query<{ i: number }>(

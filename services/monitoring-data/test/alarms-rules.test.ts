@@ -83,6 +83,8 @@ describe('threshold alarms in the write transaction', () => {
         point_id: pt,
         rule: 'threshold',
         level: 'alarm',
+        // the channel whose limit was crossed (issue 27)
+        channel: 'dz',
         status: 'cleared',
         reason: 'threshold: dz -15 mm reached the warning threshold of 10 mm',
         by: null,

@@ -210,6 +210,11 @@ export function columns(records: RecordIn[], form: 'plain' | 'dictionary' = 'pla
     dy: col('dy'),
     dz: col('dz'),
     precision: records.some((r) => r.precision !== undefined) ? records.map((r) => r.precision ?? NaN_) : [],
+    // no instrument channels (the e2e tests write those through the gateway)
+    channelNames: [],
+    channelOffset: [],
+    channelIndex: [],
+    channelValue: [],
   };
   if (form === 'plain')
     return {

@@ -152,4 +152,13 @@ export const migrations: Migration[] = [
     id: '010_point_alarm_rules',
     sql: `ALTER TABLE points ADD COLUMN alarm_rules jsonb`,
   },
+  {
+    // Instruments (issue 27, docs/instruments.md): points of types without coordinates have no
+    // reference; trigger levels on any channel of the point's type.
+    id: '020_point_instruments',
+    sql: `
+      ALTER TABLE points ALTER COLUMN ref_x DROP NOT NULL, ALTER COLUMN ref_y DROP NOT NULL, ALTER COLUMN ref_z DROP NOT NULL;
+      ALTER TABLE points ADD COLUMN trigger_levels jsonb;
+    `,
+  },
 ];

@@ -4,6 +4,7 @@ import type { Queryable } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
 import { alarmRulesOf } from './alarm-rules.js';
 import { inScope } from './scope.js';
+import { triggerLevelsOf } from './trigger-levels.js';
 import { checkId } from './validation.js';
 
 export interface PointRow {
@@ -14,9 +15,10 @@ export interface PointRow {
   number: string;
   name: string;
   sensor_type: string;
-  ref_x: number;
-  ref_y: number;
-  ref_z: number;
+  /** null for the types without coordinates (docs/instruments.md) */
+  ref_x: number | null;
+  ref_y: number | null;
+  ref_z: number | null;
   warning_threshold: number;
   alarm_threshold: number;
   abrupt_change_limit: number | null;
@@ -26,6 +28,7 @@ export interface PointRow {
   description: string | null;
   /** per-point alarm rules (alarm-rules.ts); null: the platform defaults */
   alarm_rules?: projects.AlarmRules | string | null;
+  trigger_levels?: projects.TriggerLevel[] | string | null;
   created_at: string;
   updated_at: string;
   version: number;
@@ -35,7 +38,11 @@ export interface PointRow {
 export { SENSOR_TYPES };
 
 export const POINT_COLUMNS =
-  'id, project_id, tenant_id, environment, number, name, sensor_type, ref_x, ref_y, ref_z, warning_threshold, alarm_threshold, abrupt_change_limit, precision_mm, device_id, active, description, created_at, updated_at, version, alarm_rules';
+  'id, project_id, tenant_id, environment, number, name, sensor_type, ref_x, ref_y, ref_z, warning_threshold, alarm_threshold, abrupt_change_limit, precision_mm, device_id, active, description, created_at, updated_at, version, alarm_rules, trigger_levels';
+
+/** The reference coordinates, absent for a point without coordinates. */
+const referenceOf = (row: PointRow): { reference?: projects.Coordinates } =>
+  row.ref_x === null || row.ref_y === null || row.ref_z === null ? {} : { reference: { x: row.ref_x, y: row.ref_y, z: row.ref_z } };
 
 export function toPoint(row: PointRow): projects.Point {
   return {
@@ -44,10 +51,11 @@ export function toPoint(row: PointRow): projects.Point {
     number: row.number,
     name: row.name,
     sensorType: row.sensor_type,
-    reference: { x: row.ref_x, y: row.ref_y, z: row.ref_z },
+    ...referenceOf(row),
     warningThreshold: row.warning_threshold,
     alarmThreshold: row.alarm_threshold,
     active: row.active,
+    triggerLevels: triggerLevelsOf(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     version: row.version,
@@ -67,10 +75,11 @@ export function toPointSpec(row: PointRow): projects.PointSpec {
     number: row.number,
     name: row.name,
     sensorType: row.sensor_type,
-    reference: { x: row.ref_x, y: row.ref_y, z: row.ref_z },
+    ...referenceOf(row),
     warningThreshold: row.warning_threshold,
     alarmThreshold: row.alarm_threshold,
     active: row.active,
+    triggerLevels: triggerLevelsOf(row),
     ...(row.abrupt_change_limit !== null ? { abruptChangeLimit: row.abrupt_change_limit } : {}),
     ...(row.precision_mm !== null ? { precision: row.precision_mm } : {}),
     ...alarmRulesOf(row),

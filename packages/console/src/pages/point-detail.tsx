@@ -66,8 +66,10 @@ export function PointDetail({ pointId }: { pointId: string }) {
       <ErrorNotice error={point.error} />
       {p && (
         <p class="muted">
-          {label(p.sensor_type)} · warning at ±{p.thresholds.warning} mm · alarm at ±{p.thresholds.alarm} mm · reference ({p.reference.x}, {p.reference.y},{' '}
-          {p.reference.z}) m
+          {label(p.sensor_type)}
+          {/* Instruments have neither displacement thresholds nor reference coordinates (docs/instruments.md). */}
+          {p.thresholds && ` · warning at ±${p.thresholds.warning} mm · alarm at ±${p.thresholds.alarm} mm`}
+          {p.reference && ` · reference (${p.reference.x}, ${p.reference.y}, ${p.reference.z}) m`}
         </p>
       )}
       <div class="card">
@@ -90,7 +92,7 @@ export function PointDetail({ pointId }: { pointId: string }) {
           <>
             <SeriesChart
               series={series.data}
-              thresholds={p.thresholds}
+              thresholds={p.thresholds ?? { warning: 0, alarm: 0 }}
               onZoom={(from, to) => setRange({ span: (to.getTime() - from.getTime()) / 1000, from, to })}
             />
             <p class="small muted" id="series-summary" aria-live="polite">

@@ -148,9 +148,7 @@ function Points({ projectId, devices }: { projectId: string; devices: Json[] }) 
                 <a href={href('points', pt.id)}>{pt.name}</a>
               </th>
               <td>{label(pt.sensor_type)}</td>
-              <td>
-                {pt.thresholds.warning} / {pt.thresholds.alarm}
-              </td>
+              <td>{pt.thresholds ? `${pt.thresholds.warning} / ${pt.thresholds.alarm}` : '—'}</td>
               <td class="small">{pt.device_id ? (devices.find((d) => d.id === pt.device_id)?.name ?? pt.device_id) : '—'}</td>
             </tr>
           ))}

@@ -52,7 +52,7 @@ export function errorCodesOf(spec: RouteSpec): string[] {
   if (spec.auth !== 'none') ['401001', '401002', '401003', '401006'].forEach((c) => codes.add(c));
   // 403004: the environment (sandbox) or the route's feature is not in the tenant's plan; sign-ins too.
   if (spec.auth !== 'none' || spec.rateLimit === 'authentication') codes.add('403004');
-  if (spec.permission) codes.add('401004');
+  if (spec.permission || spec.anyPermission) codes.add('401004');
   RATE_LIMITS[spec.rateLimit].codes.forEach((c) => codes.add(c));
   if (spec.query) ['400001', '400003', '400004'].forEach((c) => codes.add(c));
   // Values the services check: an unknown status or kind (422103), a range whose end is not after its start (422204).
@@ -232,7 +232,12 @@ function operation(spec: RouteSpec, schemas: SchemaCollector): Json {
   // Paragraphs (blank lines between): the reference renders the description as Markdown.
   const lines = [
     spec.summary,
-    `**Authentication:** ${spec.auth === 'none' ? 'none' : AUTH_TEXT[spec.auth]}` + (spec.permission ? `; permission \`${spec.permission}\`.` : '.'),
+    `**Authentication:** ${spec.auth === 'none' ? 'none' : AUTH_TEXT[spec.auth]}` +
+      (spec.permission
+        ? `; permission \`${spec.permission}\`.`
+        : spec.anyPermission
+          ? `; any one of the permissions ${spec.anyPermission.map((p) => `\`${p}\``).join(', ')}.`
+          : '.'),
     `**Rate limit:** ${limit.description}`,
   ];
   if (spec.idempotent) lines.push('**Idempotency-Key:** honoured; the same key and body within 24 h answers the first response, another body 409006.');
@@ -274,6 +279,7 @@ function operation(spec: RouteSpec, schemas: SchemaCollector): Json {
       ),
     },
     'x-permission': spec.permission ?? null,
+    ...(spec.anyPermission ? { 'x-any-permission': [...spec.anyPermission] } : {}),
     'x-rate-limit': spec.rateLimit,
     'x-error-codes': codes.map(Number),
     ...(spec.transitions ? { 'x-status-transitions': spec.transitions } : {}),

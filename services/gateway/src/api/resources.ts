@@ -79,8 +79,14 @@ export const point = z
     number: z.string(),
     name: z.string(),
     sensor_type: z.string(),
-    reference: z.object({ x: z.number(), y: z.number(), z: z.number() }),
-    thresholds: z.object({ warning: z.number(), alarm: z.number() }),
+    reference: z.object({ x: z.number(), y: z.number(), z: z.number() }).nullable().meta({ description: 'Metres; null for a type without coordinates.' }),
+    thresholds: z
+      .object({ warning: z.number(), alarm: z.number() })
+      .nullable()
+      .meta({ description: 'Displacement thresholds, mm, of the geodetic types; null for other types (their limits are trigger_levels).' }),
+    trigger_levels: z.array(
+      z.object({ level: z.enum(['warning', 'alarm', 'action']), channel: z.string(), above: z.number().nullable(), below: z.number().nullable() }),
+    ),
     abrupt_change_limit: z.number().nullable(),
     precision: z.number().nullable(),
     device_id: nullableText,
@@ -177,7 +183,10 @@ export const alarm = z
     project_id: id,
     point_id: id,
     rule: z.string(),
-    level: z.string(),
+    level: z.string().meta({ description: 'warning, alarm or action (the highest level crossed while it was active).' }),
+    channel: nullableText.meta({
+      description: 'The channel whose limit was crossed (dx, dy or dz for a displacement threshold); null for rate and stale-data alarms.',
+    }),
     status: z.string(),
     reason: z.string(),
     threshold: z.object({ warning: z.number().nullable(), alarm: z.number().nullable() }),
@@ -186,6 +195,10 @@ export const alarm = z
     last_data_id: nullableText,
     last_measured_at: nullableText,
     reading_count: z.number().int(),
+    first_over: z.object({ data_id: nullableText, measured_at: instant, count: z.number().int() }).nullable().meta({
+      description:
+        'When the limit was first crossed: the first reading over the level of the run that opened the alarm (a back-filled write holds many), when it was measured, and how many readings of that run were over it.',
+    }),
     normal_count: z.number().int(),
     opened_at: instant,
     updated_at: instant,
@@ -416,3 +429,26 @@ export const report = z
     created_at: instant,
   })
   .meta({ id: 'Report' });
+
+export const sensorType = z
+  .object({
+    id,
+    name: z.string(),
+    geodetic: z.boolean().meta({ description: 'Measures coordinates: reference coordinates and displacement thresholds apply.' }),
+    primary_channel: z.string(),
+    channels: z.array(
+      z.object({
+        name: z.string(),
+        unit: z.string(),
+        quantity: z.string(),
+        kind: z.enum(['measured', 'raw', 'derived']),
+        primary: z.boolean(),
+        range: z
+          .object({ min: z.number(), max: z.number() })
+          .nullable()
+          .meta({ description: 'Plausible values (422201 outside); null for coordinates, bounded by the project.' }),
+        converted_from: z.string().nullable().meta({ description: 'The raw channel the point’s calibration converts into this one.' }),
+      }),
+    ),
+  })
+  .meta({ id: 'SensorType' });

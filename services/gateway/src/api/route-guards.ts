@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import type { RateLimits } from '@mp/ratelimit';
 import type { ServiceClients } from '../clients.js';
 import type { JwtVerifier } from '../jwt-verifier.js';
-import { authenticate, requireFeature, requirePermission } from '../middleware/authenticate.js';
+import { authenticate, requireAnyPermission, requireFeature, requirePermission } from '../middleware/authenticate.js';
 import { jsonOrFormBody } from '../middleware/form-body.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { limitAuthentication, limitTenant } from '../middleware/rate-limit.js';
@@ -53,6 +53,11 @@ export function routeGuards(deps: RouteGuardDeps): RouteGuards {
     if (spec.permission) {
       if (!permissions.has(spec.permission)) permissions.set(spec.permission, requirePermission(spec.permission));
       checks.push(permissions.get(spec.permission)!);
+    }
+    if (spec.anyPermission) {
+      const key = spec.anyPermission.join(' ');
+      if (!permissions.has(key)) permissions.set(key, requireAnyPermission(spec.anyPermission));
+      checks.push(permissions.get(key)!);
     }
     if (spec.feature) {
       if (!features.has(spec.feature)) features.set(spec.feature, requireFeature(spec.feature));

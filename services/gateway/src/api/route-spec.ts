@@ -38,6 +38,11 @@ export interface RouteSpec {
   auth: RouteAuth;
   /** Permission identifier the caller needs, when one is: route() refuses a caller without it (401004). */
   permission?: Permission;
+  /**
+   * Any one of these permissions lets the caller in (401004 with none of them): for words every
+   * reader needs, such as the sensor types. Set either this or `permission`.
+   */
+  anyPermission?: readonly Permission[];
   /** A feature of the tenant's plan the route needs: route() refuses a tenant without it (403004). */
   feature?: 'reports' | 'data_batches';
   /**

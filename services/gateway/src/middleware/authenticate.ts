@@ -127,6 +127,22 @@ export function requirePermission(permission: string): GatewayMiddleware {
   };
 }
 
+/** Requires any one of these permissions (401004 naming them when the caller holds none). */
+export function requireAnyPermission(permissions: readonly string[]): GatewayMiddleware {
+  return async (ctx, next) => {
+    const caller = ctx.state.caller;
+    if (!caller) throw new Error('requireAnyPermission used before authenticate');
+    if (!permissions.some((p) => caller.permissions.includes(p))) {
+      throw new DomainError('401004', {
+        field: null,
+        detail: `This request needs one of the permissions ${permissions.join(', ')}.`,
+        suggestion: 'Use a key or token granted any of them, or ask an administrator to add one.',
+      });
+    }
+    return next();
+  };
+}
+
 const FEATURE_NAMES: Record<string, string> = {
   sandbox: 'The sandbox environment',
   oauth: 'OAuth 2.0 applications',

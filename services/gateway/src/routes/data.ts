@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import type { monitoringData } from '@mp/contracts';
+import { RECORD_STATUSES, type monitoringData } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import { rateLimitError, rateLimitHeaders, type RateLimits } from '@mp/ratelimit';
 import type { ServiceClients } from '../clients.js';
@@ -17,7 +17,7 @@ const listQuery = pageQuery.extend({
   point_id: idText().optional(),
   from: instantText().optional(),
   to: instantText().optional(),
-  status: z.enum(['normal', 'warning', 'alarm']).optional(),
+  status: z.enum(RECORD_STATUSES).optional(),
   quality_flag: z.enum(['valid', 'suspect', 'invalid']).optional(),
   order: z.enum(['asc', 'desc']).optional(),
 });
@@ -56,7 +56,17 @@ async function limitRecords(limits: RateLimits, ctx: Context, records: number): 
   }
 }
 
-const toValues = (v: z.infer<typeof values>): monitoringData.Values => Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined));
+const GEODETIC_KEYS = new Set(['x', 'y', 'z', 'dx', 'dy', 'dz']);
+const toValues = (v: z.infer<typeof values>): monitoringData.Values => {
+  const out: monitoringData.Values = {};
+  const channels: Record<string, number> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (x === undefined) continue;
+    if (GEODETIC_KEYS.has(k)) out[k as 'x'] = x;
+    else channels[k] = x;
+  }
+  return Object.keys(channels).length ? { ...out, channels: { values: channels } } : out;
+};
 
 /**
  * Monitoring data (api-surface "data"): writes need data:write, reads data:read; project access

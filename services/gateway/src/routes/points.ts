@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
-import { SENSOR_TYPES } from '@mp/contracts';
+import { isGeodetic, SENSOR_TYPES, TRIGGER_LEVELS } from '@mp/contracts';
+import { DomainError } from '@mp/errors';
 import { enumText, idText, MAX_LENGTH, text } from '../bounds.js';
 import { alarmRulesBody, toAlarmRules } from '../point-alarm-rules.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
@@ -12,12 +13,39 @@ import { route, type GatewayRouter } from '../api/route-spec.js';
 
 const coordinates = z.object({ x: z.number(), y: z.number(), z: z.number() });
 
+/** Limits on a channel of the point's type (docs/instruments.md); at most 30. */
+const triggerLevels = z
+  .array(
+    z.object({
+      level: z.enum(TRIGGER_LEVELS),
+      channel: text(MAX_LENGTH.name),
+      above: z.number().optional(),
+      below: z.number().optional(),
+    }),
+  )
+  .max(30);
+
+const toTriggerLevels = (levels: z.infer<typeof triggerLevels>) =>
+  levels.map((l) => ({ level: l.level, channel: l.channel, ...defined({ above: l.above, below: l.below }) }));
+
+/** The geodetic types need reference coordinates and displacement thresholds, as the specification has them. */
+function requireGeodeticFields(sensorType: string, b: { reference?: unknown; thresholds?: unknown }): void {
+  if (!isGeodetic(sensorType)) return;
+  for (const field of ['reference', 'thresholds'] as const) {
+    if (b[field] === undefined) throw new DomainError('422101', { field, detail: `${field} is required for a ${sensorType} point.` });
+  }
+}
+
 const createBody = z.object({
   number: text(MAX_LENGTH.number),
   name: text(MAX_LENGTH.name),
   sensor_type: enumText(SENSOR_TYPES),
-  reference: coordinates,
-  thresholds: z.object({ warning: z.number(), alarm: z.number() }),
+  reference: coordinates.optional().meta({ description: 'Metres; required for the geodetic types (total_station, gnss, level).' }),
+  thresholds: z
+    .object({ warning: z.number(), alarm: z.number() })
+    .optional()
+    .meta({ description: 'Displacement thresholds, mm; required for the geodetic types, which alone take them.' }),
+  trigger_levels: triggerLevels.optional(),
   abrupt_change_limit: z.number().optional(),
   precision: z.number().optional(),
   device_id: idText().optional(),
@@ -40,6 +68,7 @@ const patchBody = z.object({
   active: z.boolean().optional(),
   description: text(MAX_LENGTH.description).nullable().optional(),
   alarm_rules: alarmRulesBody.nullable().optional(),
+  trigger_levels: triggerLevels.optional().meta({ description: 'Replaces the trigger levels as a whole ([] removes them).' }),
   version: versionField,
 });
 
@@ -64,21 +93,23 @@ export function pointRoutes(router: GatewayRouter, clients: ServiceClients): voi
       rateLimit: 'tenant',
       body: createBody,
       response: api.point,
-      errors: ['404008', '409002', '422104', '422105', '422201', '422204', '422301'],
+      errors: ['404008', '409002', '422101', '422103', '422104', '422105', '422201', '422204', '422301'],
       idempotent: true,
     },
     async (ctx) => {
       const state = ctx.state;
       const b = validate(createBody, state.body ?? {}, 'body');
+      requireGeodeticFields(b.sensor_type, b);
       const point = await clients.projects.createPoint(
         {
           projectId: ctx.params.project_id!,
           number: b.number,
           name: b.name,
           sensorType: b.sensor_type,
-          reference: b.reference,
-          warningThreshold: b.thresholds.warning,
-          alarmThreshold: b.thresholds.alarm,
+          ...(b.reference ? { reference: b.reference } : {}),
+          warningThreshold: b.thresholds?.warning ?? 0,
+          alarmThreshold: b.thresholds?.alarm ?? 0,
+          ...(b.trigger_levels ? { triggerLevels: { items: toTriggerLevels(b.trigger_levels) } } : {}),
           ...defined({ abruptChangeLimit: b.abrupt_change_limit, precision: b.precision, deviceId: b.device_id, active: b.active, description: b.description }),
           ...(b.alarm_rules ? { alarmRules: toAlarmRules(b.alarm_rules) } : {}),
         },
@@ -166,6 +197,7 @@ export function pointRoutes(router: GatewayRouter, clients: ServiceClients): voi
             description: b.description,
           }),
           ...(b.alarm_rules ? { alarmRules: toAlarmRules(b.alarm_rules) } : {}),
+          ...(b.trigger_levels ? { triggerLevels: { items: toTriggerLevels(b.trigger_levels) } } : {}),
           clear: nulls(raw, CLEARABLE),
         },
         state.caller!,

@@ -114,6 +114,7 @@ export function alarmChangeEvent(
     point_id: row.point_id,
     rule: row.rule,
     level: row.level,
+    channel: row.channel,
     status: row.status,
     reason: row.reason,
     by: by ? { principal_type: by.type, principal_id: by.id } : null,

@@ -30,10 +30,15 @@ export interface AlarmRow {
   cleared_by: string | null;
   clear_comment: string | null;
   version: number;
+  /** the channel whose level was crossed (dx, dy or dz for a displacement threshold) */
+  channel: string | null;
+  /** the first reading over the level of the run that opened the alarm, and how many of that run were over it */
+  first_measured_at: string | null;
+  opening_count: number;
 }
 
 export const ALARM_COLUMNS =
-  'id, tenant_id, environment, project_id, point_id, rule, level, status, reason, threshold_warning, threshold_alarm, value, first_data_id, last_data_id, last_measured_at, reading_count, normal_count, opened_at, updated_at, acknowledged_at, acknowledged_by, acknowledge_comment, cleared_at, cleared_by, clear_comment, version';
+  'id, tenant_id, environment, project_id, point_id, rule, level, status, reason, threshold_warning, threshold_alarm, value, first_data_id, last_data_id, last_measured_at, reading_count, normal_count, opened_at, updated_at, acknowledged_at, acknowledged_by, acknowledge_comment, cleared_at, cleared_by, clear_comment, version, channel, first_measured_at, opening_count';
 
 export interface Scope {
   tenantId: string;
@@ -50,7 +55,17 @@ export interface Breach {
   value: number;
   dataId: string | null;
   measuredAt: string | null;
+  /** the channel crossed (threshold and trigger-level alarms) */
+  channel?: string | null;
+  /**
+   * The run of readings over the level that this breach stands for (a back-filled write holds
+   * many): its first reading's id and time, and how many readings it holds.
+   */
+  first?: { dataId: string; measuredAt: string; count: number };
 }
+
+/** Levels rise, never fall, while an alarm is active. */
+const LEVEL_RANK: Readonly<Record<string, number>> = { warning: 1, alarm: 2, action: 3 };
 
 /**
  * Key space of the per-point alarm lock. Advisory locks with two 32-bit keys never collide with
@@ -129,8 +144,8 @@ async function tryOpen(tx: Queryable, scope: Scope, pointId: string, rule: Alarm
   const row = await withHistory(
     tx,
     `INSERT INTO alarms (id, tenant_id, environment, project_id, point_id, rule, level, status, reason, threshold_warning, threshold_alarm, value,
-                         first_data_id, last_data_id, last_measured_at, opened_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'open', $8, $9, $10, $11, $12, $12, $13, $14, $14)
+                         first_data_id, last_data_id, last_measured_at, opened_at, updated_at, channel, first_measured_at, opening_count)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'open', $8, $9, $10, $11, coalesce($16, $12), $12, $13, $14, $14, $15, coalesce($17::timestamptz, $13::timestamptz), $18)
      ON CONFLICT (point_id, rule) WHERE status <> 'cleared' DO NOTHING`,
     [
       newId('alarm'),
@@ -147,6 +162,10 @@ async function tryOpen(tx: Queryable, scope: Scope, pointId: string, rule: Alarm
       b.dataId,
       b.measuredAt,
       now,
+      b.channel ?? null,
+      b.first?.dataId ?? null,
+      b.first?.measuredAt ?? null,
+      b.first?.count ?? 1,
     ],
     'opened',
     now,
@@ -161,13 +180,28 @@ async function tryOpen(tx: Queryable, scope: Scope, pointId: string, rule: Alarm
  * `alarm` re-opens an acknowledged alarm: it needs someone's attention again.
  */
 export async function recordBreach(tx: Queryable, row: AlarmRow, b: Breach, readings: number, now: string): Promise<{ row: AlarmRow; escalated: boolean }> {
-  const level = row.level === 'alarm' || b.level === 'alarm' ? 'alarm' : 'warning';
+  const level = LEVEL_RANK[b.level] > LEVEL_RANK[row.level] ? b.level : row.level;
   const escalated = level !== row.level;
   const update = `UPDATE alarms SET level = $2, status = $3, reason = $4, threshold_warning = $5, threshold_alarm = $6, value = $7,
                        last_data_id = coalesce($8, last_data_id), last_measured_at = coalesce($9, last_measured_at),
-                       reading_count = reading_count + $10, normal_count = 0, updated_at = $11, version = version + 1
+                       reading_count = reading_count + $10, normal_count = 0, updated_at = $11, version = version + 1,
+                       channel = CASE WHEN $13 THEN coalesce($12, channel) ELSE channel END
       WHERE id = $1`;
-  const params = [row.id, level, escalated ? 'open' : row.status, b.reason, b.warning, b.alarm, b.value, b.dataId, b.measuredAt, readings, now];
+  const params = [
+    row.id,
+    level,
+    escalated ? 'open' : row.status,
+    b.reason,
+    b.warning,
+    b.alarm,
+    b.value,
+    b.dataId,
+    b.measuredAt,
+    readings,
+    now,
+    b.channel ?? null,
+    escalated,
+  ];
   const updated = escalated
     ? await withHistory(tx, update, params, 'escalated', now, { dataId: b.dataId, reason: b.reason })
     : (await tx.query<AlarmRow>(`${update} RETURNING ${ALARM_COLUMNS}`, params)).rows[0];

@@ -30,7 +30,8 @@ export const DEFAULT_ALARM_SETTINGS: AlarmSettings = {
   staleCheckMs: 60_000,
 };
 
-export type AlarmLevel = 'warning' | 'alarm';
+/** A rate or stale-data alarm is a warning or an alarm; a trigger level may also be `action`. */
+export type AlarmLevel = 'warning' | 'alarm' | 'action';
 export type AlarmRule = 'threshold' | 'rate' | 'stale';
 export type { AlarmStatus };
 

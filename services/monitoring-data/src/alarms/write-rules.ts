@@ -7,7 +7,8 @@ import { abnormalEvent, alarmChangeEvent, eventScopeOf, type EventScope } from '
 import { AlarmPlan } from './alarm-plan.js';
 import { lockActive, lockPoints, pointsWithActiveAlarms, type AlarmRow, type Breach, type Scope } from './alarm-store.js';
 import { rateBreaches } from './rate-rule.js';
-import { hasRateRule, rulesFor, type AlarmSettings } from './settings.js';
+import { hasRateRule, rulesFor, type AlarmLevel, type AlarmSettings } from './settings.js';
+import { STATUS_RANK } from '../channel-rules.js';
 import { watchForStaleness } from './stale-watch.js';
 
 /** One stored reading of a write, with its id. */
@@ -35,9 +36,29 @@ function runsOf(readings: Reading[]): Run[] {
 
 function thresholdBreach(run: Reading[], measuredAt: (r: Reading) => string): Breach {
   // The alarm shows the highest reading's level and the run's latest reading of that level.
-  const level = run.some((r) => r.record.status === 'alarm') ? 'alarm' : 'warning';
+  const level = run.reduce<AlarmLevel>((a, r) => (STATUS_RANK[r.record.status] > STATUS_RANK[a] ? (r.record.status as AlarmLevel) : a), 'warning');
   const top = [...run].reverse().find((r) => r.record.status === level)!;
   const rec = top.record;
+  // The run says when the limit was first crossed: its first reading over the level, and how many were.
+  const over = run.filter((r) => r.record.status === level);
+  const first = { dataId: over[0]!.id, measuredAt: measuredAt(over[0]!), count: over.length };
+  if (rec.channels !== null || (rec.channel !== null && !['dx', 'dy', 'dz'].includes(rec.channel))) {
+    // a trigger level on a channel (docs/instruments.md)
+    const channel = rec.channel!;
+    const value = rec.channels?.[channel] ?? (rec[channel as 'x'] as number);
+    const unit = rec.point.type?.channels.find((c) => c.name === channel)?.unit ?? '';
+    return {
+      level,
+      reason: `trigger level: ${channel} ${value} ${unit} crossed the ${level} level`.replace(/ {2,}/g, ' '),
+      warning: rec.point.triggerLevels.find((l) => l.level === 'warning' && l.channel === channel)?.above ?? null,
+      alarm: rec.point.triggerLevels.find((l) => l.level === 'alarm' && l.channel === channel)?.above ?? null,
+      value,
+      dataId: top.id,
+      measuredAt: measuredAt(top),
+      channel,
+      first,
+    };
+  }
   const comps = (['dx', 'dy', 'dz'] as const).filter((k) => rec[k] !== null);
   const k = comps.reduce((a, b) => (Math.abs(rec[b]!) > Math.abs(rec[a]!) ? b : a));
   const limit = level === 'alarm' ? rec.point.alarm : rec.point.warning;
@@ -49,6 +70,8 @@ function thresholdBreach(run: Reading[], measuredAt: (r: Reading) => string): Br
     value: Math.abs(rec[k]!),
     dataId: top.id,
     measuredAt: measuredAt(top),
+    channel: k,
+    first,
   };
 }
 

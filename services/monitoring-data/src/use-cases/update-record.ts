@@ -6,7 +6,7 @@ import type { DataDeps } from '../deps.js';
 import { createdRecord, dataAbnormal, type EventRecord } from '../events.js';
 import { formatMeasuredAt } from '../measured-at.js';
 import { checkProjectAcceptsData, checkRecords, type Status } from '../record-rules.js';
-import { loadRecord, RECORD_COLUMNS, toRecord, type RecordRow } from '../record-row.js';
+import { channelsOf, loadRecord, RECORD_COLUMNS, toRecord, type RecordRow } from '../record-row.js';
 import { recomputeRollups } from '../rollups.js';
 
 export const QUALITY_FLAGS = ['valid', 'suspect', 'invalid'] as const;
@@ -22,6 +22,13 @@ export function checkVersion(row: { version: number }, expected: number | undefi
   }
 }
 
+/** One record's instrument channels as the compressed columns of RecordColumns. */
+function channelColumns(channels: Record<string, number> | undefined) {
+  const names = Object.keys(channels ?? {});
+  if (names.length === 0) return { channelNames: [], channelOffset: [], channelIndex: [], channelValue: [] };
+  return { channelNames: names, channelOffset: [0, names.length], channelIndex: names.map((_, k) => k), channelValue: names.map((k) => channels![k]!) };
+}
+
 export function eventRecordOf(row: RecordRow, point: EventRecord['point']): EventRecord {
   return {
     id: row.id,
@@ -34,6 +41,7 @@ export function eventRecordOf(row: RecordRow, point: EventRecord['point']): Even
     dx: row.dx,
     dy: row.dy,
     dz: row.dz,
+    channels: channelsOf(row),
     status: row.status as Status,
     qualityFlag: row.quality_flag,
   };
@@ -73,13 +81,14 @@ export async function updateRecord(deps: DataDeps, req: monitoringData.UpdateRec
       pointIndex: [],
       instants: [],
       instantIndex: [],
+      ...channelColumns(v.channels?.values),
     };
     const { ok, failures } = checkRecords(cols, ctx, Number.POSITIVE_INFINITY);
     const f = failures[0];
     if (f)
       throw new DomainError(f.code, { field: f.field.replace(/^records\[0\]\./, ''), detail: f.detail, ...(f.suggestion ? { suggestion: f.suggestion } : {}) });
     const r = ok[0]!;
-    Object.assign(next, { x: r.x, y: r.y, z: r.z, dx: r.dx, dy: r.dy, dz: r.dz, status: r.status });
+    Object.assign(next, { x: r.x, y: r.y, z: r.z, dx: r.dx, dy: r.dy, dz: r.dz, channels: r.channels, status: r.status });
     changed.push('values');
     if (r.status !== row.status) changed.push('status');
   }
@@ -101,9 +110,25 @@ export async function updateRecord(deps: DataDeps, req: monitoringData.UpdateRec
   const eventPoint = point ?? { id: row.point_id, name: '', sensorType: '', warning: 0, alarm: 0 };
   const updated = await deps.db.transaction(async (tx) => {
     const { rows } = await tx.query<RecordRow>(
-      `UPDATE data_records SET x = $3, y = $4, z = $5, dx = $6, dy = $7, dz = $8, status = $9, quality_flag = $10, remark = $11, updated_at = $12, version = version + 1
+      `UPDATE data_records SET x = $3, y = $4, z = $5, dx = $6, dy = $7, dz = $8, status = $9, quality_flag = $10, remark = $11, updated_at = $12,
+                channels = $14::jsonb, version = version + 1
         WHERE id = $1 AND measured_at = $2 AND version = $13 RETURNING ${RECORD_COLUMNS}`,
-      [row.id, row.measured_at, next.x, next.y, next.z, next.dx, next.dy, next.dz, next.status, next.quality_flag, next.remark, now, row.version],
+      [
+        row.id,
+        row.measured_at,
+        next.x,
+        next.y,
+        next.z,
+        next.dx,
+        next.dy,
+        next.dz,
+        next.status,
+        next.quality_flag,
+        next.remark,
+        now,
+        row.version,
+        next.channels === null ? null : typeof next.channels === 'string' ? next.channels : JSON.stringify(next.channels),
+      ],
     );
     const u = rows[0];
     if (!u)

@@ -8,7 +8,8 @@ import { assertInside } from '../bounds.js';
 import type { ProjectsDeps } from '../deps.js';
 import { loadDevice } from '../device-row.js';
 import { checkAlarmRules, storeAlarmRules } from '../alarm-rules.js';
-import { checkReference, checkThresholds } from '../point-rules.js';
+import { checkReference, checkTypeFields } from '../point-rules.js';
+import { checkTriggerLevels } from '../trigger-levels.js';
 import { POINT_COLUMNS, SENSOR_TYPES, toPoint, type PointRow } from '../point-row.js';
 import { checkEnum, checkNumber, checkOptionalText, checkText } from '../validation.js';
 
@@ -17,9 +18,9 @@ export async function createPoint(deps: ProjectsDeps, req: projects.CreatePointR
   const number = checkText(req.number, 'number', 1, 64);
   const name = checkText(req.name, 'name', 1, 100);
   const sensorType = checkEnum(req.sensorType, SENSOR_TYPES, 'sensor_type');
-  if (!req.reference) throw new DomainError('422101', { field: 'reference', detail: 'reference {x, y, z} is required.' });
-  const reference = checkReference(req.reference);
-  checkThresholds(req.warningThreshold, req.alarmThreshold);
+  checkTypeFields(sensorType, req.reference, req.warningThreshold, req.alarmThreshold);
+  const reference = req.reference ? checkReference(req.reference) : null;
+  const triggerLevels = checkTriggerLevels(req.triggerLevels?.items ?? [], sensorType);
   const abrupt = req.abruptChangeLimit !== undefined ? checkNumber(req.abruptChangeLimit, 'abrupt_change_limit', { positive: true }) : null;
   const precision = req.precision !== undefined ? checkNumber(req.precision, 'precision', { positive: true }) : null;
   const description = checkOptionalText(req.description, 'description', 2000);
@@ -27,13 +28,13 @@ export async function createPoint(deps: ProjectsDeps, req: projects.CreatePointR
   try {
     return await createOnce(deps.db, deps.clock.now(), ctx, 'CreatePoint', req, async (tx) => {
       const project = await projectFor(tx, ctx, req.projectId, 'write', { lock: 'update' });
-      assertInside(project.bounds, reference, 'reference');
+      if (reference) assertInside(project.bounds, reference, 'reference');
       if (req.deviceId !== undefined) await loadDevice(tx, ctx, req.deviceId, { missing: '422104' });
       const now = deps.clock.now().toISOString();
       const { rows } = await tx.query<PointRow>(
         `INSERT INTO points (id, project_id, tenant_id, environment, number, name, sensor_type, ref_x, ref_y, ref_z, warning_threshold, alarm_threshold,
-                             abrupt_change_limit, precision_mm, device_id, active, description, created_by, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19) RETURNING ${POINT_COLUMNS}`,
+                             abrupt_change_limit, precision_mm, device_id, active, description, created_by, created_at, updated_at, trigger_levels)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20) RETURNING ${POINT_COLUMNS}`,
         [
           newId('point'),
           project.id,
@@ -42,9 +43,9 @@ export async function createPoint(deps: ProjectsDeps, req: projects.CreatePointR
           number,
           name,
           sensorType,
-          reference.x,
-          reference.y,
-          reference.z,
+          reference?.x ?? null,
+          reference?.y ?? null,
+          reference?.z ?? null,
           req.warningThreshold,
           req.alarmThreshold,
           abrupt,
@@ -54,6 +55,7 @@ export async function createPoint(deps: ProjectsDeps, req: projects.CreatePointR
           description,
           ctx.principalId,
           now,
+          triggerLevels.length ? JSON.stringify(triggerLevels) : null,
         ],
       );
       await deps.ingestVersions.bump(tx, ctx, project.id);

@@ -5,7 +5,8 @@ import { assertInside } from '../bounds.js';
 import type { ProjectsDeps } from '../deps.js';
 import { loadDevice } from '../device-row.js';
 import { checkAlarmRules, storeAlarmRules } from '../alarm-rules.js';
-import { checkReference, checkThresholds } from '../point-rules.js';
+import { checkReference, checkTypeFields } from '../point-rules.js';
+import { checkTriggerLevels, triggerLevelsOf } from '../trigger-levels.js';
 import { loadPoint, POINT_COLUMNS, SENSOR_TYPES, toPoint, type PointRow } from '../point-row.js';
 import { checkClear, checkEnum, checkNumber, checkOptionalText, checkText } from '../validation.js';
 import { duplicatePointNumber } from './create-point.js';
@@ -31,23 +32,27 @@ export async function updatePoint(deps: ProjectsDeps, req: projects.UpdatePointR
       checkVersion(current.version, req.expectedVersion, 'point');
       const warning = req.warningThreshold ?? current.warning_threshold;
       const alarm = req.alarmThreshold ?? current.alarm_threshold;
-      checkThresholds(warning, alarm);
-      const ref = reference ?? { x: current.ref_x, y: current.ref_y, z: current.ref_z };
-      if (reference) assertInside(project.bounds, ref, 'reference');
+      const type = sensorType ?? current.sensor_type;
+      const ref = reference ?? (current.ref_x === null ? null : { x: current.ref_x, y: current.ref_y!, z: current.ref_z! });
+      checkTypeFields(type, ref, warning, alarm);
+      if (reference) assertInside(project.bounds, reference, 'reference');
+      // Trigger levels are checked against the type the point has after the change.
+      const levels = req.triggerLevels ? checkTriggerLevels(req.triggerLevels.items, type) : checkTriggerLevels(triggerLevelsOf(current), type);
       if (req.deviceId !== undefined) await loadDevice(tx, ctx, req.deviceId, { missing: '422104' });
       const pick = <T>(field: string, given: T | undefined, kept: T | null): T | null => (clear.has(field) ? null : given !== undefined ? given : kept);
       const { rows } = await tx.query<PointRow>(
         `UPDATE points SET number = $2, name = $3, sensor_type = $4, ref_x = $5, ref_y = $6, ref_z = $7, warning_threshold = $8, alarm_threshold = $9,
-                abrupt_change_limit = $10, precision_mm = $11, device_id = $12, active = $13, description = $14, updated_at = $15, version = version + 1
+                abrupt_change_limit = $10, precision_mm = $11, device_id = $12, active = $13, description = $14, updated_at = $15, trigger_levels = $16,
+                version = version + 1
           WHERE id = $1 RETURNING ${POINT_COLUMNS}`,
         [
           current.id,
           number ?? current.number,
           name ?? current.name,
           sensorType ?? current.sensor_type,
-          ref.x,
-          ref.y,
-          ref.z,
+          ref?.x ?? null,
+          ref?.y ?? null,
+          ref?.z ?? null,
           warning,
           alarm,
           pick('abrupt_change_limit', abrupt, current.abrupt_change_limit),
@@ -56,6 +61,7 @@ export async function updatePoint(deps: ProjectsDeps, req: projects.UpdatePointR
           req.active ?? current.active,
           pick('description', description, current.description),
           deps.clock.now().toISOString(),
+          levels.length ? JSON.stringify(levels) : null,
         ],
       );
       await deps.ingestVersions.bump(tx, ctx, project.id);
