@@ -17,6 +17,7 @@ describe('data.created written directly as JSON', () => {
     abruptLimit: null,
     precision: null,
     active: true,
+    triggerLevels: [],
   });
   const p1 = point('pt_00000000000000000001', 'JC-01 "west"\n');
   const p2 = point('pt_00000000000000000002', 'Ebene ✓', 'level');
@@ -37,6 +38,8 @@ describe('data.created written directly as JSON', () => {
     dx: v.dx ?? null,
     dy: v.dy ?? null,
     dz: v.dz ?? null,
+    channels: null,
+    channel: null,
     status,
   });
 

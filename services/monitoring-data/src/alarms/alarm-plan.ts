@@ -1,7 +1,7 @@
 import type { Queryable } from '@mp/db';
 import { appendEvents, type HandedEvent, type NewEvent } from '@mp/events';
 import { newId } from '@mp/kit';
-import type { AlarmRow, Breach, Scope } from './alarm-store.js';
+import { LEVEL_RANK, type AlarmRow, type Breach, type Scope } from './alarm-store.js';
 
 type Action = 'opened' | 'escalated' | 'cleared';
 
@@ -50,7 +50,7 @@ export class AlarmPlan {
       threshold_warning: b.warning,
       threshold_alarm: b.alarm,
       value: b.value,
-      first_data_id: b.dataId,
+      first_data_id: b.first?.dataId ?? b.dataId,
       last_data_id: b.dataId,
       last_measured_at: b.measuredAt,
       reading_count: 1,
@@ -64,6 +64,9 @@ export class AlarmPlan {
       cleared_by: null,
       clear_comment: null,
       version: 1,
+      channel: b.channel ?? null,
+      first_measured_at: b.first?.measuredAt ?? b.measuredAt,
+      opening_count: b.first?.count ?? 1,
     };
     this.rows.set(row.id, { row, isNew: true });
     this.note(row, 'opened', b.dataId, b.reason);
@@ -72,7 +75,7 @@ export class AlarmPlan {
 
   /** A further breaking reading: the level rises (never falls); a rise re-opens an acknowledged alarm. */
   breach(current: AlarmRow, b: Breach, readings: number): { row: AlarmRow; escalated: boolean } {
-    const level = current.level === 'alarm' || b.level === 'alarm' ? 'alarm' : 'warning';
+    const level = LEVEL_RANK[b.level]! > LEVEL_RANK[current.level]! ? b.level : current.level;
     const escalated = level !== current.level;
     const row = this.set(current, {
       level,
@@ -87,6 +90,8 @@ export class AlarmPlan {
       normal_count: 0,
       updated_at: this.now,
       version: current.version + 1,
+      // an escalation names the channel that crossed the higher level
+      channel: escalated ? (b.channel ?? current.channel) : current.channel,
     });
     if (escalated) this.note(row, 'escalated', b.dataId, b.reason);
     return { row, escalated };
@@ -153,11 +158,11 @@ async function updateAlarms(tx: Queryable, rows: AlarmRow[]): Promise<void> {
     `UPDATE alarms a SET level = u.level, status = u.status, reason = u.reason, threshold_warning = u.threshold_warning,
             threshold_alarm = u.threshold_alarm, value = u.value, last_data_id = u.last_data_id, last_measured_at = u.last_measured_at,
             reading_count = u.reading_count, normal_count = u.normal_count, updated_at = u.updated_at, cleared_at = u.cleared_at,
-            cleared_by = u.cleared_by, clear_comment = u.clear_comment, version = u.version
+            cleared_by = u.cleared_by, clear_comment = u.clear_comment, version = u.version, channel = u.channel
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::float8[], $7::float8[], $8::text[], $9::timestamptz[],
-                   $10::int[], $11::int[], $12::timestamptz[], $13::timestamptz[], $14::text[], $15::text[], $16::int[])
+                   $10::int[], $11::int[], $12::timestamptz[], $13::timestamptz[], $14::text[], $15::text[], $16::int[], $17::text[])
          AS u(id, level, status, reason, threshold_warning, threshold_alarm, value, last_data_id, last_measured_at,
-              reading_count, normal_count, updated_at, cleared_at, cleared_by, clear_comment, version)
+              reading_count, normal_count, updated_at, cleared_at, cleared_by, clear_comment, version, channel)
       WHERE a.id = u.id`,
     [
       rows.map((r) => r.id),
@@ -176,6 +181,7 @@ async function updateAlarms(tx: Queryable, rows: AlarmRow[]): Promise<void> {
       rows.map((r) => r.cleared_by),
       rows.map((r) => r.clear_comment),
       rows.map((r) => r.version),
+      rows.map((r) => r.channel),
     ],
     { prepare: 'md_alarms_update' },
   );
@@ -186,13 +192,14 @@ async function insertAlarms(tx: Queryable, rows: AlarmRow[], history: HistoryEnt
   await tx.query(
     `WITH opened AS (
        INSERT INTO alarms (id, tenant_id, environment, project_id, point_id, rule, level, status, reason, threshold_warning, threshold_alarm, value,
-                           first_data_id, last_data_id, last_measured_at, reading_count, normal_count, opened_at, updated_at, cleared_at, version)
+                           first_data_id, last_data_id, last_measured_at, reading_count, normal_count, opened_at, updated_at, cleared_at, version,
+                           channel, first_measured_at, opening_count)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::float8[],
                             $11::float8[], $12::float8[], $13::text[], $14::text[], $15::timestamptz[], $16::int[], $17::int[], $18::timestamptz[],
-                            $19::timestamptz[], $20::timestamptz[], $21::int[]))
+                            $19::timestamptz[], $20::timestamptz[], $21::int[], $22::text[], $23::timestamptz[], $24::int[]))
      INSERT INTO alarm_history (alarm_id, at, action, level, status, data_id, reason)
-     SELECT h.alarm_id, $22::timestamptz, h.action, h.level, h.status, h.data_id, h.reason
-       FROM unnest($23::text[], $24::text[], $25::text[], $26::text[], $27::text[], $28::text[]) WITH ORDINALITY AS h(alarm_id, action, level, status, data_id, reason, n)
+     SELECT h.alarm_id, $25::timestamptz, h.action, h.level, h.status, h.data_id, h.reason
+       FROM unnest($26::text[], $27::text[], $28::text[], $29::text[], $30::text[], $31::text[]) WITH ORDINALITY AS h(alarm_id, action, level, status, data_id, reason, n)
       ORDER BY h.n`,
     [
       rows.map((r) => r.id),
@@ -216,6 +223,9 @@ async function insertAlarms(tx: Queryable, rows: AlarmRow[], history: HistoryEnt
       rows.map((r) => r.updated_at),
       rows.map((r) => r.cleared_at),
       rows.map((r) => r.version),
+      rows.map((r) => r.channel),
+      rows.map((r) => r.first_measured_at),
+      rows.map((r) => r.opening_count),
       at,
       history.map((h) => h.alarmId),
       history.map((h) => h.action),

@@ -65,7 +65,7 @@ export interface Breach {
 }
 
 /** Levels rise, never fall, while an alarm is active. */
-const LEVEL_RANK: Readonly<Record<string, number>> = { warning: 1, alarm: 2, action: 3 };
+export const LEVEL_RANK: Readonly<Record<string, number>> = { warning: 1, alarm: 2, action: 3 };
 
 /**
  * Key space of the per-point alarm lock. Advisory locks with two 32-bit keys never collide with
