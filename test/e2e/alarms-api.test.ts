@@ -94,6 +94,9 @@ describe('alarms through the gateway', () => {
       last_measured_at: '2026-03-04T08:00:00.000Z',
       reading_count: 3,
       normal_count: 0,
+      // the channel that crossed the level, and the run of readings that opened the alarm (issue 27)
+      channel: 'dz',
+      first_over: { data_id: first, measured_at: '2026-03-02T08:00:00.000Z', count: 1 },
       opened_at: expect.any(String),
       updated_at: expect.any(String),
       acknowledged: null,
@@ -159,6 +162,7 @@ describe('alarms through the gateway', () => {
       point_id: point,
       rule: 'threshold',
       level: 'alarm',
+      channel: 'dz',
       reason: 'threshold: dz -14 mm reached the warning threshold of 10 mm',
       at: expect.any(String),
     };

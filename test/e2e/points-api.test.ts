@@ -52,6 +52,8 @@ describe('monitoring points over the API', () => {
       description: null,
       // the platform's alarm rules apply (README "Alarms")
       alarm_rules: null,
+      // a total station's levels are its thresholds; trigger levels are for instrument channels
+      trigger_levels: [],
       created_at: res.body.data.created_at,
       updated_at: res.body.data.created_at,
       version: 1,

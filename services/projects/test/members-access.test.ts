@@ -151,6 +151,7 @@ describe('project members and access', () => {
           abruptChangeLimit: 15,
           precision: 0.5,
           active: true,
+          triggerLevels: [],
         },
         {
           id: b.id,
@@ -162,6 +163,7 @@ describe('project members and access', () => {
           warningThreshold: 5,
           alarmThreshold: 10,
           active: false,
+          triggerLevels: [],
         },
       ]);
       const noBounds = await t.client.getIngestContext({ projectId: other.id, pointIds: [], forWrite: false }, t.key);
