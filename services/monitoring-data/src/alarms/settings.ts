@@ -1,4 +1,4 @@
-import { ALARM_STATUSES, type AlarmStatus, type projects } from '@mp/contracts';
+import { ALARM_LEVELS, ALARM_STATUSES, type AlarmLevel, type AlarmStatus, type projects } from '@mp/contracts';
 
 /**
  * How alarms are raised and cleared (docs/adr/0024-alarms.md). Operator-wide defaults
@@ -30,12 +30,10 @@ export const DEFAULT_ALARM_SETTINGS: AlarmSettings = {
   staleCheckMs: 60_000,
 };
 
-export type AlarmLevel = 'warning' | 'alarm';
 export type AlarmRule = 'threshold' | 'rate' | 'stale';
-export type { AlarmStatus };
+export type { AlarmLevel, AlarmStatus };
 
-export { ALARM_STATUSES };
-export const ALARM_LEVELS: readonly AlarmLevel[] = ['warning', 'alarm'];
+export { ALARM_LEVELS, ALARM_STATUSES };
 export const ALARM_RULES: readonly AlarmRule[] = ['threshold', 'rate', 'stale'];
 
 /** The higher of two levels (an active alarm's level only rises). */
