@@ -46,7 +46,12 @@ describe('console: overview and site plan', () => {
       )
     ).id as string;
   const write = (projectId: string, pointId: string, measuredAt: string, dz: number) =>
-    must(t.api('POST', `/projects/${projectId}/data`, { headers: admin, body: { records: [{ point_id: pointId, measured_at: measuredAt, values: { dx: 0, dy: 0, dz } }] } }));
+    must(
+      t.api('POST', `/projects/${projectId}/data`, {
+        headers: admin,
+        body: { records: [{ point_id: pointId, measured_at: measuredAt, values: { dx: 0, dy: 0, dz } }] },
+      }),
+    );
   const inboxItems = () => page.getByRole('list', { name: 'Alarms' }).getByRole('listitem');
   const tile = (name: string) => page.getByRole('list', { name: 'Projects' }).getByRole('link', { name: new RegExp(name) });
   const noSidewaysScroll = () => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
@@ -150,8 +155,15 @@ describe('console: overview and site plan', () => {
     expect(new Set(['CR-01', 'CR-02', 'CR-03', 'CR-04'].map((n) => by(n).y)).size).toBe(1);
     expect(by('TO-01').y).toBeGreaterThan(by('CR-01').y);
     // the stale point is drawn grey
-    expect(await plan.getByRole('link', { name: /^CR-04/ }).locator('circle').evaluate((c) => getComputedStyle(c).fill)).toBe('rgb(140, 149, 159)');
-    expect(await page.getByRole('list', { name: 'Legend' }).innerText()).toMatch(/normal \(1\)\s+warning \(1\)\s+alarm \(1\)\s+stale \(no recent reading\) \(1\)\s+no data yet \(1\)/);
+    expect(
+      await plan
+        .getByRole('link', { name: /^CR-04/ })
+        .locator('circle')
+        .evaluate((c) => getComputedStyle(c).fill),
+    ).toBe('rgb(140, 149, 159)');
+    expect(await page.getByRole('list', { name: 'Legend' }).innerText()).toMatch(
+      /normal \(1\)\s+warning \(1\)\s+alarm \(1\)\s+stale \(no recent reading\) \(1\)\s+no data yet \(1\)/,
+    );
     // the point table says the same in words, with the latest reading's time
     const row = page.getByRole('table', { name: 'Points of this project' }).getByRole('row', { name: /CR-04/ });
     expect(await row.getByRole('cell').nth(4).innerText()).toBe('stale (last normal)');
@@ -168,7 +180,10 @@ describe('console: overview and site plan', () => {
     await inboxItems().nth(1).waitFor();
     expect(await noSidewaysScroll()).toBe(true);
     // the tiles stack in one column, each as wide as the page allows
-    const widths = await page.getByRole('list', { name: 'Projects' }).getByRole('link').evaluateAll((ls) => ls.map((l) => l.getBoundingClientRect().width));
+    const widths = await page
+      .getByRole('list', { name: 'Projects' })
+      .getByRole('link')
+      .evaluateAll((ls) => ls.map((l) => l.getBoundingClientRect().width));
     expect(widths.every((w) => w > PHONE.width * 0.8 && w <= PHONE.width)).toBe(true);
 
     const ring = page.getByRole('listitem', { name: 'warning at RG-01 · Ring 1' });

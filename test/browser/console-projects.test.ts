@@ -84,7 +84,9 @@ describe('console: projects', () => {
     // a point without readings yet: no state, no time, and a dashed ring on the site plan
     expect(await row.getByRole('cell').allTextContents()).toEqual(['P-01', 'total station', '5 / 10', 'Station A', 'no data', '—']);
     const onPlan = page.getByRole('group', { name: 'Site plan' }).getByRole('link', { name: 'P-01 Crest 1: no data' });
-    expect(await onPlan.getAttribute('href')).toBe(`#/points/${(await t.api('GET', `/projects/${projectId}/points`, { headers: admin })).body.data.items[0].id}`);
+    expect(await onPlan.getAttribute('href')).toBe(
+      `#/points/${(await t.api('GET', `/projects/${projectId}/points`, { headers: admin })).body.data.items[0].id}`,
+    );
     const points = (await t.api('GET', `/projects/${projectId}/points`, { headers: admin })).body.data.items;
     expect(points).toEqual([
       expect.objectContaining({

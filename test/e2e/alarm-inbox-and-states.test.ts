@@ -19,11 +19,17 @@ describe('alarm inbox and the state of projects and points', () => {
     return r.body.data;
   };
   const write = (projectId: string, pointId: string, measuredAt: string, dz: number) =>
-    must(t.api('POST', `/projects/${projectId}/data`, { headers: h(), body: { records: [{ point_id: pointId, measured_at: measuredAt, values: { dx: 0, dy: 0, dz } }] } }));
+    must(
+      t.api('POST', `/projects/${projectId}/data`, {
+        headers: h(),
+        body: { records: [{ point_id: pointId, measured_at: measuredAt, values: { dx: 0, dy: 0, dz } }] },
+      }),
+    );
   const inbox = async (query = '') => must(t.api('GET', `/alarms${query}`, { headers: h() }));
   const pointsOf = (list: { items: { point_id: string }[] }) => list.items.map((a) => a.point_id);
   const project = async (id: string) => must(t.api('GET', `/projects/${id}`, { headers: h() }));
-  const listedProject = async (id: string) => (await must(t.api('GET', '/projects?limit=100', { headers: h() }))).items.find((p: { id: string }) => p.id === id);
+  const listedProject = async (id: string) =>
+    (await must(t.api('GET', '/projects?limit=100', { headers: h() }))).items.find((p: { id: string }) => p.id === id);
   const pointState = async (projectId: string, pointId: string) => {
     const p = (await must(t.api('GET', `/projects/${projectId}/points`, { headers: h() }))).items.find((x: { id: string }) => x.id === pointId);
     return { status: p.status, last_measured_at: p.last_measured_at, stale: p.stale };
@@ -121,7 +127,12 @@ describe('alarm inbox and the state of projects and points', () => {
     const dam = { count: 2, unacknowledged: 2, by_level: { warning: 1, alarm: 1 }, highest_level: 'alarm' };
     expect((await project(ids.dam!)).open_alarms).toEqual(dam);
     expect((await listedProject(ids.dam!)).open_alarms).toEqual(dam);
-    expect((await listedProject(ids.tunnel!)).open_alarms).toEqual({ count: 1, unacknowledged: 1, by_level: { warning: 1, alarm: 0 }, highest_level: 'warning' });
+    expect((await listedProject(ids.tunnel!)).open_alarms).toEqual({
+      count: 1,
+      unacknowledged: 1,
+      by_level: { warning: 1, alarm: 0 },
+      highest_level: 'warning',
+    });
     expect((await project(ids.quiet!)).open_alarms).toEqual({ count: 0, unacknowledged: 0, by_level: { warning: 0, alarm: 0 }, highest_level: null });
 
     const [crestAlarm] = (await inbox(`?point_id=${ids.crest}`)).items;
@@ -144,8 +155,16 @@ describe('alarm inbox and the state of projects and points', () => {
     // the toe's alarm was cleared by hand: its latest reading's status is what is left
     expect(await pointState(ids.dam!, ids.toe!)).toEqual({ status: 'warning', last_measured_at: '2026-03-02T08:00:00.000Z', stale: false });
     // 25 minutes without a reading, expected every 10 with factor 2: overdue; 5 minutes: not
-    expect(await pointState(ids.quiet!, ids.logger!)).toEqual({ status: 'normal', last_measured_at: new Date(Date.parse(minutesAgo(25))).toISOString(), stale: true });
-    expect(await pointState(ids.quiet!, ids.fresh!)).toEqual({ status: 'normal', last_measured_at: new Date(Date.parse(minutesAgo(5))).toISOString(), stale: false });
+    expect(await pointState(ids.quiet!, ids.logger!)).toEqual({
+      status: 'normal',
+      last_measured_at: new Date(Date.parse(minutesAgo(25))).toISOString(),
+      stale: true,
+    });
+    expect(await pointState(ids.quiet!, ids.fresh!)).toEqual({
+      status: 'normal',
+      last_measured_at: new Date(Date.parse(minutesAgo(5))).toISOString(),
+      stale: false,
+    });
     // never reported: no status, no time, and not judged stale (the stale-data rule starts at the first reading)
     expect(await pointState(ids.quiet!, ids.silent!)).toEqual({ status: null, last_measured_at: null, stale: false });
     // an invalid reading is not the latest one

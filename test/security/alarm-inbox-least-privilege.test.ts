@@ -36,7 +36,13 @@ describe('the alarm inbox reaches only the projects the caller reads', () => {
       const point = await must(
         t.api('POST', `/projects/${ids[name]}/points`, {
           headers: admin,
-          body: { number: `${name}-1`, name: `${name} 1`, sensor_type: 'total_station', reference: { x: 1, y: 2, z: 3 }, thresholds: { warning: 10, alarm: 20 } },
+          body: {
+            number: `${name}-1`,
+            name: `${name} 1`,
+            sensor_type: 'total_station',
+            reference: { x: 1, y: 2, z: 3 },
+            thresholds: { warning: 10, alarm: 20 },
+          },
         }),
       );
       ids[`${name}Point`] = point.id;
@@ -93,7 +99,11 @@ describe('the alarm inbox reaches only the projects the caller reads', () => {
   it('takes the alarms away with the membership, and a refused acknowledgement from the inbox changes nothing', async () => {
     const h = users.member!.h;
     const [theirs] = (await must(t.api('GET', `/alarms?project_id=${ids.theirs}`, { headers: admin }))).items;
-    expectError(await t.api('POST', `/alarms/${theirs.alarm_id}/acknowledge`, { headers: users.outsider!.h, body: { comment: 'not mine' } }), 403001, 'project_id');
+    expectError(
+      await t.api('POST', `/alarms/${theirs.alarm_id}/acknowledge`, { headers: users.outsider!.h, body: { comment: 'not mine' } }),
+      403001,
+      'project_id',
+    );
     expect((await must(t.api('GET', `/alarms/${theirs.alarm_id}`, { headers: admin }))).status).toBe('open');
 
     await must(t.api('DELETE', `/projects/${ids.mine}/members/${users.member!.id}`, { headers: admin }));

@@ -110,7 +110,10 @@ export function pointRoutes(router: GatewayRouter, clients: ServiceClients): voi
         { projectId, page: pageOf(q), ...defined({ sensorType: q.sensor_type, active: q.active, deviceId: q.device_id, q: q.q }) },
         state.caller!,
       );
-      ok(ctx, listData(await pointsWithState(clients, state.caller!, projectId, list.items), (p) => p, list.page));
+      ok(
+        ctx,
+        listData(await pointsWithState(clients, state.caller!, projectId, list.items), (p) => p, list.page),
+      );
     },
   );
 

@@ -97,7 +97,10 @@ export function projectRoutes(router: GatewayRouter, clients: ServiceClients): v
       const state = ctx.state;
       const q = validate(listQuery, ctx.query, 'query');
       const list = await clients.projects.listProjects({ page: pageOf(q), ...defined({ status: q.status, q: q.q }) }, state.caller!);
-      ok(ctx, listData(await projectsWithAlarms(clients, state.caller!, list.items), (p) => p, list.page));
+      ok(
+        ctx,
+        listData(await projectsWithAlarms(clients, state.caller!, list.items), (p) => p, list.page),
+      );
     },
   );
 

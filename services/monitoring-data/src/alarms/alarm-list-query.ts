@@ -50,12 +50,7 @@ function cursorOf(cursor: string): [string, string] {
  * `projectIds`: the projects whose alarms may be listed (null: every project of the tenant
  * environment). The (tenant_id, environment, opened_at) and (project_id, opened_at) indexes serve it.
  */
-export async function listAlarmPage(
-  db: Queryable,
-  caller: CallerContext,
-  projectIds: string[] | null,
-  f: AlarmFilters,
-): Promise<monitoringData.AlarmList> {
+export async function listAlarmPage(db: Queryable, caller: CallerContext, projectIds: string[] | null, f: AlarmFilters): Promise<monitoringData.AlarmList> {
   checkAlarmFilters(f);
   const limit = pageLimit(f.page?.limit);
   const params: unknown[] = [caller.tenantId, caller.environment];
@@ -64,7 +59,8 @@ export async function listAlarmPage(
     params.push(value);
     where.push(sql.replace('?', `$${params.length}`));
   };
-  if (projectIds !== null) add(projectIds.length === 1 ? 'project_id = ?' : 'project_id = ANY(?::text[])', projectIds.length === 1 ? projectIds[0] : projectIds);
+  if (projectIds !== null)
+    add(projectIds.length === 1 ? 'project_id = ?' : 'project_id = ANY(?::text[])', projectIds.length === 1 ? projectIds[0] : projectIds);
   const range = timeRange(f.from, f.to);
   if (f.status) add('status = ?', f.status);
   if (f.level) add('level = ?', f.level);

@@ -27,8 +27,7 @@ interface StateRow {
  */
 export async function getPointStates(deps: DataDeps, req: monitoringData.PointStatesRequest, caller: CallerContext): Promise<monitoringData.PointStates> {
   const projectId = requireId('project', req.projectId);
-  if (req.pointIds.length > MAX_STATE_POINTS)
-    throw new DomainError('400003', { field: 'point_ids', detail: `At most ${MAX_STATE_POINTS} points per call.` });
+  if (req.pointIds.length > MAX_STATE_POINTS) throw new DomainError('400003', { field: 'point_ids', detail: `At most ${MAX_STATE_POINTS} points per call.` });
   const named = [...new Set(req.pointIds.filter((id) => isId('point', id)))];
   const ctx = await deps.contexts.get(caller, projectId, named, false);
   const ids = named.filter((id) => ctx.points.has(id));

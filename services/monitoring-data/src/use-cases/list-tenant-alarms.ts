@@ -10,11 +10,7 @@ import { requireId } from '../project-id.js';
  * and cursors stay right; a project_id filter naming a project it does not read lists nothing
  * (as GET /projects and GET /reports do), revealing neither the project nor its alarms.
  */
-export async function listTenantAlarms(
-  deps: DataDeps,
-  req: monitoringData.ListTenantAlarmsRequest,
-  caller: CallerContext,
-): Promise<monitoringData.AlarmList> {
+export async function listTenantAlarms(deps: DataDeps, req: monitoringData.ListTenantAlarmsRequest, caller: CallerContext): Promise<monitoringData.AlarmList> {
   const named = req.projectId !== undefined ? requireId('project', req.projectId) : undefined;
   checkAlarmFilters(req);
   const readable = await deps.access.readable(caller, named ? [named] : []);
