@@ -34,7 +34,7 @@ describe('console: projects', () => {
     await page.getByRole('button', { name: 'Create project' }).click();
     const row = page.getByRole('row', { name: /North Embankment/ });
     await row.waitFor();
-    expect(await row.getByRole('cell').allTextContents()).toEqual(['NE-2026', 'not started', '2026-01-01', expect.stringMatching(/ UTC$/)]);
+    expect(await row.getByRole('cell').allTextContents()).toEqual(['NE-2026', 'not started', 'no open alarms', '2026-01-01', expect.stringMatching(/ UTC$/)]);
     const stored = (await t.api('GET', '/projects', { headers: admin })).body.data.items;
     expect(stored).toEqual([expect.objectContaining({ name: 'North Embankment', number: 'NE-2026', status: 'not_started', start_date: '2026-01-01' })]);
     projectId = stored[0].id;

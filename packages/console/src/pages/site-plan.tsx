@@ -4,7 +4,8 @@ import { href } from '../router';
 import { ErrorNotice, useLoad, when } from '../ui';
 
 const WIDTH = 1000;
-const MARGIN = 60;
+// Room around the outermost points for their labels, also at phone width where they are drawn larger.
+const MARGIN = 90;
 
 /**
  * A project's points placed by their reference coordinates (x east, y north, metres; north up),
@@ -87,7 +88,7 @@ function layout(points: Json[]): { height: number; place: (p: Json) => [number, 
   const inner = WIDTH - 2 * MARGIN;
   const scale = Math.max(spanX, spanY) > 0 ? inner / Math.max(spanX, spanY) : 0;
   // A site much wider than deep still gets room for labels above and below.
-  const height = Math.max(240, Math.round(spanY * scale) + 2 * MARGIN);
+  const height = Math.max(400, Math.round(spanY * scale) + 2 * MARGIN);
   const offsetX = (WIDTH - spanX * scale) / 2;
   const offsetY = (height - spanY * scale) / 2;
   return {
