@@ -34,7 +34,7 @@ describe('console: projects', () => {
     await page.getByRole('button', { name: 'Create project' }).click();
     const row = page.getByRole('row', { name: /North Embankment/ });
     await row.waitFor();
-    expect(await row.getByRole('cell').allTextContents()).toEqual(['NE-2026', 'not started', '2026-01-01', expect.stringMatching(/ UTC$/)]);
+    expect(await row.getByRole('cell').allTextContents()).toEqual(['NE-2026', 'not started', 'no open alarms', '2026-01-01', expect.stringMatching(/ UTC$/)]);
     const stored = (await t.api('GET', '/projects', { headers: admin })).body.data.items;
     expect(stored).toEqual([expect.objectContaining({ name: 'North Embankment', number: 'NE-2026', status: 'not_started', start_date: '2026-01-01' })]);
     projectId = stored[0].id;
@@ -81,7 +81,12 @@ describe('console: projects', () => {
     await page.getByRole('button', { name: 'Add point' }).click();
     const row = page.getByRole('row', { name: /Crest 1/ });
     await row.waitFor();
-    expect(await row.getByRole('cell').allTextContents()).toEqual(['P-01', 'total station', '5 / 10', 'Station A']);
+    // a point without readings yet: no state, no time, and a dashed ring on the site plan
+    expect(await row.getByRole('cell').allTextContents()).toEqual(['P-01', 'total station', '5 / 10', 'Station A', 'no data', '—']);
+    const onPlan = page.getByRole('group', { name: 'Site plan' }).getByRole('link', { name: 'P-01 Crest 1: no data' });
+    expect(await onPlan.getAttribute('href')).toBe(
+      `#/points/${(await t.api('GET', `/projects/${projectId}/points`, { headers: admin })).body.data.items[0].id}`,
+    );
     const points = (await t.api('GET', `/projects/${projectId}/points`, { headers: admin })).body.data.items;
     expect(points).toEqual([
       expect.objectContaining({

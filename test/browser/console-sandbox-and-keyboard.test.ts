@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
-import { consoleUrl, LAPTOP, signIn } from '../support/console.js';
+import { consoleUrl, LAPTOP, openPage, signIn } from '../support/console.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // The console on the sandbox port manages the sandbox; and it can be used with the keyboard alone.
@@ -27,9 +27,11 @@ describe('console: sandbox and keyboard', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.type(t.admin.password);
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
-    // The new page's title has the focus, so a screen reader announces it.
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('API keys');
+    // The console opens on what needs attention; the new page's title has the focus, so a screen
+    // reader announces it.
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Overview');
+    await openPage(page, 'API keys');
 
     // From the top of the page, the first Tab reaches the skip link.
     await page.evaluate(() => {
@@ -61,6 +63,7 @@ describe('console: sandbox and keyboard', () => {
   it('on the sandbox port manages the sandbox: its badge, its keys, its own session', async () => {
     const sandbox = await browser.context.newPage();
     await signIn(sandbox, t, { sandbox: true });
+    await openPage(sandbox, 'API keys');
     expect(await sandbox.locator('header .env').textContent()).toBe('Sandbox');
     // The live key is not in the sandbox.
     expect(await sandbox.getByRole('row', { name: /Keyboard key/ }).count()).toBe(0);

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { httpsRequest } from '@mp/testing';
 import { launchChromium } from '../support/browser.js';
-import { consoleUrl, LAPTOP, screenshot } from '../support/console.js';
+import { consoleUrl, LAPTOP, openPage, screenshot } from '../support/console.js';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // The console's sign-in (spec §5 rule 7: access token in memory, refresh token in an HttpOnly
@@ -63,7 +63,7 @@ describe('console: sign-in and API keys', () => {
 
     await page.getByLabel('Password').fill(t.admin.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     const cookies = await context.cookies(`${origin}/console/session`);
     expect(cookies.map((c) => ({ name: c.name, path: c.path, httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite, expires: c.expires }))).toEqual([
       { name: '__Secure-mp_console_refresh_live', path: '/console/session', httpOnly: true, secure: true, sameSite: 'Strict', expires: -1 },
@@ -74,6 +74,7 @@ describe('console: sign-in and API keys', () => {
   });
 
   it('keeps the session across a reload through the cookie alone', async () => {
+    await openPage(page, 'API keys');
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
   });

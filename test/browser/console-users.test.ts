@@ -75,7 +75,7 @@ describe('console: users', () => {
     await other.getByLabel('Username').fill('engineer');
     await other.getByLabel('Password').fill('a long passphrase');
     await other.getByRole('button', { name: 'Sign in' }).click();
-    await other.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await other.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
 
     const [user] = (await t.api('GET', '/users?q=engineer', { headers: admin })).body.data.items;
     expect((await t.api('PATCH', `/users/${user.id}`, { headers: admin, body: { disabled: true, version: user.version } })).status).toBe(200);

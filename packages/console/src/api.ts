@@ -218,6 +218,8 @@ export const api = {
     call('GET /points/{point_id}/series', { path: { point_id: pointId }, query: q }),
   listPointData: (pointId: string, q: Query = {}): Promise<Page<Json>> =>
     call('GET /points/{point_id}/data', { path: { point_id: pointId }, query: { limit: 10, order: 'desc', ...q } }),
+  /** The tenant's alarm inbox: alarms of every project the user reads. */
+  listInbox: (q: Query = {}): Promise<Page<Json>> => call('GET /alarms', { query: { limit: 100, ...q } }),
   listAlarms: (projectId: string, q: Query = {}): Promise<Page<Json>> =>
     call('GET /projects/{project_id}/alarms', { path: { project_id: projectId }, query: { limit: 100, ...q } }),
   acknowledgeAlarm: (alarmId: string, comment?: string) =>

@@ -10,8 +10,10 @@ import { Webhooks } from './pages/webhooks';
 import { WebhookDetail } from './pages/webhook-detail';
 import { Users } from './pages/users';
 import { Reports } from './pages/reports';
+import { Overview } from './pages/overview';
 
 const NAV: [string, string][] = [
+  ['overview', 'Overview'],
   ['keys', 'API keys'],
   ['projects', 'Projects'],
   ['webhooks', 'Webhooks'],
@@ -74,6 +76,7 @@ export function App() {
         </ul>
       </nav>
       <main id="main" tabIndex={-1}>
+        {page === 'overview' && <Overview />}
         {page === 'keys' && <ApiKeys />}
         {page === 'projects' && !rest[0] && <Projects />}
         {page === 'projects' && rest[0] && <ProjectDetail projectId={rest[0]} />}

@@ -63,6 +63,16 @@ export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
 export const ALARM_STATUSES = ['open', 'acknowledged', 'cleared'] as const;
 export type AlarmStatus = (typeof ALARM_STATUSES)[number];
 
+/**
+ * An alarm's level, lowest first: the order is the severity the alarm inbox, project lists and
+ * point states rank by (the highest level wins). A record's status is `normal` or one of these.
+ */
+export const ALARM_LEVELS = ['warning', 'alarm', 'action'] as const;
+export type AlarmLevel = (typeof ALARM_LEVELS)[number];
+
+/** A point's state now (GET /projects/{id}/points `status`), lowest first. */
+export const POINT_STATUSES = ['normal', ...ALARM_LEVELS] as const;
+
 /** How urgent a task is. */
 export const TASK_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 

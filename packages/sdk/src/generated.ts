@@ -464,6 +464,15 @@ export type OAuthClient = {
   created_by: string | null;
 };
 
+export type OpenAlarms = {
+  count: number;
+  unacknowledged: number;
+  by_level: {
+    [key: string]: number;
+  };
+  highest_level: string | null;
+};
+
 export type Point = {
   id: string;
   project_id: string;
@@ -495,6 +504,42 @@ export type Point = {
   created_at: string;
   updated_at: string;
   version: number;
+};
+
+export type PointWithState = {
+  id: string;
+  project_id: string;
+  number: string;
+  name: string;
+  sensor_type: string;
+  reference: {
+    x: number;
+    y: number;
+    z: number;
+  };
+  thresholds: {
+    warning: number;
+    alarm: number;
+  };
+  abrupt_change_limit: number | null;
+  precision: number | null;
+  device_id: string | null;
+  active: boolean;
+  description: string | null;
+  alarm_rules: {
+    clear_after_readings: number | null;
+    rate_warning_mm_per_day: number | null;
+    rate_alarm_mm_per_day: number | null;
+    rate_window_hours: number | null;
+    expected_interval_seconds: number | null;
+    stale_factor: number | null;
+  } | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
+  status: string | null;
+  last_measured_at: string | null;
+  stale: boolean | null;
 };
 
 export type Project = {
@@ -562,6 +607,29 @@ export type ProjectStatusChangedPayload = {
   changed_by: EventPerson;
   changed_at: string;
   remark: string;
+};
+
+export type ProjectWithAlarms = {
+  id: string;
+  number: string;
+  name: string;
+  description: string | null;
+  status: string;
+  start_date: string | null;
+  end_date: string | null;
+  bounds: {
+    min_x: number;
+    max_x: number;
+    min_y: number;
+    max_y: number;
+    min_z: number;
+    max_z: number;
+  } | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
+  open_alarms: OpenAlarms | null;
 };
 
 export type Report = {
@@ -934,6 +1002,25 @@ export type ErrorCode = 400001 | 400002 | 400003 | 400004 | 400005 | 401001 | 40
 
 /** Each route: its path and query parameters, request body and the `data` of its answer. */
 export interface Routes {
+  "GET /alarms": {
+    path: Record<string, never>;
+    query: {
+      limit?: number;
+      cursor?: string;
+      status?: "open" | "acknowledged" | "cleared";
+      level?: "warning" | "alarm";
+      point_id?: string;
+      from?: string;
+      to?: string;
+      project_id?: string;
+    };
+    body: undefined;
+    response: {
+      items: Array<Alarm>;
+      next_cursor: string | null;
+      has_more: boolean;
+    };
+  };
   "GET /alarms/{alarm_id}": {
     path: {
       alarm_id: string;
@@ -1440,7 +1527,7 @@ export interface Routes {
     };
     body: undefined;
     response: {
-      items: Array<Project>;
+      items: Array<ProjectWithAlarms>;
       next_cursor: string | null;
       has_more: boolean;
     };
@@ -1502,7 +1589,7 @@ export interface Routes {
     };
     query: Record<string, never>;
     body: undefined;
-    response: Project;
+    response: ProjectWithAlarms;
   };
   "PATCH /projects/{project_id}": {
     path: {
@@ -1690,7 +1777,7 @@ export interface Routes {
     };
     body: undefined;
     response: {
-      items: Array<Point>;
+      items: Array<PointWithState>;
       next_cursor: string | null;
       has_more: boolean;
     };
@@ -2213,6 +2300,7 @@ export interface Routes {
 
 /** How the runtime treats each route: Idempotency-Key on creating writes, envelope or bare answer, credentials. */
 export const ROUTES: { readonly [K in keyof Routes]: { idempotent: boolean; envelope: boolean; auth: boolean } } = {
+  "GET /alarms": { idempotent: false, envelope: true, auth: true },
   "GET /alarms/{alarm_id}": { idempotent: false, envelope: true, auth: true },
   "POST /alarms/{alarm_id}/acknowledge": { idempotent: false, envelope: true, auth: true },
   "POST /alarms/{alarm_id}/clear": { idempotent: false, envelope: true, auth: true },

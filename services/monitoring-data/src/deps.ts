@@ -4,6 +4,7 @@ import type { Clock, Logger } from '@mp/kit';
 import type { IngestContexts } from './ingest-context.js';
 import type { Partitions } from './partitions.js';
 import type { KnownPoints } from './known-points.js';
+import type { ProjectAccess } from './project-access.js';
 import type { AlarmSettings } from './alarms/settings.js';
 
 /** What every use case of the monitoring-data service is given. */
@@ -13,6 +14,8 @@ export interface DataDeps {
   logger: Logger;
   clock: Clock;
   contexts: IngestContexts;
+  /** Which projects a caller reads, for answers that span projects (the alarm inbox, project lists). */
+  access: ProjectAccess;
   partitions: Partitions;
   knownPoints: KnownPoints;
   /** Wakes this replica's batch worker after a batch was stored. */

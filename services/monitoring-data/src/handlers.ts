@@ -13,6 +13,9 @@ import { writeRecords } from './use-cases/write-records.js';
 import { changeAlarm } from './use-cases/change-alarm.js';
 import { getAlarm } from './use-cases/get-alarm.js';
 import { listAlarms } from './use-cases/list-alarms.js';
+import { listTenantAlarms } from './use-cases/list-tenant-alarms.js';
+import { summarizeProjectAlarms } from './use-cases/summarize-project-alarms.js';
+import { getPointStates } from './use-cases/get-point-states.js';
 
 /**
  * The gateway calls every method; reports reads a report's period (records, series, alarms) as the
@@ -38,6 +41,9 @@ export function monitoringDataBinding(deps: DataDeps) {
       getAlarm: (req, ctx) => getAlarm(deps, req, ctx),
       acknowledgeAlarm: (req, ctx) => changeAlarm(deps, 'acknowledge', req, ctx),
       clearAlarm: (req, ctx) => changeAlarm(deps, 'clear', req, ctx),
+      listTenantAlarms: (req, ctx) => listTenantAlarms(deps, req, ctx),
+      summarizeProjectAlarms: (req, ctx) => summarizeProjectAlarms(deps, req, ctx),
+      getPointStates: (req, ctx) => getPointStates(deps, req, ctx),
     },
     CALLERS,
   );

@@ -52,7 +52,7 @@ interface Entry extends ProjectContext {
   fetchedAt: number;
 }
 
-export type ProjectsClient = Pick<PromiseClient<projects.ProjectsServer>, 'getIngestContext' | 'getPoint'>;
+export type ProjectsClient = Pick<PromiseClient<projects.ProjectsServer>, 'getIngestContext' | 'getPoint' | 'getProjectAccess'>;
 
 const MAX_ENTRIES = 10_000;
 const MAX_POINT_PROJECTS = 200_000;

@@ -1,6 +1,6 @@
 import { idempotencyMigration, type Migration } from '@mp/db';
 import { outboxMigrations } from '@mp/events';
-import { alarmsMigration } from './alarms/migration.js';
+import { alarmInboxMigration, alarmsMigration } from './alarms/migration.js';
 import { rebuildStatements } from './rollups.js';
 
 export const SCHEMA = 'monitoring_data';
@@ -166,4 +166,5 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  alarmInboxMigration,
 ];

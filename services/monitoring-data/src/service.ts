@@ -8,6 +8,7 @@ import { BatchWorker } from './batch-worker.js';
 import type { DataDeps } from './deps.js';
 import { monitoringDataBinding } from './handlers.js';
 import { IngestContexts, type ProjectsClient } from './ingest-context.js';
+import { ProjectAccess } from './project-access.js';
 import { IngestVersions, ingestVersionsBinding } from './ingest-versions.js';
 import { KnownPoints } from './known-points.js';
 import { Partitions } from './partitions.js';
@@ -89,6 +90,7 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
     logger: opts.logger,
     clock,
     contexts: new IngestContexts(client, versions, opts.contextTtlMs ?? 2000, clock),
+    access: new ProjectAccess(client),
     partitions: new Partitions(opts.db),
     knownPoints: new KnownPoints(),
     wakeBatches: () => worker?.wake(),

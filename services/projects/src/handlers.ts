@@ -31,13 +31,14 @@ import { updateProject } from './use-cases/update-project.js';
 import { updateTask } from './use-cases/update-task.js';
 
 /**
- * The gateway calls every method; monitoring-data reads what a data write is checked against;
+ * The gateway calls every method; monitoring-data reads what a data write is checked against
+ * and which projects a caller reads (the alarm inbox and alarm counts span projects);
  * reports reads a report's project and points as the person who asked for the report, and which
  * projects a caller reads (its reports follow that access).
  */
 const CALLERS: CallerPolicy = {
   gateway: '*',
-  'monitoring-data': ['getIngestContext', 'getPoint'],
+  'monitoring-data': ['getIngestContext', 'getPoint', 'getProjectAccess'],
   reports: ['getProject', 'listPoints', 'getProjectAccess'],
 };
 

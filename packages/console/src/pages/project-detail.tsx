@@ -1,9 +1,11 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Json, type Page } from '../api';
 import { href } from '../router';
 import { DEVICE_TYPES, MEMBER_ROLES, PROJECT_MOVES, SENSOR_TYPES, TASK_MOVES, label } from '../transitions';
 import { Badge, ErrorNotice, Field, PageTitle, useAction, useLoad, when } from '../ui';
 import { PROJECT_TONE } from './projects';
+import { countsText, LevelBadge, pointState } from '../alarm-state';
+import { SitePlan } from './site-plan';
 
 const value = (e: Event) => (e.target as HTMLInputElement).value;
 
@@ -12,6 +14,13 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
   const project = useLoad(() => api.getProject(projectId), [projectId]);
   // One list for the device table and the point form's choice, so a new device is offered at once.
   const devices = useLoad(() => api.listDevices(), []);
+  // One list for the site plan and the point table, so a new point is drawn at once; read again
+  // now and then, so the plan's colours follow the readings while the page stays open.
+  const points = useLoad(() => api.listPoints(projectId), [projectId]);
+  useEffect(() => {
+    const every = setInterval(points.reload, REFRESH_MS);
+    return () => clearInterval(every);
+  }, []);
   const move = useAction();
   const p = project.data;
   return (
@@ -27,6 +36,10 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
           <p>
             Now <Badge tone={PROJECT_TONE[p.status] ?? 'idle'}>{label(p.status)}</Badge>
             {p.start_date && <span class="muted"> · starts {p.start_date}</span>}
+          </p>
+          <p id="project-alarms">
+            Open alarms: {p.open_alarms?.highest_level && <LevelBadge level={p.open_alarms.highest_level} />}
+            {countsText(p.open_alarms)}
           </p>
           <ErrorNotice error={move.error} />
           <div class="actions">
@@ -44,7 +57,8 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
           </div>
         </div>
       )}
-      <Points projectId={projectId} devices={devices.data?.items ?? []} />
+      <SitePlan points={points} />
+      <Points projectId={projectId} points={points} devices={devices.data?.items ?? []} />
       <Devices devices={devices} />
       <Tasks projectId={projectId} />
       <Members projectId={projectId} />
@@ -52,8 +66,10 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
   );
 }
 
-function Points({ projectId, devices }: { projectId: string; devices: Json[] }) {
-  const points = useLoad(() => api.listPoints(projectId), [projectId]);
+/** How often the project's points (and so the site plan) are read again while the page is open. */
+const REFRESH_MS = 30_000;
+
+function Points({ projectId, points, devices }: { projectId: string; points: ReturnType<typeof useLoad<Page<Json>>>; devices: Json[] }) {
   const empty = { number: '', name: '', sensor_type: 'total_station', x: '0', y: '0', z: '0', warning: '10', alarm: '20', device_id: '' };
   const [f, setF] = useState(empty);
   const create = useAction();
@@ -138,6 +154,8 @@ function Points({ projectId, devices }: { projectId: string; devices: Json[] }) 
             <th scope="col">Sensor</th>
             <th scope="col">Warning / alarm (mm)</th>
             <th scope="col">Device</th>
+            <th scope="col">State</th>
+            <th scope="col">Last reading</th>
           </tr>
         </thead>
         <tbody>
@@ -150,6 +168,10 @@ function Points({ projectId, devices }: { projectId: string; devices: Json[] }) 
               <td>{label(pt.sensor_type)}</td>
               <td>{pt.thresholds ? `${pt.thresholds.warning} / ${pt.thresholds.alarm}` : '—'}</td>
               <td class="small">{pt.device_id ? (devices.find((d) => d.id === pt.device_id)?.name ?? pt.device_id) : '—'}</td>
+              <td>
+                <span class={`state ${pointState(pt).cls}`}>{pointState(pt).text}</span>
+              </td>
+              <td class="small">{when(pt.last_measured_at)}</td>
             </tr>
           ))}
         </tbody>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
+import { countsText, LevelBadge } from '../alarm-state';
 import { href } from '../router';
 import { Badge, ErrorNotice, Field, PageTitle, useAction, useLoad, when } from '../ui';
 
@@ -73,6 +74,7 @@ export function Projects() {
             <th scope="col">Number</th>
             <th scope="col">Name</th>
             <th scope="col">Status</th>
+            <th scope="col">Open alarms</th>
             <th scope="col">Start</th>
             <th scope="col">Created</th>
           </tr>
@@ -86,6 +88,10 @@ export function Projects() {
               </th>
               <td>
                 <Badge tone={PROJECT_TONE[p.status] ?? 'idle'}>{p.status.replace('_', ' ')}</Badge>
+              </td>
+              <td>
+                {p.open_alarms?.highest_level && <LevelBadge level={p.open_alarms.highest_level} />}
+                {countsText(p.open_alarms)}
               </td>
               <td class="small">{p.start_date ?? '—'}</td>
               <td class="small">{when(p.created_at)}</td>

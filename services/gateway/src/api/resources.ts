@@ -31,6 +31,19 @@ export const project = z
   })
   .meta({ id: 'Project' });
 
+/** A project's active alarms (open or acknowledged), ADR 0088; null when the caller lacks data:read. */
+export const openAlarms = z
+  .object({
+    count: z.number().int(),
+    unacknowledged: z.number().int(),
+    by_level: z.record(z.string(), z.number().int()),
+    highest_level: z.string().nullable(),
+  })
+  .meta({ id: 'OpenAlarms' });
+
+/** A project as GET /projects and GET /projects/{id} show it: with its open alarms. */
+export const projectWithAlarms = project.extend({ open_alarms: openAlarms.nullable() }).meta({ id: 'ProjectWithAlarms' });
+
 export const member = z
   .object({
     project_id: id,
@@ -98,6 +111,14 @@ export const point = z
     version: z.number().int(),
   })
   .meta({ id: 'Point' });
+
+/**
+ * A point as GET /projects/{id}/points lists it: with its state now (ADR 0088). The three fields
+ * are null when the caller lacks data:read (stale too: not known, rather than false).
+ */
+export const pointWithState = point
+  .extend({ status: z.string().nullable(), last_measured_at: instant.nullable(), stale: z.boolean().nullable() })
+  .meta({ id: 'PointWithState' });
 
 export const device = z
   .object({

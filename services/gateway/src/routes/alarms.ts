@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { alarmStepTransitions } from '@mp/contracts';
+import { ALARM_LEVELS, ALARM_STATUSES, alarmStepTransitions } from '@mp/contracts';
 import type { ServiceClients } from '../clients.js';
 import { idText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import { ok } from '../envelope.js';
@@ -7,20 +7,27 @@ import { presentAlarms } from '../presenters-alarms.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import * as api from '../api/resources.js';
 import { route, type GatewayRouter } from '../api/route-spec.js';
+import { defined } from './versioning.js';
 
 const listQuery = pageQuery.extend({
-  status: z.enum(['open', 'acknowledged', 'cleared']).optional(),
-  level: z.enum(['warning', 'alarm']).optional(),
+  status: z.enum(ALARM_STATUSES).optional(),
+  level: z.enum(ALARM_LEVELS).optional(),
   point_id: idText().optional(),
   from: instantText().optional(),
   to: instantText().optional(),
 });
+/**
+ * The inbox (ADR 0087) takes the project list's filters and the project: a project the caller does
+ * not read lists nothing, as GET /projects does, rather than saying it exists.
+ */
+const inboxQuery = listQuery.extend({ project_id: idText().optional() });
 const changeBody = z.object({ comment: text(MAX_LENGTH.remark).optional() });
 
 /**
- * Alarms (api-surface "alarms", docs/adr/0024-alarms.md): reading them needs data:read, acknowledging
- * and clearing data:write; project membership (403001/403002) and the tenant are checked by the
- * monitoring-data service, as for data records.
+ * Alarms (api-surface "alarms", docs/adr/0024-alarms.md, 0087): reading them needs data:read,
+ * acknowledging and clearing data:write; project membership (403001/403002) and the tenant are
+ * checked by the monitoring-data service, as for data records; the tenant-wide inbox lists only
+ * alarms of the projects the caller reads.
  */
 export function alarmRoutes(router: GatewayRouter, clients: ServiceClients): void {
   route(
@@ -47,6 +54,33 @@ export function alarmRoutes(router: GatewayRouter, clients: ServiceClients): voi
           ...(q.point_id !== undefined ? { pointId: q.point_id } : {}),
           ...(q.from !== undefined ? { from: q.from } : {}),
           ...(q.to !== undefined ? { to: q.to } : {}),
+          page: pageOf(q),
+        },
+        state.caller!,
+      );
+      ok(ctx, listData(list.items, presentAlarms.alarm, list.page));
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/alarms',
+      summary: "The tenant's alarm inbox: alarms of every project the caller reads, newest opened first.",
+      tag: 'Alarms',
+      auth: 'api_key_or_bearer',
+      permission: 'data:read',
+      rateLimit: 'tenant',
+      query: inboxQuery,
+      response: api.listOf(api.alarm),
+    },
+    async (ctx) => {
+      const state = ctx.state;
+      const q = validate(inboxQuery, ctx.query, 'query');
+      const list = await clients.monitoringData.listTenantAlarms(
+        {
+          ...defined({ status: q.status, level: q.level, projectId: q.project_id, pointId: q.point_id, from: q.from, to: q.to }),
           page: pageOf(q),
         },
         state.caller!,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ServiceClients } from '../clients.js';
+import { pointsWithState } from '../alarm-state.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
 import { isGeodetic, SENSOR_TYPES, TRIGGER_LEVELS } from '@mp/contracts';
@@ -124,22 +125,26 @@ export function pointRoutes(router: GatewayRouter, clients: ServiceClients): voi
     {
       method: 'get',
       path: '/projects/:project_id/points',
-      summary: "List a project's monitoring points.",
+      summary: "List a project's monitoring points, each with its state now (status, last_measured_at, stale).",
       tag: 'Points',
       auth: 'api_key_or_bearer',
       permission: 'project:read',
       rateLimit: 'tenant',
       query: listQuery,
-      response: api.listOf(api.point),
+      response: api.listOf(api.pointWithState),
     },
     async (ctx) => {
       const state = ctx.state;
       const q = validate(listQuery, ctx.query, 'query');
+      const projectId = ctx.params.project_id!;
       const list = await clients.projects.listPoints(
-        { projectId: ctx.params.project_id!, page: pageOf(q), ...defined({ sensorType: q.sensor_type, active: q.active, deviceId: q.device_id, q: q.q }) },
+        { projectId, page: pageOf(q), ...defined({ sensorType: q.sensor_type, active: q.active, deviceId: q.device_id, q: q.q }) },
         state.caller!,
       );
-      ok(ctx, listData(list.items, present.point, list.page));
+      ok(
+        ctx,
+        listData(await pointsWithState(clients, state.caller!, projectId, list.items), (p) => p, list.page),
+      );
     },
   );
 

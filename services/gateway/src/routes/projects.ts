@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PROJECT_STATUSES, PROJECT_TRANSITIONS } from '@mp/contracts';
 import type { ServiceClients } from '../clients.js';
+import { projectsWithAlarms } from '../alarm-state.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
 import { entityNameText, enumText, instantText, MAX_LENGTH, text } from '../bounds.js';
@@ -84,19 +85,22 @@ export function projectRoutes(router: GatewayRouter, clients: ServiceClients): v
     {
       method: 'get',
       path: '/projects',
-      summary: 'List the projects the caller can see.',
+      summary: 'List the projects the caller can see, each with its open alarms.',
       tag: 'Projects',
       auth: 'api_key_or_bearer',
       permission: 'project:read',
       rateLimit: 'tenant',
       query: listQuery,
-      response: api.listOf(api.project),
+      response: api.listOf(api.projectWithAlarms),
     },
     async (ctx) => {
       const state = ctx.state;
       const q = validate(listQuery, ctx.query, 'query');
       const list = await clients.projects.listProjects({ page: pageOf(q), ...defined({ status: q.status, q: q.q }) }, state.caller!);
-      ok(ctx, listData(list.items, present.project, list.page));
+      ok(
+        ctx,
+        listData(await projectsWithAlarms(clients, state.caller!, list.items), (p) => p, list.page),
+      );
     },
   );
 
@@ -105,16 +109,17 @@ export function projectRoutes(router: GatewayRouter, clients: ServiceClients): v
     {
       method: 'get',
       path: '/projects/:project_id',
-      summary: 'One project (ETag: its version).',
+      summary: 'One project with its open alarms (ETag: its version).',
       tag: 'Projects',
       auth: 'api_key_or_bearer',
       permission: 'project:read',
       rateLimit: 'tenant',
-      response: api.project,
+      response: api.projectWithAlarms,
     },
     async (ctx) => {
       const state = ctx.state;
-      okVersioned(ctx, present.project(await clients.projects.getProject({ id: ctx.params.project_id! }, state.caller!)));
+      const project = await clients.projects.getProject({ id: ctx.params.project_id! }, state.caller!);
+      okVersioned(ctx, (await projectsWithAlarms(clients, state.caller!, [project]))[0]!);
     },
   );
 

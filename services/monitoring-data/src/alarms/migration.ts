@@ -83,3 +83,16 @@ export const alarmsMigration: Migration = {
     CREATE INDEX alarm_watch_due ON alarm_watch (next_check_at) WHERE next_check_at IS NOT NULL;
   `,
 };
+
+/**
+ * The alarm inbox and the alarm counts of project and point lists (docs/adr/0087, 0088): the
+ * tenant's alarms newest first, and the active alarms of a project by level (the partial index
+ * stays as small as the alarms still open, however long the history grows).
+ */
+export const alarmInboxMigration: Migration = {
+  id: '011_alarm_inbox',
+  sql: `
+    CREATE INDEX alarms_tenant ON alarms (tenant_id, environment, opened_at DESC, id DESC);
+    CREATE INDEX alarms_project_active ON alarms (project_id, level, status) WHERE status <> 'cleared';
+  `,
+};

@@ -1,4 +1,4 @@
-import { ALARM_STATUSES, type AlarmStatus, type projects } from '@mp/contracts';
+import { ALARM_LEVELS, ALARM_STATUSES, type AlarmLevel, type AlarmStatus, type projects } from '@mp/contracts';
 
 /**
  * How alarms are raised and cleared (docs/adr/0024-alarms.md). Operator-wide defaults
@@ -30,17 +30,14 @@ export const DEFAULT_ALARM_SETTINGS: AlarmSettings = {
   staleCheckMs: 60_000,
 };
 
-/** A rate or stale-data alarm is a warning or an alarm; a trigger level may also be `action`. */
-export type AlarmLevel = 'warning' | 'alarm' | 'action';
 export type AlarmRule = 'threshold' | 'rate' | 'stale';
-export type { AlarmStatus };
+export type { AlarmLevel, AlarmStatus };
 
-export { ALARM_STATUSES };
-export const ALARM_LEVELS: readonly AlarmLevel[] = ['warning', 'alarm'];
+export { ALARM_LEVELS, ALARM_STATUSES };
 export const ALARM_RULES: readonly AlarmRule[] = ['threshold', 'rate', 'stale'];
 
 /** The higher of two levels (an active alarm's level only rises). */
-export const higher = (a: AlarmLevel, b: AlarmLevel): AlarmLevel => (a === 'alarm' || b === 'alarm' ? 'alarm' : 'warning');
+export const higher = (a: AlarmLevel, b: AlarmLevel): AlarmLevel => (ALARM_LEVELS.indexOf(b) > ALARM_LEVELS.indexOf(a) ? b : a);
 
 /** The level a value reaches against warning/alarm limits (≥, as record statuses); null under both. */
 export function levelOf(value: number, warning: number | null, alarm: number | null): AlarmLevel | null {
