@@ -152,4 +152,10 @@ export const migrations: Migration[] = [
     id: '010_point_alarm_rules',
     sql: `ALTER TABLE points ADD COLUMN alarm_rules jsonb`,
   },
+  {
+    // The zone the console and reports show a project's times in (issue 29); existing projects
+    // read as before, in UTC.
+    id: '012_project_time_zone',
+    sql: `ALTER TABLE projects ADD COLUMN time_zone text NOT NULL DEFAULT 'UTC'`,
+  },
 ];

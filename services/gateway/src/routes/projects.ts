@@ -3,7 +3,7 @@ import { PROJECT_STATUSES, PROJECT_TRANSITIONS } from '@mp/contracts';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
-import { entityNameText, enumText, instantText, MAX_LENGTH, text } from '../bounds.js';
+import { entityNameText, enumText, instantText, MAX_LENGTH, text, timeZoneText } from '../bounds.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { deviceRoutes } from './devices.js';
 import { memberRoutes } from './members.js';
@@ -23,6 +23,7 @@ const createBody = z.object({
   start_date: instantText().optional(),
   end_date: instantText().optional(),
   bounds: bounds.optional(),
+  time_zone: timeZoneText().optional(),
 });
 
 const CLEARABLE = ['description', 'start_date', 'end_date', 'bounds'] as const;
@@ -34,6 +35,7 @@ const patchBody = z.object({
   start_date: instantText().nullable().optional(),
   end_date: instantText().nullable().optional(),
   bounds: bounds.nullable().optional(),
+  time_zone: timeZoneText().optional(),
   version: versionField,
 });
 
@@ -58,7 +60,7 @@ export function projectRoutes(router: GatewayRouter, clients: ServiceClients): v
       rateLimit: 'tenant',
       body: createBody,
       response: api.project,
-      errors: ['409001', '422204'],
+      errors: ['409001', '422103', '422204'],
       idempotent: true,
     },
     async (ctx) => {
@@ -72,6 +74,7 @@ export function projectRoutes(router: GatewayRouter, clients: ServiceClients): v
           startDate: b.start_date,
           endDate: b.end_date,
           bounds: b.bounds ? toBounds(b.bounds) : undefined,
+          timeZone: b.time_zone,
         }),
         state.caller!,
       );
@@ -130,7 +133,7 @@ export function projectRoutes(router: GatewayRouter, clients: ServiceClients): v
       rateLimit: 'tenant',
       body: patchBody,
       response: api.project,
-      errors: ['409001', '409004', '422204', '422301'],
+      errors: ['409001', '409004', '422103', '422204', '422301'],
     },
     async (ctx) => {
       const state = ctx.state;
@@ -147,6 +150,7 @@ export function projectRoutes(router: GatewayRouter, clients: ServiceClients): v
             startDate: b.start_date,
             endDate: b.end_date,
             bounds: b.bounds ? toBounds(b.bounds) : undefined,
+            timeZone: b.time_zone,
           }),
           clear: nulls(raw, CLEARABLE),
         },

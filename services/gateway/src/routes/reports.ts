@@ -45,7 +45,7 @@ const generateBody = z.object({
   from: instantText(),
   to: instantText(),
   title: text(200).optional(),
-  time_zone: text(MAX_LENGTH.identifier).optional(),
+  time_zone: timeZoneText().optional(),
 });
 const listQuery = pageQuery.extend({ project_id: idText().optional(), status: enumText(REPORT_STATUSES).optional() });
 const fileQuery = z.object({ format: z.enum(['pdf', 'csv', 'xlsx']) });
