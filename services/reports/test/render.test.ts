@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as XLSX from 'xlsx';
 import type { PointData, ReportData } from '../src/gather.js';
-import { sampleLogo } from './png-fixture.js';
+import { sampleLogo } from '@mp/testing';
 import { samplePoint, sampleReport } from './sample-report.js';
 import { csvHeader, csvLines } from '../src/render/csv.js';
 import { renderPdf } from '../src/render/pdf.js';

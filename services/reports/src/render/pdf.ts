@@ -4,7 +4,7 @@ import { reportFonts } from './fonts.js';
 import { exact, localTime, mm } from './format.js';
 import { CONTENT_BOTTOM, CONTENT_TOP, CONTENT_WIDTH, MARGIN } from './layout.js';
 import { drawFrame, openImage } from './page-frame.js';
-import { drawPlan } from './plan.js';
+import { drawPlan, planHeight } from './plan.js';
 import { drawPlot } from './plot.js';
 
 interface Column {
@@ -16,7 +16,7 @@ interface Column {
 /** A point's plot, and its whole block: heading, caption, plot, statistics and their note (two fit a page). */
 const POINT_PLOT_HEIGHT = 230;
 const POINT_BLOCK_HEIGHT = POINT_PLOT_HEIGHT + 115;
-const PLAN_HEIGHT = 250;
+const PLAN_HEIGHT = { min: 140, max: 250 };
 
 /**
  * The report as PDF (ADRs 0025, 0107): the cover (title, facts, the approval block and the
@@ -58,12 +58,12 @@ export function renderPdf(data: ReportData, status: string, sink: (chunk: Uint8A
   const tz = data.timeZone;
   const when = (iso: string | null) => (iso ? localTime(iso, tz) : '–');
 
-  /** A new page when `space` does not fit below the current position. */
-  const ensure = (space: number) => {
-    if (doc.y + space > CONTENT_BOTTOM) {
-      doc.addPage();
-      doc.y = CONTENT_TOP;
-    }
+  /** A new page when `space` does not fit below the current position; true when one was started. */
+  const ensure = (space: number): boolean => {
+    if (doc.y + space <= CONTENT_BOTTOM) return false;
+    doc.addPage();
+    doc.y = CONTENT_TOP;
+    return true;
   };
   const heading = (text: string, keepWith: number) => {
     ensure(26 + keepWith);
@@ -75,8 +75,10 @@ export function renderPdf(data: ReportData, status: string, sink: (chunk: Uint8A
     doc.moveDown(0.4);
   };
   const table = (columns: Column[], rows: string[][]) => {
+    const header = columns.map((c) => c.title);
     const line = (cells: string[], bold: boolean) => {
-      ensure(16);
+      // A table that runs on to the next page repeats its header row there.
+      if (ensure(16) && !bold) line(header, true);
       const y = doc.y;
       let x = MARGIN;
       doc
@@ -98,10 +100,7 @@ export function renderPdf(data: ReportData, status: string, sink: (chunk: Uint8A
         .lineTo(MARGIN + CONTENT_WIDTH, doc.y - 1.5)
         .stroke();
     };
-    line(
-      columns.map((c) => c.title),
-      true,
-    );
+    line(header, true);
     for (const r of rows) line(r, false);
     doc.moveDown(1);
   };
@@ -132,14 +131,12 @@ export function renderPdf(data: ReportData, status: string, sink: (chunk: Uint8A
   doc.moveDown(0.8);
   drawApproval(doc, data, status, when);
   if (data.points.length) {
-    heading('Location plan', PLAN_HEIGHT);
+    const planned = data.points.map((p) => ({ number: p.point.number, x: p.point.x, y: p.point.y, status: p.latest?.status ?? null }));
+    const height = planHeight(planned, CONTENT_WIDTH, PLAN_HEIGHT.min, PLAN_HEIGHT.max);
+    heading('Location plan', height + 14);
     caption('Points at their reference coordinates, coloured by the status of their latest valid record in the period.');
-    const box = { x: MARGIN, y: doc.y, width: CONTENT_WIDTH, height: PLAN_HEIGHT };
-    drawPlan(
-      doc,
-      box,
-      data.points.map((p) => ({ number: p.point.number, x: p.point.x, y: p.point.y, status: p.latest?.status ?? null })),
-    );
+    const box = { x: MARGIN, y: doc.y, width: CONTENT_WIDTH, height };
+    drawPlan(doc, box, planned);
     doc.y = box.y + box.height + 14;
   }
 

@@ -14,6 +14,22 @@ export interface PlanPoint {
 
 /** Smallest extent the plan shows (m): points on one spot still get a readable plan around them. */
 const MIN_SPAN = 10;
+/** Room around the drawing inside its box: value labels left, legend right, coordinates and scale below. */
+const PAD = { left: 52, right: 70, top: 8, bottom: 30 };
+
+/**
+ * The height a plan of `points` needs in a box `width` wide, between `min` and `max`: a site laid
+ * out along a line (a tunnel, a road) gets a low plan, not a tall empty one.
+ */
+export function planHeight(points: PlanPoint[], width: number, min: number, max: number): number {
+  const xs = points.map((p) => p.x),
+    ys = points.map((p) => p.y);
+  const w = width - PAD.left - PAD.right;
+  const spanX = Math.max(Math.max(...xs) - Math.min(...xs), MIN_SPAN) * 1.2;
+  const spanY = Math.max(Math.max(...ys) - Math.min(...ys), MIN_SPAN) * 1.2;
+  const h = (spanY * w) / spanX + PAD.top + PAD.bottom;
+  return Math.round(Math.min(max, Math.max(min, h)));
+}
 
 /**
  * The location plan: each point at its reference coordinates (x to the right, y up, one scale for
@@ -22,7 +38,7 @@ const MIN_SPAN = 10;
  * down a line, so points on or near one spot stay legible.
  */
 export function drawPlan(doc: Doc, box: PlotBox, points: PlanPoint[]): void {
-  const inner = { left: box.x + 52, right: box.x + box.width - 70, top: box.y + 8, bottom: box.y + box.height - 30 };
+  const inner = { left: box.x + PAD.left, right: box.x + box.width - PAD.right, top: box.y + PAD.top, bottom: box.y + box.height - PAD.bottom };
   const xs = points.map((p) => p.x),
     ys = points.map((p) => p.y);
   let [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];

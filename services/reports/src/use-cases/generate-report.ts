@@ -84,7 +84,7 @@ export async function generateReport(deps: ReportsDeps, req: reports.GenerateRep
       to: new Date(period.to).toISOString(),
       timeZone: asked ?? template.time_zone ?? (project.timeZone || 'UTC'),
       requester: requesterOf(ctx),
-      tenantName: req.tenantName ?? null,
+      tenantName: req.tenantName || null,
       scheduleId: null,
       createdBy: ctx.principalId || null,
       now: deps.clock.now().toISOString(),
