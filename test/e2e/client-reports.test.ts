@@ -91,7 +91,11 @@ describe('reports a client can receive', () => {
       expectError(await t.api('POST', '/projects', { headers: h(), body: { name: 'Bad zone', number: `TZ-${bad}`, time_zone: bad } }), 422103, 'time_zone');
       expectError(await t.api('PATCH', `/projects/${plain.body.data.id}`, { headers: h(), body: { time_zone: bad } }), 422103, 'time_zone');
     }
-    expectError(await t.api('POST', '/projects', { headers: h(), body: { name: 'Long zone', number: 'TZ-LONG', time_zone: 'A/'.repeat(40) } }), 400003, 'time_zone');
+    expectError(
+      await t.api('POST', '/projects', { headers: h(), body: { name: 'Long zone', number: 'TZ-LONG', time_zone: 'A/'.repeat(40) } }),
+      400003,
+      'time_zone',
+    );
     // Nothing was stored or changed by the refusals.
     expect((await t.api('GET', `/projects/${plain.body.data.id}`, { headers: h() })).body.data).toMatchObject({ time_zone: 'Europe/Berlin', version: 2 });
     expect((await t.api('GET', '/projects?q=zone', { headers: h() })).body.data.items).toEqual([]);
@@ -131,8 +135,9 @@ describe('reports a client can receive', () => {
   });
 
   it("renders a report in the project's zone with page N of M, the tenant's name and logo on every page and no nearly blank page", async () => {
-    const tpl = (await t.api('POST', '/templates', { headers: h(), body: { name: 'Monthly', sections: ['summary', 'alarms', 'latest', 'points'], formats: ['pdf'] } }))
-      .body.data;
+    const tpl = (
+      await t.api('POST', '/templates', { headers: h(), body: { name: 'Monthly', sections: ['summary', 'alarms', 'latest', 'points'], formats: ['pdf'] } })
+    ).body.data;
     expect(tpl.time_zone).toBeNull();
     const started = await t.api('POST', `/projects/${projectId}/reports`, { headers: h(), body: { template_id: tpl.id, from: FROM, to: TO } });
     expect(started.status).toBe(200);
@@ -160,12 +165,16 @@ describe('reports a client can receive', () => {
     expect(images.filter((l) => l.trim().split(/\s+/)[2] === 'image')).toHaveLength(pages.length);
 
     // A template's zone comes before the project's, and the request's before both.
-    const berlin = (await t.api('POST', '/templates', { headers: h(), body: { name: 'Berlin', sections: ['latest'], formats: ['pdf'], time_zone: 'Europe/Berlin' } }))
-      .body.data;
+    const berlin = (
+      await t.api('POST', '/templates', { headers: h(), body: { name: 'Berlin', sections: ['latest'], formats: ['pdf'], time_zone: 'Europe/Berlin' } })
+    ).body.data;
     expect(berlin.time_zone).toBe('Europe/Berlin');
     const viaTemplate = await t.api('POST', `/projects/${projectId}/reports`, { headers: h(), body: { template_id: berlin.id, from: FROM, to: TO } });
     expect(viaTemplate.body.data.time_zone).toBe('Europe/Berlin');
-    const asked = await t.api('POST', `/projects/${projectId}/reports`, { headers: h(), body: { template_id: berlin.id, from: FROM, to: TO, time_zone: 'UTC' } });
+    const asked = await t.api('POST', `/projects/${projectId}/reports`, {
+      headers: h(),
+      body: { template_id: berlin.id, from: FROM, to: TO, time_zone: 'UTC' },
+    });
     expect(asked.body.data.time_zone).toBe('UTC');
     const cleared = await t.api('PATCH', `/templates/${berlin.id}`, { headers: h(), body: { time_zone: null } });
     expect(cleared.body.data.time_zone).toBeNull();
@@ -178,7 +187,8 @@ describe('reports a client can receive', () => {
   });
 
   it('keeps report schedules, and the scheduler asks for the report of each ended period once', async () => {
-    const tpl = (await t.api('POST', '/templates', { headers: h(), body: { name: 'Weekly', sections: ['summary', 'latest'], formats: ['pdf', 'csv'] } })).body.data;
+    const tpl = (await t.api('POST', '/templates', { headers: h(), body: { name: 'Weekly', sections: ['summary', 'latest'], formats: ['pdf', 'csv'] } })).body
+      .data;
     const post = (body: Record<string, unknown>) => t.api('POST', `/projects/${projectId}/report-schedules`, { headers: h(), body });
     const created = await post({ template_id: tpl.id, frequency: 'weekly', recipients: [{ email: 'site@example.com' }, { email: 'client@example.org' }] });
     expect(created.status).toBe(200);
@@ -208,11 +218,17 @@ describe('reports a client can receive', () => {
     expectError(await post({ template_id: tpl.id, frequency: 'monthly', recipients: [{ email: 'not-an-address' }] }), 422103, 'recipients[0].email');
     expectError(await post({ template_id: tpl.id, frequency: 'monthly', time_zone: 'Moon/Base' }), 422103, 'time_zone');
     expectError(await post({ template_id: 'tpl_00000000000000000000', frequency: 'monthly' }), 404006, 'template_id');
-    expectError(await post({ template_id: tpl.id, frequency: 'monthly', recipients: Array.from({ length: 21 }, (_, i) => ({ email: `p${i}@example.com` })) }), 400003);
+    expectError(
+      await post({ template_id: tpl.id, frequency: 'monthly', recipients: Array.from({ length: 21 }, (_, i) => ({ email: `p${i}@example.com` })) }),
+      400003,
+    );
     expectError(await t.api('GET', '/report-schedules/rsc_00000000000000000000', { headers: h() }), 404018, 'schedule_id');
     expectError(await t.api('GET', '/report-schedules/weekly', { headers: h() }), 400004, 'schedule_id');
     const reader = await t.apiKey(['report:read', 'project:read', 'data:read']);
-    expectError(await t.api('POST', `/projects/${projectId}/report-schedules`, { headers: { 'x-api-key': reader }, body: { template_id: tpl.id, frequency: 'weekly' } }), 401004);
+    expectError(
+      await t.api('POST', `/projects/${projectId}/report-schedules`, { headers: { 'x-api-key': reader }, body: { template_id: tpl.id, frequency: 'weekly' } }),
+      401004,
+    );
     expect((await queryTestDatabase<{ n: number }>(t.db.url, 'SELECT count(*)::int AS n FROM reports.report_schedules'))[0]!.n).toBe(before);
 
     // The week ending on Monday 2026-03-02 00:00 in Shanghai is over: the scheduler asks for its report.

@@ -17,7 +17,11 @@ export interface CheckedLogo {
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 const invalid = (detail: string) =>
-  new DomainError('422103', { field: 'image', detail, suggestion: `Upload a PNG or JPEG of at most ${MAX_LOGO_BYTES / 1024} KiB and ${MAX_LOGO_SIDE} × ${MAX_LOGO_SIDE} pixels.` });
+  new DomainError('422103', {
+    field: 'image',
+    detail,
+    suggestion: `Upload a PNG or JPEG of at most ${MAX_LOGO_BYTES / 1024} KiB and ${MAX_LOGO_SIDE} × ${MAX_LOGO_SIDE} pixels.`,
+  });
 
 /** Width and height from a PNG's IHDR chunk, which the format requires first. */
 function pngSize(b: Buffer): { width: number; height: number } | null {

@@ -29,7 +29,5 @@ export async function loadLogoRow(q: Queryable, tenantId: string, environment: s
 /** The logo a report of the tenant's environment shows, null when none was uploaded. */
 export async function readLogo(q: Queryable, tenantId: string, environment: string): Promise<LogoImage | null> {
   const row = await loadLogoRow(q, tenantId, environment);
-  return row
-    ? { contentType: row.content_type, width: row.width, height: row.height, sha256: row.sha256, bytes: new Uint8Array(row.image) }
-    : null;
+  return row ? { contentType: row.content_type, width: row.width, height: row.height, sha256: row.sha256, bytes: new Uint8Array(row.image) } : null;
 }

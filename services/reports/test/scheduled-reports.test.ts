@@ -16,7 +16,13 @@ describe('report scheduler', () => {
   const clock = { now: () => now };
   const logger = createLogger('test', 'silent');
   let wakes = 0;
-  const requester = { tenantId: 'ten_00000000000000000001', environment: 'live', principalId: 'usr_00000000000000000001', principalType: 'user', permissions: [] };
+  const requester = {
+    tenantId: 'ten_00000000000000000001',
+    environment: 'live',
+    principalId: 'usr_00000000000000000001',
+    principalType: 'user',
+    permissions: [],
+  };
 
   const replica = (mailer: ReportMailer | null = null) => {
     const db = createPgDatabase({ url: tdb.url, schema: SCHEMA, max: 2 });
@@ -44,10 +50,18 @@ describe('report scheduler', () => {
     );
   };
   const reportsOf = (scheduleId: string) =>
-    rows<{ id: string; title: string; period_from: string; period_to: string; time_zone: string; status: string; tenant_name: string; template: { id: string } }>(
-      'SELECT id, title, period_from, period_to, time_zone, status, tenant_name, template FROM reports WHERE schedule_id = $1 ORDER BY period_from',
-      [scheduleId],
-    );
+    rows<{
+      id: string;
+      title: string;
+      period_from: string;
+      period_to: string;
+      time_zone: string;
+      status: string;
+      tenant_name: string;
+      template: { id: string };
+    }>('SELECT id, title, period_from, period_to, time_zone, status, tenant_name, template FROM reports WHERE schedule_id = $1 ORDER BY period_from', [
+      scheduleId,
+    ]);
   const iso = (v: unknown) => new Date(v as string).toISOString();
 
   beforeAll(async () => {
@@ -139,7 +153,10 @@ describe('report scheduler', () => {
   });
 
   it('hands each generated scheduled report to the mailer once, across replicas, and only those with recipients', async () => {
-    await addSchedule('rsc_00000000000000000003', 'tpl_00000000000000000001', 'weekly', 'UTC', '2026-07-06T00:00:00Z', ['site@example.com', 'client@example.org']);
+    await addSchedule('rsc_00000000000000000003', 'tpl_00000000000000000001', 'weekly', 'UTC', '2026-07-06T00:00:00Z', [
+      'site@example.com',
+      'client@example.org',
+    ]);
     await addSchedule('rsc_00000000000000000004', 'tpl_00000000000000000001', 'weekly', 'UTC', '2026-07-06T00:00:00Z');
     now = new Date('2026-07-06T00:05:00Z');
     expect((await replica().tick()).asked).toBe(2);
@@ -147,9 +164,10 @@ describe('report scheduler', () => {
     const mailer: ReportMailer = { sendScheduledReport: async (m) => void sent.push(m) };
     // Not mailed while it is still generating.
     expect((await replica(mailer).tick()).mailed).toBe(0);
-    await db().query(`UPDATE reports SET status = 'generated', generated_at = $1 WHERE schedule_id IN ('rsc_00000000000000000003', 'rsc_00000000000000000004')`, [
-      now.toISOString(),
-    ]);
+    await db().query(
+      `UPDATE reports SET status = 'generated', generated_at = $1 WHERE schedule_id IN ('rsc_00000000000000000003', 'rsc_00000000000000000004')`,
+      [now.toISOString()],
+    );
     const [a, b] = [replica(mailer), replica(mailer)];
     await Promise.all([a.tick(), b.tick()]);
     expect(sent).toHaveLength(1);

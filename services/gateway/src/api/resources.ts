@@ -28,7 +28,7 @@ export const project = z
     created_at: instant,
     updated_at: instant,
     version: z.number().int(),
-    time_zone: z.string().meta({ description: 'IANA time zone the console and reports show the project\'s times in (default UTC).', example: 'Asia/Shanghai' }),
+    time_zone: z.string().meta({ description: "IANA time zone the console and reports show the project's times in (default UTC).", example: 'Asia/Shanghai' }),
   })
   .meta({ id: 'Project' });
 

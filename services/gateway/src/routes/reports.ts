@@ -56,7 +56,6 @@ const fileQuery = z.object({ format: z.enum(['pdf', 'csv', 'xlsx']) });
 const approveBody = z.object({ comment: text(2000).optional() });
 const rejectBody = z.object({ reason: text(2000) });
 
-
 /**
  * Templates and reports: reading needs report:read, changing templates, generating and reviewing
  * need report:write; generating also needs the plan's `reports` feature (403004) and counts

@@ -41,7 +41,11 @@ export function tenantLogoRoutes(router: GatewayRouter, clients: ServiceClients)
       const b = validate(logoBody, state.body ?? {}, 'body');
       const compact = b.image.replace(/\s/g, '');
       if (!BASE64.test(compact) || compact.length % 4 !== 0) {
-        throw new DomainError('422103', { field: 'image', detail: 'image is not base64.', suggestion: 'Send the file base64-encoded, e.g. `base64 -w0 logo.png`.' });
+        throw new DomainError('422103', {
+          field: 'image',
+          detail: 'image is not base64.',
+          suggestion: 'Send the file base64-encoded, e.g. `base64 -w0 logo.png`.',
+        });
       }
       ok(ctx, present.logo(await clients.reports.putTenantLogo({ image: Buffer.from(compact, 'base64') }, state.caller!)));
     },

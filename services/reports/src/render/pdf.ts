@@ -106,7 +106,11 @@ export function renderPdf(data: ReportData, status: string, sink: (chunk: Uint8A
   };
 
   // Cover: title, the report's facts, who approves it, where the points are.
-  doc.font('bold').fontSize(20).fillColor('#000000').text(data.title, MARGIN, CONTENT_TOP + 6, { width: CONTENT_WIDTH });
+  doc
+    .font('bold')
+    .fontSize(20)
+    .fillColor('#000000')
+    .text(data.title, MARGIN, CONTENT_TOP + 6, { width: CONTENT_WIDTH });
   doc.moveDown(0.8);
   const facts: [string, string][] = [
     ['Project', `${data.project.name} (${data.project.number})`],
@@ -271,7 +275,11 @@ function drawApproval(doc: InstanceType<typeof PDFDocument>, data: ReportData, s
     { title: 'Signature', width: CONTENT_WIDTH - 380 },
   ];
   doc.font('bold').fontSize(11).fillColor('#000000').text('Approval', MARGIN, top, { width: CONTENT_WIDTH });
-  doc.font('regular').fontSize(8).fillColor('#333333').text(`Status: ${status}.`, MARGIN, doc.y + 2, { width: CONTENT_WIDTH });
+  doc
+    .font('regular')
+    .fontSize(8)
+    .fillColor('#333333')
+    .text(`Status: ${status}.`, MARGIN, doc.y + 2, { width: CONTENT_WIDTH });
   const y0 = doc.y + 4;
   const approval = data.approval;
   const rows: string[][] = [
