@@ -517,6 +517,7 @@ export type Project = {
   created_at: string;
   updated_at: string;
   version: number;
+  time_zone: string;
 };
 
 export type ProjectCompletedEvent = {
@@ -592,6 +593,7 @@ export type Report = {
     code: number;
     detail: string;
   } | null;
+  schedule_id: string | null;
   created_by: string | null;
   created_at: string;
 };
@@ -644,6 +646,23 @@ export type ReportRejectedEvent = {
   timestamp: string;
   webhook_id: string;
   data: ReportEventPayload;
+};
+
+export type ReportSchedule = {
+  id: string;
+  project_id: string;
+  template_id: string;
+  frequency: "weekly" | "monthly";
+  time_zone: string;
+  recipients: Array<{
+    email: string;
+  }>;
+  next_run_at: string;
+  last_report_id: string | null;
+  last_run_at: string | null;
+  last_error: string | null;
+  created_by: string | null;
+  created_at: string;
 };
 
 export type Series = {
@@ -812,10 +831,22 @@ export type Template = {
   sections: Array<string>;
   point_ids: Array<string> | null;
   formats: Array<string>;
+  time_zone: string | null;
   created_by: string | null;
   created_at: string;
   updated_at: string;
   version: number;
+};
+
+export type TenantLogo = {
+  content_type: "image/png" | "image/jpeg";
+  size_bytes: number;
+  sha256: string;
+  width: number;
+  height: number;
+  image: string;
+  updated_by: string | null;
+  updated_at: string;
 };
 
 export type Token = {
@@ -930,7 +961,7 @@ export interface WebhookEvents {
 }
 
 /** Every six-digit code the API can answer. */
-export type ErrorCode = 400001 | 400002 | 400003 | 400004 | 400005 | 401001 | 401002 | 401003 | 401004 | 401005 | 401006 | 401007 | 401008 | 403001 | 403002 | 403003 | 403004 | 404001 | 404002 | 404003 | 404004 | 404005 | 404006 | 404007 | 404008 | 404009 | 404010 | 404011 | 404012 | 404013 | 404014 | 409001 | 409002 | 409003 | 409004 | 409005 | 409006 | 409007 | 409008 | 409009 | 409010 | 409011 | 422101 | 422102 | 422103 | 422104 | 422105 | 422201 | 422202 | 422203 | 422204 | 422205 | 422301 | 422302 | 422303 | 422304 | 429001 | 429002 | 429003 | 429004 | 429005 | 500001 | 503002;
+export type ErrorCode = 400001 | 400002 | 400003 | 400004 | 400005 | 401001 | 401002 | 401003 | 401004 | 401005 | 401006 | 401007 | 401008 | 403001 | 403002 | 403003 | 403004 | 404001 | 404002 | 404003 | 404004 | 404005 | 404006 | 404007 | 404008 | 404009 | 404010 | 404011 | 404012 | 404013 | 404014 | 404018 | 404019 | 409001 | 409002 | 409003 | 409004 | 409005 | 409006 | 409007 | 409008 | 409009 | 409010 | 409011 | 422101 | 422102 | 422103 | 422104 | 422105 | 422201 | 422202 | 422203 | 422204 | 422205 | 422301 | 422302 | 422303 | 422304 | 429001 | 429002 | 429003 | 429004 | 429005 | 500001 | 503002;
 
 /** Each route: its path and query parameters, request body and the `data` of its answer. */
 export interface Routes {
@@ -1462,6 +1493,7 @@ export interface Routes {
         min_z: number;
         max_z: number;
       };
+      time_zone?: string;
     };
     response: Project;
   };
@@ -1493,6 +1525,7 @@ export interface Routes {
       created_at: string;
       updated_at: string;
       version: number;
+      time_zone: string;
       deleted: true;
     };
   };
@@ -1523,6 +1556,7 @@ export interface Routes {
         min_z: number;
         max_z: number;
       } | null;
+      time_zone?: string;
       version?: number;
     };
     response: Project;
@@ -1729,6 +1763,36 @@ export interface Routes {
     };
     response: Point;
   };
+  "GET /projects/{project_id}/report-schedules": {
+    path: {
+      project_id: string;
+    };
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: undefined;
+    response: {
+      items: Array<ReportSchedule>;
+      next_cursor: string | null;
+      has_more: boolean;
+    };
+  };
+  "POST /projects/{project_id}/report-schedules": {
+    path: {
+      project_id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      template_id: string;
+      frequency: "weekly" | "monthly";
+      recipients?: Array<{
+        email: string;
+      }>;
+      time_zone?: string;
+    };
+    response: ReportSchedule;
+  };
   "POST /projects/{project_id}/reports": {
     path: {
       project_id: string;
@@ -1796,6 +1860,38 @@ export interface Routes {
     response: {
       status: "ready";
     };
+  };
+  "DELETE /report-schedules/{schedule_id}": {
+    path: {
+      schedule_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: {
+      id: string;
+      project_id: string;
+      template_id: string;
+      frequency: "weekly" | "monthly";
+      time_zone: string;
+      recipients: Array<{
+        email: string;
+      }>;
+      next_run_at: string;
+      last_report_id: string | null;
+      last_run_at: string | null;
+      last_error: string | null;
+      created_by: string | null;
+      created_at: string;
+      deleted: true;
+    };
+  };
+  "GET /report-schedules/{schedule_id}": {
+    path: {
+      schedule_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: ReportSchedule;
   };
   "GET /reports": {
     path: Record<string, never>;
@@ -1943,6 +2039,7 @@ export interface Routes {
       sections: Array<"summary" | "alarms" | "latest" | "points">;
       point_ids?: Array<string>;
       formats?: Array<"pdf" | "csv" | "xlsx">;
+      time_zone?: string;
     };
     response: Template;
   };
@@ -1961,6 +2058,7 @@ export interface Routes {
       sections: Array<string>;
       point_ids: Array<string> | null;
       formats: Array<string>;
+      time_zone: string | null;
       created_by: string | null;
       created_at: string;
       updated_at: string;
@@ -1987,9 +2085,40 @@ export interface Routes {
       sections?: Array<"summary" | "alarms" | "latest" | "points">;
       point_ids?: Array<string> | null;
       formats?: Array<"pdf" | "csv" | "xlsx">;
+      time_zone?: string | null;
       version?: number;
     };
     response: Template;
+  };
+  "DELETE /tenant/logo": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    response: {
+      content_type: "image/png" | "image/jpeg";
+      size_bytes: number;
+      sha256: string;
+      width: number;
+      height: number;
+      image: string;
+      updated_by: string | null;
+      updated_at: string;
+      deleted: true;
+    };
+  };
+  "GET /tenant/logo": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    response: TenantLogo;
+  };
+  "PUT /tenant/logo": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      image: string;
+    };
+    response: TenantLogo;
   };
   "GET /users": {
     path: Record<string, never>;
@@ -2263,11 +2392,15 @@ export const ROUTES: { readonly [K in keyof Routes]: { idempotent: boolean; enve
   "DELETE /projects/{project_id}/members/{user_id}": { idempotent: false, envelope: true, auth: true },
   "GET /projects/{project_id}/points": { idempotent: false, envelope: true, auth: true },
   "POST /projects/{project_id}/points": { idempotent: true, envelope: true, auth: true },
+  "GET /projects/{project_id}/report-schedules": { idempotent: false, envelope: true, auth: true },
+  "POST /projects/{project_id}/report-schedules": { idempotent: true, envelope: true, auth: true },
   "POST /projects/{project_id}/reports": { idempotent: true, envelope: true, auth: true },
   "PUT /projects/{project_id}/status": { idempotent: false, envelope: true, auth: true },
   "GET /projects/{project_id}/tasks": { idempotent: false, envelope: true, auth: true },
   "POST /projects/{project_id}/tasks": { idempotent: true, envelope: true, auth: true },
   "GET /readyz": { idempotent: false, envelope: true, auth: false },
+  "DELETE /report-schedules/{schedule_id}": { idempotent: false, envelope: true, auth: true },
+  "GET /report-schedules/{schedule_id}": { idempotent: false, envelope: true, auth: true },
   "GET /reports": { idempotent: false, envelope: true, auth: true },
   "GET /reports/{report_id}": { idempotent: false, envelope: true, auth: true },
   "POST /reports/{report_id}/approve": { idempotent: false, envelope: true, auth: true },
@@ -2283,6 +2416,9 @@ export const ROUTES: { readonly [K in keyof Routes]: { idempotent: boolean; enve
   "DELETE /templates/{template_id}": { idempotent: false, envelope: true, auth: true },
   "GET /templates/{template_id}": { idempotent: false, envelope: true, auth: true },
   "PATCH /templates/{template_id}": { idempotent: false, envelope: true, auth: true },
+  "DELETE /tenant/logo": { idempotent: false, envelope: true, auth: true },
+  "GET /tenant/logo": { idempotent: false, envelope: true, auth: true },
+  "PUT /tenant/logo": { idempotent: false, envelope: true, auth: true },
   "GET /users": { idempotent: false, envelope: true, auth: true },
   "POST /users": { idempotent: true, envelope: true, auth: true },
   "DELETE /users/{user_id}": { idempotent: false, envelope: true, auth: true },
