@@ -221,6 +221,7 @@ describe('reports a client can receive', () => {
     expectError(
       await post({ template_id: tpl.id, frequency: 'monthly', recipients: Array.from({ length: 21 }, (_, i) => ({ email: `p${i}@example.com` })) }),
       400003,
+      'recipients',
     );
     expectError(await t.api('GET', '/report-schedules/rsc_00000000000000000000', { headers: h() }), 404018, 'schedule_id');
     expectError(await t.api('GET', '/report-schedules/weekly', { headers: h() }), 400004, 'schedule_id');
@@ -231,8 +232,9 @@ describe('reports a client can receive', () => {
     );
     expect((await queryTestDatabase<{ n: number }>(t.db.url, 'SELECT count(*)::int AS n FROM reports.report_schedules'))[0]!.n).toBe(before);
 
-    // The week ending on Monday 2026-03-02 00:00 in Shanghai is over: the scheduler asks for its report.
-    await queryTestDatabase(t.db.url, `UPDATE reports.report_schedules SET next_run_at = '2026-03-01T16:00:00Z' WHERE id = $1`, [s.id]);
+    // The last week is over (as if the schedule had been made a week ago): the scheduler asks for its report.
+    const lastEnd = Date.parse(s.next_run_at) - 7 * 86_400_000;
+    await queryTestDatabase(t.db.url, 'UPDATE reports.report_schedules SET next_run_at = $2 WHERE id = $1', [s.id, new Date(lastEnd).toISOString()]);
     const ran = await waitUntil(
       async () => {
         const got = (await t.api('GET', `/report-schedules/${s.id}`, { headers: h() })).body.data;
@@ -240,19 +242,23 @@ describe('reports a client can receive', () => {
       },
       { timeoutMs: 30_000, intervalMs: 100, message: 'the scheduler did not ask for the report' },
     );
-    expect(ran.next_run_at).toBe('2026-03-08T16:00:00.000Z');
+    expect(ran.next_run_at).toBe(s.next_run_at);
+    expect(ran.last_run_at).not.toBeNull();
     const report = await waitDone(ran.last_report_id);
+    // Monday to Sunday in Shanghai, named by its dates there.
+    const shanghaiDay = (ms: number) => new Date(ms + 8 * 3600_000).toISOString().slice(0, 10);
+    const title = `Weekly: Metro Line 4 tunnel, ${shanghaiDay(lastEnd - 7 * 86_400_000)} – ${shanghaiDay(lastEnd - 1)}`;
     expect(report).toMatchObject({
       status: 'generated',
       schedule_id: s.id,
-      title: 'Weekly: Metro Line 4 tunnel, 2026-02-23 – 2026-03-01',
-      from: '2026-02-22T16:00:00.000Z',
-      to: '2026-03-01T16:00:00.000Z',
+      title,
+      from: new Date(lastEnd - 7 * 86_400_000).toISOString(),
+      to: new Date(lastEnd).toISOString(),
       time_zone: 'Asia/Shanghai',
     });
     expect(report.files.map((f: { format: string }) => f.format)).toEqual(['pdf', 'csv']);
     const { pages } = await pdfPages(report.id, 'scheduled');
-    expect(pages[0]).toContain('Weekly: Metro Line 4 tunnel, 2026-02-23 – 2026-03-01');
+    expect(pages[0]).toContain(title);
     expect(pages[0]).toMatch(/Page 1 of \d+/);
     // Once: one report of the schedule, however many ticks have run since.
     const ofSchedule = await queryTestDatabase<{ n: number }>(t.db.url, 'SELECT count(*)::int AS n FROM reports.reports WHERE schedule_id = $1', [s.id]);
