@@ -25,6 +25,7 @@ const KIND_OF: Record<string, IdKind> = {
   alarm_id: 'alarm',
   template_id: 'template',
   report_id: 'report',
+  schedule_id: 'reportSchedule',
 };
 /** A well-formed id for each path parameter (no such resource exists). */
 const concrete = (path: string) =>

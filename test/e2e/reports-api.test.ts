@@ -210,11 +210,13 @@ describe('reports through the gateway', () => {
       expect(text).toContain(p.name);
       const newest = (await t.api('GET', `/projects/${projectId}/data?from=${FROM}&to=${TO}&limit=1&point_id=${p.id}`, { headers: h() })).body.data.items[0];
       const v = newest.values;
-      // One line of the latest-values table: number, name (wrapped when long), dx, dy, dz, status, measured_at.
+      // One line of the latest-values table: number, name (wrapped when long), dx, dy, dz, status,
+      // and measured_at in the report's zone (Asia/Shanghai, UTC+08:00 all year) to the second.
       const firstWord = escape(p.name.split(' ')[0]!);
+      const shanghai = new Date(Date.parse(newest.measured_at) + 8 * 3600_000).toISOString().slice(0, 19).replace('T', ' ') + ' UTC+08:00';
       expect(text).toMatch(
         new RegExp(
-          `${p.number} +${firstWord}[^\\n]* ${escape(String(v.dx))} +${escape(String(v.dy))} +${escape(String(v.dz))} +${newest.status} +${escape(newest.measured_at)}\\n`,
+          `${p.number} +${firstWord}[^\\n]* ${escape(String(v.dx))} +${escape(String(v.dy))} +${escape(String(v.dz))} +${newest.status} +${escape(shanghai)}\\n`,
         ),
       );
       expect(text).toContain(`${p.number} ${p.name}\n`);

@@ -783,6 +783,33 @@ export const catalogue: Record<string, ErrorEntry> = {
       correct: { method: 'GET', path: '/v3/projects' },
     },
   },
+  '404018': {
+    code: '404018',
+    message: 'report schedule does not exist',
+    category: 'not_found',
+    suggestion: 'Check the schedule id (rsc_…); list the schedules of the project to find the right id.',
+    commonCauses: ['The schedule was deleted', 'The id belongs to the other environment (live or sandbox) or another tenant', 'A typo in the id'],
+    solutions: [
+      'List the schedules with GET /v3/projects/{project_id}/report-schedules and use an id from that list',
+      'Call the base URL of the environment the schedule was created in',
+    ],
+    example: {
+      request: { method: 'GET', path: '/v3/report-schedules/rsc_0000000000000000000x' },
+      correct: { method: 'GET', path: '/v3/report-schedules/rsc_4n2k8q1m7p3x9c5v6b0z' },
+    },
+  },
+  '404019': {
+    code: '404019',
+    message: 'tenant logo does not exist',
+    category: 'not_found',
+    suggestion: 'Upload the logo with PUT /v3/tenant/logo first.',
+    commonCauses: ['No logo was uploaded yet', 'The logo was deleted', 'The logo was uploaded in the other environment (live or sandbox)'],
+    solutions: ['Upload a PNG or JPEG with PUT /v3/tenant/logo', 'Call the base URL of the environment the logo was uploaded in'],
+    example: {
+      request: { method: 'GET', path: '/v3/tenant/logo' },
+      correct: { method: 'PUT', path: '/v3/tenant/logo', body: { image: 'iVBORw0KGgoAAAANSUhEUgAA…' } },
+    },
+  },
   '409001': {
     code: '409001',
     message: 'duplicate project number',

@@ -46,7 +46,7 @@ async function startProjects(keys: PlatformKeys, calls: CallerContext[], tls = f
           },
           async getProject(req, c) {
             calls.push(c);
-            return { id: req.id, number: 'N', name: 'n', status: 'not_started', createdAt: 'a', updatedAt: 'b', version: 1 };
+            return { id: req.id, number: 'N', name: 'n', status: 'not_started', createdAt: 'a', updatedAt: 'b', version: 1, timeZone: 'UTC' };
           },
           async listProjects(_req, c) {
             calls.push(c);

@@ -42,7 +42,7 @@ describe('gRPC helpers', () => {
                   headers: { 'Retry-After': '5' },
                 });
               if (req.name === 'crash') throw new Error('unexpected');
-              return { id: 'prj_1', number: req.number, name: req.name, status: 'not_started', createdAt: 'a', updatedAt: 'b', version: 1 };
+              return { id: 'prj_1', number: req.number, name: req.name, status: 'not_started', createdAt: 'a', updatedAt: 'b', version: 1, timeZone: 'UTC' };
             },
             async getProject() {
               throw new DomainError('404001', { field: 'project_id' });
@@ -116,7 +116,16 @@ describe('gRPC client over several replicas', () => {
               },
               async getProject(req) {
                 calls[i]!++;
-                return { id: req.id, number: `N-${i}`, name: `replica ${i}`, status: 'not_started', createdAt: 'a', updatedAt: 'b', version: 1 };
+                return {
+                  id: req.id,
+                  number: `N-${i}`,
+                  name: `replica ${i}`,
+                  status: 'not_started',
+                  createdAt: 'a',
+                  updatedAt: 'b',
+                  version: 1,
+                  timeZone: 'UTC',
+                };
               },
               async listProjects() {
                 return { items: [], page: undefined };

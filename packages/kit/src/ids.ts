@@ -14,6 +14,7 @@ export const ID_PREFIXES = {
   batch: 'bat',
   report: 'rpt',
   template: 'tpl',
+  reportSchedule: 'rsc',
   webhook: 'whk',
   event: 'evt',
   delivery: 'del',

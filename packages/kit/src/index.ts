@@ -4,6 +4,7 @@ export * from './ids.js';
 export * from './secrets.js';
 export * from './tls.js';
 export * from './time.js';
+export * from './time-zone.js';
 export * from './pagination.js';
 export * from './keyset.js';
 export * from './shutdown.js';

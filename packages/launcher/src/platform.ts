@@ -182,6 +182,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       concurrency: rpConfig.MP_REPORTS_CONCURRENCY,
       leaseMs: rpConfig.MP_REPORTS_LEASE_MS,
       pollMs: rpConfig.MP_REPORTS_POLL_MS,
+      schedulePollMs: rpConfig.MP_REPORTS_SCHEDULE_POLL_MS,
       generate: rpConfig.MP_REPORTS_GENERATE,
       outboxRetentionMs: outboxRetentionMs(rpConfig),
     });

@@ -7,6 +7,7 @@ export type Alarm = {
   point_id: string;
   rule: string;
   level: string;
+  channel: string | null;
   status: string;
   reason: string;
   threshold: {
@@ -18,6 +19,11 @@ export type Alarm = {
   last_data_id: string | null;
   last_measured_at: string | null;
   reading_count: number;
+  first_over: {
+    data_id: string | null;
+    measured_at: string;
+    count: number;
+  } | null;
   normal_count: number;
   opened_at: string;
   updated_at: string;
@@ -62,7 +68,8 @@ export type AlarmEventPayload = {
   project_id: string;
   point_id: string;
   rule: "threshold" | "rate" | "stale";
-  level: "warning" | "alarm";
+  level: "warning" | "alarm" | "action";
+  channel?: string | null;
   status: "open" | "acknowledged" | "cleared";
   reason: string;
   by: {
@@ -80,6 +87,7 @@ export type AlarmWithHistory = {
   point_id: string;
   rule: string;
   level: string;
+  channel: string | null;
   status: string;
   reason: string;
   threshold: {
@@ -91,6 +99,11 @@ export type AlarmWithHistory = {
   last_data_id: string | null;
   last_measured_at: string | null;
   reading_count: number;
+  first_over: {
+    data_id: string | null;
+    measured_at: string;
+    count: number;
+  } | null;
   normal_count: number;
   opened_at: string;
   updated_at: string;
@@ -197,7 +210,7 @@ export type DataAbnormalEvent = {
 export type DataAbnormalPayload = {
   project_id: string;
   project_name: string;
-  alert_level: "warning" | "alarm";
+  alert_level: "warning" | "alarm" | "action";
   records: Array<EventAbnormalRecord>;
 };
 
@@ -386,13 +399,16 @@ export type EventAbnormalRecord = {
     dx?: number;
     dy?: number;
     dz?: number;
+    [key: string]: number;
   };
-  status: "warning" | "alarm";
+  status: "warning" | "alarm" | "action";
   threshold: {
     warning: number;
     alarm: number;
   };
   reason: string;
+  level?: "warning" | "alarm" | "action";
+  channel?: string;
 };
 
 export type EventPerson = {
@@ -414,8 +430,9 @@ export type EventRecord = {
     dx?: number;
     dy?: number;
     dz?: number;
+    [key: string]: number;
   };
-  status: "normal" | "warning" | "alarm";
+  status: "normal" | "warning" | "alarm" | "action";
   quality_flag: string;
 };
 
@@ -483,11 +500,17 @@ export type Point = {
     x: number;
     y: number;
     z: number;
-  };
+  } | null;
   thresholds: {
     warning: number;
     alarm: number;
-  };
+  } | null;
+  trigger_levels: Array<{
+    level: "warning" | "alarm" | "action";
+    channel: string;
+    above: number | null;
+    below: number | null;
+  }>;
   abrupt_change_limit: number | null;
   precision: number | null;
   device_id: string | null;
@@ -516,11 +539,17 @@ export type PointWithState = {
     x: number;
     y: number;
     z: number;
-  };
+  } | null;
   thresholds: {
     warning: number;
     alarm: number;
-  };
+  } | null;
+  trigger_levels: Array<{
+    level: "warning" | "alarm" | "action";
+    channel: string;
+    above: number | null;
+    below: number | null;
+  }>;
   abrupt_change_limit: number | null;
   precision: number | null;
   device_id: string | null;
@@ -562,6 +591,7 @@ export type Project = {
   created_at: string;
   updated_at: string;
   version: number;
+  time_zone: string;
 };
 
 export type ProjectCompletedEvent = {
@@ -629,6 +659,7 @@ export type ProjectWithAlarms = {
   created_at: string;
   updated_at: string;
   version: number;
+  time_zone: string;
   open_alarms: OpenAlarms | null;
 };
 
@@ -660,6 +691,7 @@ export type Report = {
     code: number;
     detail: string;
   } | null;
+  schedule_id: string | null;
   created_by: string | null;
   created_at: string;
 };
@@ -712,6 +744,42 @@ export type ReportRejectedEvent = {
   timestamp: string;
   webhook_id: string;
   data: ReportEventPayload;
+};
+
+export type ReportSchedule = {
+  id: string;
+  project_id: string;
+  template_id: string;
+  frequency: "weekly" | "monthly";
+  time_zone: string;
+  recipients: Array<{
+    email: string;
+  }>;
+  next_run_at: string;
+  last_report_id: string | null;
+  last_run_at: string | null;
+  last_error: string | null;
+  created_by: string | null;
+  created_at: string;
+};
+
+export type SensorType = {
+  id: string;
+  name: string;
+  geodetic: boolean;
+  primary_channel: string;
+  channels: Array<{
+    name: string;
+    unit: string;
+    quantity: string;
+    kind: "measured" | "raw" | "derived";
+    primary: boolean;
+    range: {
+      min: number;
+      max: number;
+    } | null;
+    converted_from: string | null;
+  }>;
 };
 
 export type Series = {
@@ -880,10 +948,22 @@ export type Template = {
   sections: Array<string>;
   point_ids: Array<string> | null;
   formats: Array<string>;
+  time_zone: string | null;
   created_by: string | null;
   created_at: string;
   updated_at: string;
   version: number;
+};
+
+export type TenantLogo = {
+  content_type: "image/png" | "image/jpeg";
+  size_bytes: number;
+  sha256: string;
+  width: number;
+  height: number;
+  image: string;
+  updated_by: string | null;
+  updated_at: string;
 };
 
 export type Token = {
@@ -998,7 +1078,7 @@ export interface WebhookEvents {
 }
 
 /** Every six-digit code the API can answer. */
-export type ErrorCode = 400001 | 400002 | 400003 | 400004 | 400005 | 401001 | 401002 | 401003 | 401004 | 401005 | 401006 | 401007 | 401008 | 403001 | 403002 | 403003 | 403004 | 404001 | 404002 | 404003 | 404004 | 404005 | 404006 | 404007 | 404008 | 404009 | 404010 | 404011 | 404012 | 404013 | 404014 | 409001 | 409002 | 409003 | 409004 | 409005 | 409006 | 409007 | 409008 | 409009 | 409010 | 409011 | 422101 | 422102 | 422103 | 422104 | 422105 | 422201 | 422202 | 422203 | 422204 | 422205 | 422301 | 422302 | 422303 | 422304 | 429001 | 429002 | 429003 | 429004 | 429005 | 500001 | 503002;
+export type ErrorCode = 400001 | 400002 | 400003 | 400004 | 400005 | 401001 | 401002 | 401003 | 401004 | 401005 | 401006 | 401007 | 401008 | 403001 | 403002 | 403003 | 403004 | 404001 | 404002 | 404003 | 404004 | 404005 | 404006 | 404007 | 404008 | 404009 | 404010 | 404011 | 404012 | 404013 | 404014 | 404018 | 404019 | 409001 | 409002 | 409003 | 409004 | 409005 | 409006 | 409007 | 409008 | 409009 | 409010 | 409011 | 422101 | 422102 | 422103 | 422104 | 422105 | 422201 | 422202 | 422203 | 422204 | 422205 | 422301 | 422302 | 422303 | 422304 | 429001 | 429002 | 429003 | 429004 | 429005 | 500001 | 503002;
 
 /** Each route: its path and query parameters, request body and the `data` of its answer. */
 export interface Routes {
@@ -1008,7 +1088,7 @@ export interface Routes {
       limit?: number;
       cursor?: string;
       status?: "open" | "acknowledged" | "cleared";
-      level?: "warning" | "alarm";
+      level?: "warning" | "alarm" | "action";
       point_id?: string;
       from?: string;
       to?: string;
@@ -1183,6 +1263,7 @@ export interface Routes {
         dx?: number;
         dy?: number;
         dz?: number;
+        [key: string]: number;
       };
       quality_flag?: "valid" | "suspect" | "invalid";
       remark?: string | null;
@@ -1207,7 +1288,7 @@ export interface Routes {
       limit?: number;
       cursor?: string;
       status?: "active" | "inactive" | "maintenance" | "retired";
-      type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge" | "data_logger" | "other";
+      type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge" | "load_cell" | "rain_gauge" | "thermometer" | "data_logger" | "other";
       q?: string;
     };
     body: undefined;
@@ -1223,7 +1304,7 @@ export interface Routes {
     body: {
       serial_number: string;
       model: string;
-      type: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge" | "data_logger" | "other";
+      type: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge" | "load_cell" | "rain_gauge" | "thermometer" | "data_logger" | "other";
       name?: string;
       manufacturer?: string;
       status?: "active" | "inactive" | "maintenance" | "retired";
@@ -1274,7 +1355,7 @@ export interface Routes {
     body: {
       serial_number?: string;
       model?: string;
-      type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge" | "data_logger" | "other";
+      type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge" | "load_cell" | "rain_gauge" | "thermometer" | "data_logger" | "other";
       name?: string | null;
       manufacturer?: string | null;
       status?: "active" | "inactive" | "maintenance" | "retired";
@@ -1416,11 +1497,17 @@ export interface Routes {
         x: number;
         y: number;
         z: number;
-      };
+      } | null;
       thresholds: {
         warning: number;
         alarm: number;
-      };
+      } | null;
+      trigger_levels: Array<{
+        level: "warning" | "alarm" | "action";
+        channel: string;
+        above: number | null;
+        below: number | null;
+      }>;
       abrupt_change_limit: number | null;
       precision: number | null;
       device_id: string | null;
@@ -1456,7 +1543,7 @@ export interface Routes {
     body: {
       number?: string;
       name?: string;
-      sensor_type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge";
+      sensor_type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge" | "load_cell" | "rain_gauge" | "thermometer";
       reference?: {
         x: number;
         y: number;
@@ -1479,6 +1566,12 @@ export interface Routes {
         expected_interval_seconds?: number;
         stale_factor?: number;
       } | null;
+      trigger_levels?: Array<{
+        level: "warning" | "alarm" | "action";
+        channel: string;
+        above?: number;
+        below?: number;
+      }>;
       version?: number;
     };
     response: Point;
@@ -1493,7 +1586,7 @@ export interface Routes {
       point_id?: string;
       from?: string;
       to?: string;
-      status?: "normal" | "warning" | "alarm";
+      status?: "normal" | "warning" | "alarm" | "action";
       quality_flag?: "valid" | "suspect" | "invalid";
       order?: "asc" | "desc";
     };
@@ -1549,6 +1642,7 @@ export interface Routes {
         min_z: number;
         max_z: number;
       };
+      time_zone?: string;
     };
     response: Project;
   };
@@ -1580,6 +1674,7 @@ export interface Routes {
       created_at: string;
       updated_at: string;
       version: number;
+      time_zone: string;
       deleted: true;
     };
   };
@@ -1610,6 +1705,7 @@ export interface Routes {
         min_z: number;
         max_z: number;
       } | null;
+      time_zone?: string;
       version?: number;
     };
     response: Project;
@@ -1622,7 +1718,7 @@ export interface Routes {
       limit?: number;
       cursor?: string;
       status?: "open" | "acknowledged" | "cleared";
-      level?: "warning" | "alarm";
+      level?: "warning" | "alarm" | "action";
       point_id?: string;
       from?: string;
       to?: string;
@@ -1644,7 +1740,7 @@ export interface Routes {
       point_id?: string;
       from?: string;
       to?: string;
-      status?: "normal" | "warning" | "alarm";
+      status?: "normal" | "warning" | "alarm" | "action";
       quality_flag?: "valid" | "suspect" | "invalid";
       order?: "asc" | "desc";
     };
@@ -1671,6 +1767,7 @@ export interface Routes {
           dx?: number;
           dy?: number;
           dz?: number;
+          [key: string]: number;
         };
         precision?: number;
       }>;
@@ -1693,6 +1790,7 @@ export interface Routes {
           dx?: number;
           dy?: number;
           dz?: number;
+          [key: string]: number;
         };
         precision?: number;
       }>;
@@ -1770,7 +1868,7 @@ export interface Routes {
     query: {
       limit?: number;
       cursor?: string;
-      sensor_type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge";
+      sensor_type?: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge" | "load_cell" | "rain_gauge" | "thermometer";
       active?: "true" | "false";
       device_id?: string;
       q?: string;
@@ -1790,16 +1888,22 @@ export interface Routes {
     body: {
       number: string;
       name: string;
-      sensor_type: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge";
-      reference: {
+      sensor_type: "total_station" | "gnss" | "level" | "inclinometer" | "tiltmeter" | "settlement_gauge" | "extensometer" | "crack_meter" | "piezometer" | "strain_gauge" | "water_level_gauge" | "load_cell" | "rain_gauge" | "thermometer";
+      reference?: {
         x: number;
         y: number;
         z: number;
       };
-      thresholds: {
+      thresholds?: {
         warning: number;
         alarm: number;
       };
+      trigger_levels?: Array<{
+        level: "warning" | "alarm" | "action";
+        channel: string;
+        above?: number;
+        below?: number;
+      }>;
       abrupt_change_limit?: number;
       precision?: number;
       device_id?: string;
@@ -1815,6 +1919,36 @@ export interface Routes {
       };
     };
     response: Point;
+  };
+  "GET /projects/{project_id}/report-schedules": {
+    path: {
+      project_id: string;
+    };
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: undefined;
+    response: {
+      items: Array<ReportSchedule>;
+      next_cursor: string | null;
+      has_more: boolean;
+    };
+  };
+  "POST /projects/{project_id}/report-schedules": {
+    path: {
+      project_id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      template_id: string;
+      frequency: "weekly" | "monthly";
+      recipients?: Array<{
+        email: string;
+      }>;
+      time_zone?: string;
+    };
+    response: ReportSchedule;
   };
   "POST /projects/{project_id}/reports": {
     path: {
@@ -1884,6 +2018,38 @@ export interface Routes {
       status: "ready";
     };
   };
+  "DELETE /report-schedules/{schedule_id}": {
+    path: {
+      schedule_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: {
+      id: string;
+      project_id: string;
+      template_id: string;
+      frequency: "weekly" | "monthly";
+      time_zone: string;
+      recipients: Array<{
+        email: string;
+      }>;
+      next_run_at: string;
+      last_report_id: string | null;
+      last_run_at: string | null;
+      last_error: string | null;
+      created_by: string | null;
+      created_at: string;
+      deleted: true;
+    };
+  };
+  "GET /report-schedules/{schedule_id}": {
+    path: {
+      schedule_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: ReportSchedule;
+  };
   "GET /reports": {
     path: Record<string, never>;
     query: {
@@ -1926,6 +2092,16 @@ export interface Routes {
       reason: string;
     };
     response: Report;
+  };
+  "GET /sensor-types": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    response: {
+      items: Array<SensorType>;
+      next_cursor: string | null;
+      has_more: boolean;
+    };
   };
   "GET /system/config": {
     path: Record<string, never>;
@@ -2030,6 +2206,7 @@ export interface Routes {
       sections: Array<"summary" | "alarms" | "latest" | "points">;
       point_ids?: Array<string>;
       formats?: Array<"pdf" | "csv" | "xlsx">;
+      time_zone?: string;
     };
     response: Template;
   };
@@ -2048,6 +2225,7 @@ export interface Routes {
       sections: Array<string>;
       point_ids: Array<string> | null;
       formats: Array<string>;
+      time_zone: string | null;
       created_by: string | null;
       created_at: string;
       updated_at: string;
@@ -2074,9 +2252,40 @@ export interface Routes {
       sections?: Array<"summary" | "alarms" | "latest" | "points">;
       point_ids?: Array<string> | null;
       formats?: Array<"pdf" | "csv" | "xlsx">;
+      time_zone?: string | null;
       version?: number;
     };
     response: Template;
+  };
+  "DELETE /tenant/logo": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    response: {
+      content_type: "image/png" | "image/jpeg";
+      size_bytes: number;
+      sha256: string;
+      width: number;
+      height: number;
+      image: string;
+      updated_by: string | null;
+      updated_at: string;
+      deleted: true;
+    };
+  };
+  "GET /tenant/logo": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    response: TenantLogo;
+  };
+  "PUT /tenant/logo": {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      image: string;
+    };
+    response: TenantLogo;
   };
   "GET /users": {
     path: Record<string, never>;
@@ -2351,15 +2560,20 @@ export const ROUTES: { readonly [K in keyof Routes]: { idempotent: boolean; enve
   "DELETE /projects/{project_id}/members/{user_id}": { idempotent: false, envelope: true, auth: true },
   "GET /projects/{project_id}/points": { idempotent: false, envelope: true, auth: true },
   "POST /projects/{project_id}/points": { idempotent: true, envelope: true, auth: true },
+  "GET /projects/{project_id}/report-schedules": { idempotent: false, envelope: true, auth: true },
+  "POST /projects/{project_id}/report-schedules": { idempotent: true, envelope: true, auth: true },
   "POST /projects/{project_id}/reports": { idempotent: true, envelope: true, auth: true },
   "PUT /projects/{project_id}/status": { idempotent: false, envelope: true, auth: true },
   "GET /projects/{project_id}/tasks": { idempotent: false, envelope: true, auth: true },
   "POST /projects/{project_id}/tasks": { idempotent: true, envelope: true, auth: true },
   "GET /readyz": { idempotent: false, envelope: true, auth: false },
+  "DELETE /report-schedules/{schedule_id}": { idempotent: false, envelope: true, auth: true },
+  "GET /report-schedules/{schedule_id}": { idempotent: false, envelope: true, auth: true },
   "GET /reports": { idempotent: false, envelope: true, auth: true },
   "GET /reports/{report_id}": { idempotent: false, envelope: true, auth: true },
   "POST /reports/{report_id}/approve": { idempotent: false, envelope: true, auth: true },
   "POST /reports/{report_id}/reject": { idempotent: false, envelope: true, auth: true },
+  "GET /sensor-types": { idempotent: false, envelope: true, auth: true },
   "GET /system/config": { idempotent: false, envelope: true, auth: true },
   "DELETE /tasks/{task_id}": { idempotent: false, envelope: true, auth: true },
   "GET /tasks/{task_id}": { idempotent: false, envelope: true, auth: true },
@@ -2371,6 +2585,9 @@ export const ROUTES: { readonly [K in keyof Routes]: { idempotent: boolean; enve
   "DELETE /templates/{template_id}": { idempotent: false, envelope: true, auth: true },
   "GET /templates/{template_id}": { idempotent: false, envelope: true, auth: true },
   "PATCH /templates/{template_id}": { idempotent: false, envelope: true, auth: true },
+  "DELETE /tenant/logo": { idempotent: false, envelope: true, auth: true },
+  "GET /tenant/logo": { idempotent: false, envelope: true, auth: true },
+  "PUT /tenant/logo": { idempotent: false, envelope: true, auth: true },
   "GET /users": { idempotent: false, envelope: true, auth: true },
   "POST /users": { idempotent: true, envelope: true, auth: true },
   "DELETE /users/{user_id}": { idempotent: false, envelope: true, auth: true },

@@ -7,3 +7,4 @@ export * from './contract.js';
 export * from './log-lines.js';
 export * from './plans.js';
 export * from './import-graph.js';
+export * from './png.js';

@@ -67,6 +67,13 @@ export const permissionText = () => text(MAX_LENGTH.identifier).meta({ enum: [..
 /** A date or date-time the service parses. */
 export const instantText = () => text(MAX_LENGTH.instant);
 
+/** An IANA time zone name the service checks against the time-zone database (422103). */
+export const timeZoneText = () =>
+  text(MAX_LENGTH.identifier).meta({
+    description: 'An IANA time zone, e.g. "Asia/Shanghai", "Europe/Berlin" or "UTC" (not an offset).',
+    example: 'Asia/Shanghai',
+  });
+
 /** The range of a protobuf int32, the type the services carry most counts and intervals in. */
 export const INT32 = { min: -2_147_483_648, max: 2_147_483_647 } as const;
 

@@ -16,6 +16,7 @@ export const presentProjects = {
     created_at: p.createdAt,
     updated_at: p.updatedAt,
     version: p.version,
+    time_zone: p.timeZone,
   }),
   bounds: (b: projects.Bounds) => ({ min_x: b.minX, max_x: b.maxX, min_y: b.minY, max_y: b.maxY, min_z: b.minZ, max_z: b.maxZ }),
   member: (m: projects.Member) => ({

@@ -153,6 +153,12 @@ export const migrations: Migration[] = [
     sql: `ALTER TABLE points ADD COLUMN alarm_rules jsonb`,
   },
   {
+    // The zone the console and reports show a project's times in (issue 29); existing projects
+    // read as before, in UTC.
+    id: '012_project_time_zone',
+    sql: `ALTER TABLE projects ADD COLUMN time_zone text NOT NULL DEFAULT 'UTC'`,
+  },
+  {
     // Instruments (issue 27, docs/instruments.md): points of types without coordinates have no
     // reference; trigger levels on any channel of the point's type.
     id: '020_point_instruments',

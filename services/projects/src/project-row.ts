@@ -16,12 +16,13 @@ export interface ProjectRow {
   created_at: string;
   updated_at: string;
   version: number;
+  time_zone: string;
   /** bigint: a string from pg, a number from PGlite (ADR 0022). */
   ingest_version: string | number;
 }
 
 export const PROJECT_COLUMNS =
-  'id, tenant_id, environment, number, name, description, status, start_date, end_date, bounds, created_by, created_at, updated_at, version, ingest_version';
+  'id, tenant_id, environment, number, name, description, status, start_date, end_date, bounds, created_by, created_at, updated_at, version, ingest_version, time_zone';
 
 /** Dates come back as 'YYYY-MM-DD' from pg and as a Date (normalised to an ISO instant) from PGlite. */
 export const dateOnly = (v: string | null): string | null => (v === null ? null : v.slice(0, 10));
@@ -37,6 +38,7 @@ export function toProject(row: ProjectRow): projects.Project {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     version: row.version,
+    timeZone: row.time_zone,
     ...(row.description !== null ? { description: row.description } : {}),
     ...(startDate !== null ? { startDate } : {}),
     ...(endDate !== null ? { endDate } : {}),

@@ -23,6 +23,11 @@ export const reportsConfigSchema = infraSchema.extend({
   MP_REPORTS_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   /** How often an idle worker looks for reports to generate (new requests also wake it at once). */
   MP_REPORTS_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(2000),
+  /**
+   * How often the scheduler looks for report schedules whose week or month ended (ADR 0109); a
+   * period's report is asked for at most this long after the period ends.
+   */
+  MP_REPORTS_SCHEDULE_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(60_000),
 });
 
 export type ReportsConfig = z.infer<typeof reportsConfigSchema>;

@@ -1,5 +1,7 @@
 import type { monitoringData, projects } from '@mp/contracts';
+import type { Queryable } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
+import { readLogo, type LogoImage } from './logo-row.js';
 import type { ReportRow } from './report-row.js';
 import type { ReportSources } from './sources.js';
 
@@ -28,6 +30,9 @@ export interface PointInfo {
   name: string;
   warning: number;
   alarm: number;
+  /** Reference coordinates (m): where the location plan places the point. */
+  x: number;
+  y: number;
 }
 
 export interface PointData {
@@ -62,6 +67,10 @@ export interface ReportData {
   missingPointIds: string[];
   /** The newest record the documents include (measured_at), null for an empty period. */
   dataAsOf: string | null;
+  /** Whose report it is: the tenant's name and logo head every page (null: not known, none uploaded). */
+  tenant: { name: string | null; logo: LogoImage | null };
+  /** Who approved the report and when, for a document made after its approval (none is yet: null). */
+  approval: { by: string; at: string } | null;
 }
 
 async function allPages<T>(fetch: (cursor: string | undefined) => Promise<{ items: T[]; page?: { nextCursor?: string; hasMore: boolean } }>): Promise<T[]> {
@@ -99,6 +108,8 @@ export async function reportPoints(sources: ReportSources, ctx: CallerContext, p
     name: p.name,
     warning: p.warningThreshold,
     alarm: p.alarmThreshold,
+    x: p.reference?.x ?? 0,
+    y: p.reference?.y ?? 0,
   }));
   const known = new Set(all.map((p) => p.id));
   return { points, missing: pointIds.filter((id) => !known.has(id)) };
@@ -136,7 +147,8 @@ function statsOf(
 }
 
 /** Reads a report's data as its requester: points, per point its series, statistics, latest value, abnormal records and alarms. */
-export async function gatherReport(sources: ReportSources, ctx: CallerContext, r: ReportRow): Promise<ReportData> {
+export async function gatherReport(sources: ReportSources, ctx: CallerContext, r: ReportRow, db: Queryable): Promise<ReportData> {
+  const logo = await readLogo(db, r.tenant_id, r.environment);
   const project = await sources.projects.getProject({ id: r.project_id }, ctx);
   const { points, missing } = await reportPoints(sources, ctx, r.project_id, r.template.point_ids);
   const range = { from: r.period_from, to: r.period_to };
@@ -213,6 +225,8 @@ export async function gatherReport(sources: ReportSources, ctx: CallerContext, r
     points: perPoint,
     missingPointIds: missing,
     dataAsOf: dataAsOf !== null ? new Date(dataAsOf).toISOString() : null,
+    tenant: { name: r.tenant_name, logo },
+    approval: null,
   };
 }
 

@@ -24,7 +24,7 @@ export class LeaseLost extends Error {}
  */
 export async function generateDocuments(deps: ReportsDeps, row: ReportRow, attempt: number, stillHeld: () => boolean): Promise<void> {
   const ctx = contextFor(row.requester, row.id);
-  const data = await gatherReport(deps.sources, ctx, row);
+  const data = await gatherReport(deps.sources, ctx, row, deps.db);
   const check = () => {
     if (!stillHeld()) throw new LeaseLost(`Report ${row.id}: attempt ${attempt} lost its lease.`);
   };

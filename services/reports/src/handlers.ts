@@ -4,6 +4,8 @@ import type { ReportsDeps } from './deps.js';
 import { readReportFile } from './file-store.js';
 import { generateReport } from './use-cases/generate-report.js';
 import { getReport, listReports, reviewReport } from './use-cases/reports.js';
+import { createSchedule, deleteSchedule, getSchedule, listSchedules } from './use-cases/schedules.js';
+import { deleteTenantLogo, getTenantLogo, putTenantLogo } from './use-cases/tenant-logo.js';
 import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from './use-cases/templates.js';
 
 /** Only the gateway calls reports. */
@@ -25,6 +27,13 @@ export function reportsBinding(deps: ReportsDeps) {
       readReportFile: (req, ctx) => readReportFile(deps, req, ctx),
       approveReport: (req, ctx) => reviewReport(deps, 'approved', req, ctx),
       rejectReport: (req, ctx) => reviewReport(deps, 'rejected', req, ctx),
+      putTenantLogo: (req, ctx) => putTenantLogo(deps, req, ctx),
+      getTenantLogo: (req, ctx) => getTenantLogo(deps, req, ctx),
+      deleteTenantLogo: (req, ctx) => deleteTenantLogo(deps, req, ctx),
+      createReportSchedule: (req, ctx) => createSchedule(deps, req, ctx),
+      getReportSchedule: (req, ctx) => getSchedule(deps, req, ctx),
+      listReportSchedules: (req, ctx) => listSchedules(deps, req, ctx),
+      deleteReportSchedule: (req, ctx) => deleteSchedule(deps, req, ctx),
     },
     CALLERS,
   );

@@ -4,3 +4,5 @@ export { parseReportsConfig, type ReportsConfig } from './config.js';
 export { renderPdf } from './render/pdf.js';
 export { renderPdfOffThread } from './render/pdf-thread.js';
 export type { ReportData, PointData } from './gather.js';
+export { ReportScheduler } from './scheduler.js';
+export type { ReportMailer, ScheduledReportMail } from './mailer.js';

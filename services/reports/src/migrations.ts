@@ -99,4 +99,57 @@ export const migrations: Migration[] = [
       CREATE INDEX reports_generating_by_tenant ON reports (tenant_id, created_at) WHERE status = 'generating';
     `,
   },
+  {
+    // Reports a client can receive (issue 29): a template's time zone, the tenant's name and
+    // logo on every page (ADR 0108), and scheduled reports (ADR 0109).
+    id: '003_client_reports',
+    sql: `
+      ALTER TABLE templates ADD COLUMN time_zone text;
+      ALTER TABLE reports ADD COLUMN tenant_name text;
+      ALTER TABLE reports ADD COLUMN schedule_id text;
+      -- when the scheduled report was handed to the mailer (null: not yet, or no mail configured)
+      ALTER TABLE reports ADD COLUMN mailed_at timestamptz(3);
+      -- one report per schedule and period, whichever replica's scheduler asks first
+      CREATE UNIQUE INDEX reports_one_per_schedule_period ON reports (schedule_id, period_from) WHERE schedule_id IS NOT NULL;
+      CREATE INDEX reports_to_mail ON reports (generated_at) WHERE schedule_id IS NOT NULL AND mailed_at IS NULL;
+
+      CREATE TABLE tenant_logos (
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        content_type text NOT NULL,
+        image bytea NOT NULL,
+        sha256 text NOT NULL,
+        width integer NOT NULL,
+        height integer NOT NULL,
+        updated_by text,
+        updated_at timestamptz(3) NOT NULL,
+        PRIMARY KEY (tenant_id, environment)
+      );
+
+      CREATE TABLE report_schedules (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        project_id text NOT NULL,
+        project_name text NOT NULL,
+        template_id text NOT NULL,
+        frequency text NOT NULL,
+        time_zone text NOT NULL,
+        recipients text[] NOT NULL,
+        tenant_name text,
+        -- who asked: each period's report reads the project as this principal (as a report does)
+        requester jsonb NOT NULL,
+        next_run_at timestamptz(3) NOT NULL,
+        last_report_id text,
+        last_run_at timestamptz(3),
+        last_error text,
+        created_by text,
+        created_at timestamptz(3) NOT NULL,
+        updated_at timestamptz(3) NOT NULL,
+        deleted_at timestamptz(3)
+      );
+      CREATE INDEX report_schedules_due ON report_schedules (next_run_at) WHERE deleted_at IS NULL;
+      CREATE INDEX report_schedules_by_tenant ON report_schedules (tenant_id, environment, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+    `,
+  },
 ];

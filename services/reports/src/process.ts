@@ -27,6 +27,7 @@ export async function run(tracing: Tracing | null): Promise<void> {
       concurrency: config.MP_REPORTS_CONCURRENCY,
       leaseMs: config.MP_REPORTS_LEASE_MS,
       pollMs: config.MP_REPORTS_POLL_MS,
+      schedulePollMs: config.MP_REPORTS_SCHEDULE_POLL_MS,
       generate: config.MP_REPORTS_GENERATE,
       outboxRetentionMs: outboxRetentionMs(config),
     });

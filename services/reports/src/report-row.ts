@@ -33,6 +33,10 @@ export interface ReportRow {
   review_text: string | null;
   created_by: string | null;
   created_at: string;
+  /** The tenant's name as the documents show it (null: reports asked for before it was kept). */
+  tenant_name: string | null;
+  /** The schedule that asked for it; null for a report a person asked for. */
+  schedule_id: string | null;
 }
 
 export interface FileRow {
@@ -45,7 +49,8 @@ export interface FileRow {
 }
 
 export const REPORT_COLUMNS = `id, tenant_id, environment, project_id, project_name, template_id, template, title, period_from, period_to, time_zone,
-  requester, status, attempt, data_as_of, record_count, generated_at, failure_code, failure_detail, reviewed_by, reviewed_at, review_text, created_by, created_at`;
+  requester, status, attempt, data_as_of, record_count, generated_at, failure_code, failure_detail, reviewed_by, reviewed_at, review_text, created_by, created_at,
+  tenant_name, schedule_id`;
 
 /** Files in the order of the template's formats. */
 export async function filesOf(q: Queryable, ids: string[]): Promise<Map<string, FileRow[]>> {
@@ -76,6 +81,7 @@ export function toReport(r: ReportRow, files: FileRow[]): reports.Report {
     recordCount: r.record_count,
     createdAt: r.created_at,
     ...(r.created_by ? { createdBy: r.created_by } : {}),
+    ...(r.schedule_id ? { scheduleId: r.schedule_id } : {}),
     ...(r.data_as_of ? { dataAsOf: r.data_as_of } : {}),
     ...(r.generated_at ? { generatedAt: r.generated_at } : {}),
     ...(r.failure_code ? { failureCode: r.failure_code, failureDetail: r.failure_detail ?? '' } : {}),

@@ -7,6 +7,8 @@ import { reportsBinding } from './handlers.js';
 import { connectSources, type ReportSources } from './sources.js';
 import { ReportMetrics } from './metrics.js';
 import { GenerationWorker } from './worker.js';
+import type { ReportMailer } from './mailer.js';
+import { ReportScheduler } from './scheduler.js';
 
 export interface ReportsServiceOptions {
   db: Database;
@@ -29,6 +31,10 @@ export interface ReportsServiceOptions {
   outboxRetentionMs?: number;
   /** false: serve the API only and leave generation to other replicas (MP_REPORTS_GENERATE). */
   generate?: boolean;
+  /** How often the report scheduler looks for due schedules (MP_REPORTS_SCHEDULE_POLL_MS); 60 s by default. */
+  schedulePollMs?: number;
+  /** Mails scheduled reports once generated (the platform's SMTP module); none: they are kept, not mailed. */
+  mailer?: ReportMailer | null;
 }
 
 /** Starts the reports gRPC service, its outbox relay and its generation worker on a migrated database. */
@@ -51,15 +57,22 @@ export async function startReportsService(opts: ReportsServiceOptions) {
     { concurrency: opts.concurrency ?? 2, leaseMs: opts.leaseMs ?? 60_000, pollMs: opts.pollMs ?? 2000 },
     metrics,
   );
+  // The scheduler runs where generation runs: an API-only replica leaves both to the workers.
+  const scheduler = new ReportScheduler(deps, opts.logger, { pollMs: opts.schedulePollMs ?? 60_000, mailer: opts.mailer ?? null });
   const unwatch = metrics.watchQueue(opts.db);
   const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [reportsBinding(deps)], auth: opts.auth, logger: opts.logger });
   relay.start();
-  if (opts.generate !== false) worker.start();
+  if (opts.generate !== false) {
+    worker.start();
+    scheduler.start();
+  }
   return {
     port: server.port,
     deps,
+    scheduler,
     async stop(graceMs?: number) {
       await server.stop(graceMs);
+      await scheduler.stop();
       await worker!.stop();
       unwatch();
       await relay.stop();

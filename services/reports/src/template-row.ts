@@ -15,9 +15,11 @@ export interface TemplateRow {
   created_at: string;
   updated_at: string;
   version: number;
+  /** null: the reports show the project's time zone */
+  time_zone: string | null;
 }
 
-export const TEMPLATE_COLUMNS = 'id, name, description, sections, point_ids, formats, created_by, created_at, updated_at, version';
+export const TEMPLATE_COLUMNS = 'id, name, description, sections, point_ids, formats, created_by, created_at, updated_at, version, time_zone';
 
 export function toTemplate(r: TemplateRow): reports.Template {
   return {
@@ -31,6 +33,7 @@ export function toTemplate(r: TemplateRow): reports.Template {
     updatedAt: r.updated_at,
     version: r.version,
     ...(r.created_by ? { createdBy: r.created_by } : {}),
+    ...(r.time_zone ? { timeZone: r.time_zone } : {}),
   };
 }
 

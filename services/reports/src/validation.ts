@@ -66,13 +66,14 @@ export function checkPointIds(values: string[]): string[] {
   return [...new Set(values)];
 }
 
-export function requireId(kind: 'report' | 'template' | 'project', value: string, field: string): string {
+export function requireId(kind: 'report' | 'template' | 'project' | 'reportSchedule', value: string, field: string): string {
   if (!isId(kind, value)) {
-    const prefix = { report: 'rpt', template: 'tpl', project: 'prj' }[kind];
+    const prefix = { report: 'rpt', template: 'tpl', project: 'prj', reportSchedule: 'rsc' }[kind];
+    const noun = kind === 'reportSchedule' ? 'report schedule' : kind;
     throw new DomainError('400004', {
       field,
-      detail: `${field} is not a ${kind} id (${prefix}_…).`,
-      suggestion: `Use the id returned when the ${kind} was created.`,
+      detail: `${field} is not a ${noun} id (${prefix}_…).`,
+      suggestion: `Use the id returned when the ${noun} was created.`,
     });
   }
   return value;
@@ -100,17 +101,4 @@ export function checkPeriod(from: string, to: string): { from: number; to: numbe
     throw new DomainError('400003', { field: 'to', detail: 'A report covers at most 367 days.', suggestion: 'Split a longer period into several reports.' });
   }
   return { from: f, to: t };
-}
-
-export function checkTimeZone(value: string | undefined): string {
-  if (value === undefined) return 'UTC';
-  try {
-    return new Intl.DateTimeFormat('en-GB', { timeZone: value }).resolvedOptions().timeZone;
-  } catch {
-    throw new DomainError('422103', {
-      field: 'time_zone',
-      detail: `${excerpt(value)} is not an IANA time zone.`,
-      suggestion: 'Send e.g. "Europe/Berlin" or "UTC".',
-    });
-  }
 }

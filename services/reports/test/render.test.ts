@@ -4,63 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as XLSX from 'xlsx';
 import type { PointData, ReportData } from '../src/gather.js';
+import { sampleLogo } from '@mp/testing';
+import { samplePoint, sampleReport } from './sample-report.js';
 import { csvHeader, csvLines } from '../src/render/csv.js';
 import { renderPdf } from '../src/render/pdf.js';
 import { XlsxWriter } from '../src/render/xlsx.js';
 // The thread's entry point is a module of the built package (a worker cannot load a .ts source).
 import { renderPdfOffThread } from '@mp/reports';
 
-const FROM = Date.parse('2026-01-01T00:00:00Z');
-const TO = Date.parse('2026-02-01T00:00:00Z');
-
-function point(i: number, name: string): PointData {
-  const buckets = [];
-  for (let t = FROM; t < TO; t += 6 * 3600_000) {
-    const k = (t - FROM) / 86_400_000;
-    const s = (v: number) => ({ min: v - 0.2, avg: v, max: v + 0.2 });
-    buckets.push({ start: new Date(t).toISOString(), count: 6, dx: s(Math.sin(k / 3) * 4), dy: s(k * 0.3 - 2), dz: s(-k * 0.45) });
-  }
-  return {
-    point: { id: `pt_${String(i).padStart(20, '0')}`, number: `JC-0${i}`, name, warning: 10, alarm: 20 },
-    buckets,
-    intervalMs: 6 * 3600_000,
-    count: buckets.length * 6,
-    stats: {
-      dx: { min: -4.2, max: 4.2, mean: 0.1, last: 1.234, ratePerDay: 0.01 },
-      dy: { min: -2.2, max: 7.2, mean: 2.5, last: -0.5, ratePerDay: 0.3 },
-      dz: { min: -14.1, max: 0.2, mean: -7, last: -13.95, ratePerDay: -0.45 },
-    },
-    latest: {
-      id: 'dat_00000000000000000001',
-      projectId: 'prj_00000000000000000001',
-      pointId: `pt_${String(i).padStart(20, '0')}`,
-      measuredAt: '2026-01-31T23:00:00+08:00',
-      values: { dx: 1.234, dy: -0.5, dz: -13.95 },
-      status: 'warning',
-      qualityFlag: 'valid',
-      createdAt: '2026-02-01T00:00:00Z',
-      updatedAt: '2026-02-01T00:00:00Z',
-      version: 1,
-    },
-    abnormal: { warning: 3, alarm: 0 },
-    alarms: { warning: 1, alarm: 0 },
-  };
-}
-
-const data: ReportData = {
-  id: 'rpt_00000000000000000001',
-  title: 'Monthly report: Metro Line 4',
-  from: new Date(FROM).toISOString(),
-  to: new Date(TO).toISOString(),
-  timeZone: 'Europe/Berlin',
-  requestedAt: '2026-02-01T01:00:00.000Z',
-  templateName: 'Monthly',
-  sections: ['summary', 'alarms', 'latest', 'points'],
-  project: { id: 'prj_00000000000000000001', name: 'Metro Line 4 tunnel', number: 'ML4-2026' },
-  points: [point(1, 'Crown settlement JC-01'), point(2, 'Schacht Süd – Ø 12 m, ±0.5 µm')],
-  missingPointIds: [],
-  dataAsOf: '2026-01-31T15:00:00.000Z',
-};
+const data = sampleReport();
+const point = samplePoint;
 
 async function pdfBytes(d: ReportData): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -100,6 +53,58 @@ describe('report documents', () => {
     expect(execFileSync('pdffonts', [path], { encoding: 'utf8' })).toMatch(/DejaVuSans-Bold\s+CID TrueType\s+Identity-H\s+yes yes yes/);
     // Every point page has its plot as vector paths, not an image.
     expect(execFileSync('pdfimages', ['-list', path], { encoding: 'utf8' }).trim().split('\n')).toHaveLength(2);
+  });
+
+  it('numbers every page N of M, heads it with the tenant, shows every time in the time zone and leaves no page nearly blank', async () => {
+    const logo = sampleLogo();
+    // Seven points in Asia/Shanghai: the monthly report of the issue, with its tenant's logo.
+    const points = Array.from({ length: 7 }, (_, i) => point(i + 1, `Settlement point ${i + 1}`));
+    const shanghai: ReportData = {
+      ...data,
+      timeZone: 'Asia/Shanghai',
+      points,
+      tenant: { name: 'Baugrund Nord GmbH', logo: { contentType: 'image/png', width: 360, height: 120, sha256: 'x', bytes: logo } },
+    };
+    const path = join(dir, 'shanghai.pdf');
+    writeFileSync(path, await pdfBytes(shanghai));
+    const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [path], { encoding: 'utf8' }))![1]);
+    // Cover with plan and summary, alarms and latest values, then two points a page.
+    expect(pages).toBe(5);
+    for (let n = 1; n <= pages; n++) {
+      const text = execFileSync('pdftotext', ['-layout', '-f', String(n), '-l', String(n), path, '-'], { encoding: 'utf8' });
+      expect(text).toMatch(new RegExp(`Page ${n} of ${pages}\\s*$`));
+      expect(text).toContain('Baugrund Nord GmbH');
+      expect(text).toContain('Monthly report: Metro Line 4');
+      // No nearly blank page: each holds at least a table or a plot's worth of text.
+      expect(text.replace(/\s/g, '').length).toBeGreaterThan(400);
+      // Times in the report's zone only: no UTC or other offset, and no raw ISO time.
+      expect(text).not.toMatch(/UTC(?!\+08:00)/);
+      expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
+    }
+    const all = execFileSync('pdftotext', ['-layout', path, '-'], { encoding: 'utf8' });
+    expect(all).toContain('2026-01-01 08:00 UTC+08:00 – 2026-02-01 08:00 UTC+08:00');
+    // The latest reading, sent as 2026-01-31T23:00:00+08:00, in the zone and to the second.
+    expect(all).toMatch(/JC-01 +Settlement point 1 +1\.234 +-0\.5 +-13\.95 +warning +2026-01-31 23:00:00 UTC\+08:00\n/);
+    expect(all).toMatch(/Approved by\s/);
+    expect(all).toContain('Location plan');
+    // The logo is one image object placed on every page, not a copy per page.
+    const images = execFileSync('pdfimages', ['-list', path], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .slice(2)
+      .map((l) => l.trim().split(/\s+/));
+    const logos = images.filter((cols) => cols[2] === 'image');
+    expect(logos.map((cols) => cols[0])).toEqual(Array.from({ length: pages }, (_, i) => String(i + 1)));
+    expect(new Set(logos.map((cols) => cols[10])).size).toBe(1);
+    // And the same inputs, logo included, still give the same bytes.
+    expect((await pdfBytes(structuredClone(shanghai))).equals(await pdfBytes(shanghai))).toBe(true);
+  });
+
+  it('names who approved the report and when, once it carries its approval', async () => {
+    const path = join(dir, 'approved.pdf');
+    writeFileSync(path, await pdfBytes({ ...data, approval: { by: 'Dr. Anna Weber', at: '2026-02-03T09:30:00.000Z' } }));
+    const text = execFileSync('pdftotext', ['-layout', '-f', '1', '-l', '1', path, '-'], { encoding: 'utf8' });
+    expect(text).toMatch(/Approved by +Dr\. Anna Weber +2026-02-03 10:30 UTC\+01:00 +approved in the platform/);
   });
 
   it('renders the PDF in a thread of its own, to the same bytes', async () => {

@@ -28,6 +28,7 @@ export const project = z
     created_at: instant,
     updated_at: instant,
     version: z.number().int(),
+    time_zone: z.string().meta({ description: "IANA time zone the console and reports show the project's times in (default UTC).", example: 'Asia/Shanghai' }),
   })
   .meta({ id: 'Project' });
 
@@ -416,6 +417,7 @@ export const template = z
     sections: z.array(z.string()),
     point_ids: z.array(id).nullable(),
     formats: z.array(z.string()),
+    time_zone: nullableText.meta({ description: "IANA time zone its reports show times in; null: the project's." }),
     created_by: nullableText,
     created_at: instant,
     updated_at: instant,
@@ -446,6 +448,7 @@ export const report = z
     rejected_at: instant.nullable(),
     reason: nullableText,
     failure: z.object({ code: z.number().int(), detail: z.string() }).nullable(),
+    schedule_id: nullableText.meta({ description: 'The schedule that asked for the report; null when a person did.' }),
     created_by: nullableText,
     created_at: instant,
   })
@@ -473,3 +476,35 @@ export const sensorType = z
     ),
   })
   .meta({ id: 'SensorType' });
+
+/** A schedule of weekly or monthly reports of a project (ADR 0109). */
+export const reportSchedule = z
+  .object({
+    id,
+    project_id: id,
+    template_id: id,
+    frequency: z.enum(['weekly', 'monthly']),
+    time_zone: z.string(),
+    recipients: z.array(z.object({ email: z.string() })),
+    next_run_at: instant.meta({ description: 'When the report of the period ending then is asked for (the end of the current week or month in time_zone).' }),
+    last_report_id: nullableText,
+    last_run_at: instant.nullable(),
+    last_error: nullableText,
+    created_by: nullableText,
+    created_at: instant,
+  })
+  .meta({ id: 'ReportSchedule' });
+
+/** The tenant's logo on its reports (ADR 0108). */
+export const tenantLogo = z
+  .object({
+    content_type: z.enum(['image/png', 'image/jpeg']),
+    size_bytes: z.number().int(),
+    sha256: z.string(),
+    width: z.number().int(),
+    height: z.number().int(),
+    image: z.string().meta({ description: 'The image, base64.' }),
+    updated_by: nullableText,
+    updated_at: instant,
+  })
+  .meta({ id: 'TenantLogo' });

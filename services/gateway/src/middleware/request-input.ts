@@ -99,4 +99,5 @@ export const PATH_PARAMETERS = [
   'alarm_id',
   'template_id',
   'report_id',
+  'schedule_id',
 ] as const;

@@ -4,7 +4,7 @@ import type { ServiceClients } from '../clients.js';
 import { projectsWithAlarms } from '../alarm-state.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
-import { entityNameText, enumText, instantText, MAX_LENGTH, text } from '../bounds.js';
+import { entityNameText, enumText, instantText, MAX_LENGTH, text, timeZoneText } from '../bounds.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { deviceRoutes } from './devices.js';
 import { memberRoutes } from './members.js';
@@ -24,6 +24,7 @@ const createBody = z.object({
   start_date: instantText().optional(),
   end_date: instantText().optional(),
   bounds: bounds.optional(),
+  time_zone: timeZoneText().optional(),
 });
 
 const CLEARABLE = ['description', 'start_date', 'end_date', 'bounds'] as const;
@@ -35,6 +36,7 @@ const patchBody = z.object({
   start_date: instantText().nullable().optional(),
   end_date: instantText().nullable().optional(),
   bounds: bounds.nullable().optional(),
+  time_zone: timeZoneText().optional(),
   version: versionField,
 });
 
@@ -59,7 +61,7 @@ export function projectRoutes(router: GatewayRouter, clients: ServiceClients): v
       rateLimit: 'tenant',
       body: createBody,
       response: api.project,
-      errors: ['409001', '422204'],
+      errors: ['409001', '422103', '422204'],
       idempotent: true,
     },
     async (ctx) => {
@@ -73,6 +75,7 @@ export function projectRoutes(router: GatewayRouter, clients: ServiceClients): v
           startDate: b.start_date,
           endDate: b.end_date,
           bounds: b.bounds ? toBounds(b.bounds) : undefined,
+          timeZone: b.time_zone,
         }),
         state.caller!,
       );
@@ -135,7 +138,7 @@ export function projectRoutes(router: GatewayRouter, clients: ServiceClients): v
       rateLimit: 'tenant',
       body: patchBody,
       response: api.project,
-      errors: ['409001', '409004', '422204', '422301'],
+      errors: ['409001', '409004', '422103', '422204', '422301'],
     },
     async (ctx) => {
       const state = ctx.state;
@@ -152,6 +155,7 @@ export function projectRoutes(router: GatewayRouter, clients: ServiceClients): v
             startDate: b.start_date,
             endDate: b.end_date,
             bounds: b.bounds ? toBounds(b.bounds) : undefined,
+            timeZone: b.time_zone,
           }),
           clear: nulls(raw, CLEARABLE),
         },

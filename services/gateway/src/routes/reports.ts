@@ -6,10 +6,12 @@ import type { RateLimits } from '@mp/ratelimit';
 import type { ServiceClients } from '../clients.js';
 import { ok } from '../envelope.js';
 import { countIfAccepted } from '../middleware/rate-limit.js';
-import { requirePermission } from '../middleware/authenticate.js';
+import { readsTheData } from './report-access.js';
 import { pacedBody } from '../paced-body.js';
 import { presentReports as present } from '../presenters-reports.js';
-import { enumText, idText, instantText, MAX_LENGTH, text } from '../bounds.js';
+import { enumText, idText, instantText, MAX_LENGTH, text, timeZoneText } from '../bounds.js';
+import { reportScheduleRoutes } from './report-schedules.js';
+import { tenantLogoRoutes } from './tenant-logo.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, versionField } from './versioning.js';
 
@@ -29,6 +31,7 @@ const templateBody = z.object({
   sections: z.array(enumText(REPORT_SECTIONS)).max(10),
   point_ids: z.array(idText()).max(MAX_TEMPLATE_POINTS).optional(),
   formats: z.array(enumText(REPORT_FORMATS)).max(10).optional(),
+  time_zone: timeZoneText().optional(),
 });
 const templatePatch = z.object({
   name: text(MAX_LENGTH.name).optional(),
@@ -36,28 +39,22 @@ const templatePatch = z.object({
   sections: z.array(enumText(REPORT_SECTIONS)).max(10).optional(),
   point_ids: z.array(idText()).max(MAX_TEMPLATE_POINTS).nullable().optional(),
   formats: z.array(enumText(REPORT_FORMATS)).max(10).optional(),
+  time_zone: timeZoneText().nullable().optional(),
   version: versionField,
 });
-const TEMPLATE_CLEARABLE = ['description', 'point_ids'] as const;
+const TEMPLATE_CLEARABLE = ['description', 'point_ids', 'time_zone'] as const;
 
 const generateBody = z.object({
   template_id: idText(),
   from: instantText(),
   to: instantText(),
   title: text(200).optional(),
-  time_zone: text(MAX_LENGTH.identifier).optional(),
+  time_zone: timeZoneText().optional(),
 });
 const listQuery = pageQuery.extend({ project_id: idText().optional(), status: enumText(REPORT_STATUSES).optional() });
 const fileQuery = z.object({ format: z.enum(['pdf', 'csv', 'xlsx']) });
 const approveBody = z.object({ comment: text(2000).optional() });
 const rejectBody = z.object({ reason: text(2000) });
-
-/**
- * A report's documents hold every record of its project and period: making one or downloading one
- * needs what reading that data directly needs, project:read and data:read, besides the report
- * permission (membership of the project is checked by the reports service for every report route).
- */
-const readsTheData = [requirePermission('project:read'), requirePermission('data:read')];
 
 /**
  * Templates and reports: reading needs report:read, changing templates, generating and reviewing
@@ -85,7 +82,13 @@ export function reportRoutes(router: GatewayRouter, clients: ServiceClients, lim
       const state = ctx.state;
       const b = validate(templateBody, state.body ?? {}, 'body');
       const template = await clients.reports.createTemplate(
-        { name: b.name, sections: b.sections, pointIds: b.point_ids ?? [], formats: b.formats ?? [], ...defined({ description: b.description }) },
+        {
+          name: b.name,
+          sections: b.sections,
+          pointIds: b.point_ids ?? [],
+          formats: b.formats ?? [],
+          ...defined({ description: b.description, timeZone: b.time_zone }),
+        },
         state.caller!,
       );
       okVersioned(ctx, present.template(template));
@@ -153,7 +156,7 @@ export function reportRoutes(router: GatewayRouter, clients: ServiceClients, lim
         {
           id: ctx.params.template_id!,
           ...expectedVersion(ctx, b.version),
-          ...defined({ name: b.name, description: b.description }),
+          ...defined({ name: b.name, description: b.description, timeZone: b.time_zone }),
           ...(b.sections ? { sections: { values: b.sections } } : {}),
           ...(b.point_ids ? { pointIds: { values: b.point_ids } } : {}),
           ...(b.formats ? { formats: { values: b.formats } } : {}),
@@ -208,9 +211,18 @@ export function reportRoutes(router: GatewayRouter, clients: ServiceClients, lim
     async (ctx) => {
       const state = ctx.state;
       const b = validate(generateBody, state.body ?? {}, 'body');
+      // The documents are headed with the tenant's name, which identity keeps.
+      const tenantName = (await clients.identity.getMe({}, state.caller!)).tenantName;
       const report = await countIfAccepted(ctx, limits, 'reports', () =>
         clients.reports.generateReport(
-          { projectId: ctx.params.project_id!, templateId: b.template_id, from: b.from, to: b.to, ...defined({ title: b.title, timeZone: b.time_zone }) },
+          {
+            projectId: ctx.params.project_id!,
+            templateId: b.template_id,
+            from: b.from,
+            to: b.to,
+            tenantName,
+            ...defined({ title: b.title, timeZone: b.time_zone }),
+          },
           state.caller!,
         ),
       );
@@ -343,4 +355,7 @@ export function reportRoutes(router: GatewayRouter, clients: ServiceClients, lim
       ok(ctx, present.report(await clients.reports.rejectReport({ id: ctx.params.report_id!, text: b.reason }, state.caller!)));
     },
   );
+
+  reportScheduleRoutes(router, clients);
+  tenantLogoRoutes(router, clients);
 }

@@ -2,7 +2,7 @@ import type { ProjectStatus, projects } from '@mp/contracts';
 import { createOnce, isUniqueViolation } from '@mp/db';
 import { DomainError, excerpt } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
-import { newId } from '@mp/kit';
+import { checkTimeZone, newId } from '@mp/kit';
 import { checkBounds } from '../bounds.js';
 import type { ProjectsDeps } from '../deps.js';
 import { emit } from '../events.js';
@@ -32,13 +32,15 @@ export async function createProject(deps: ProjectsDeps, req: projects.CreateProj
   const endDate = checkDate(req.endDate, 'end_date');
   checkDateOrder(startDate, endDate);
   const bounds = req.bounds ? checkBounds(req.bounds) : null;
+  // The tenant has no zone of its own: a project not given one shows UTC, as the API does.
+  const timeZone = req.timeZone !== undefined ? checkTimeZone(req.timeZone) : 'UTC';
 
   const now = deps.clock.now().toISOString();
   try {
     const project = await createOnce(deps.db, deps.clock.now(), ctx, 'CreateProject', req, async (tx) => {
       const { rows } = await tx.query<ProjectRow>(
-        `INSERT INTO projects (id, tenant_id, environment, number, name, description, start_date, end_date, bounds, created_by, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ${PROJECT_COLUMNS}`,
+        `INSERT INTO projects (id, tenant_id, environment, number, name, description, start_date, end_date, bounds, created_by, created_at, updated_at, time_zone)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12) RETURNING ${PROJECT_COLUMNS}`,
         [
           newId('project'),
           ctx.tenantId,
@@ -51,6 +53,7 @@ export async function createProject(deps: ProjectsDeps, req: projects.CreateProj
           bounds ? JSON.stringify(bounds) : null,
           ctx.principalId,
           now,
+          timeZone,
         ],
         { prepare: 'projects_create' },
       );

@@ -2,6 +2,7 @@ import type { projects } from '@mp/contracts';
 import { isUniqueViolation } from '@mp/db';
 import { DomainError, excerpt } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
+import { checkTimeZone } from '@mp/kit';
 import { checkVersion, projectFor } from '../access.js';
 import { checkBounds, type Bounds } from '../bounds.js';
 import type { ProjectsDeps } from '../deps.js';
@@ -21,6 +22,7 @@ export async function updateProject(deps: ProjectsDeps, req: projects.UpdateProj
   const startDate = req.startDate !== undefined ? checkDate(req.startDate, 'start_date') : undefined;
   const endDate = req.endDate !== undefined ? checkDate(req.endDate, 'end_date') : undefined;
   const bounds = req.bounds ? checkBounds(req.bounds) : undefined;
+  const timeZone = req.timeZone !== undefined ? checkTimeZone(req.timeZone) : undefined;
   try {
     const row = await deps.db.transaction(async (tx) => {
       const current = await projectFor(tx, ctx, req.id, 'write', { lock: 'update' });
@@ -32,11 +34,12 @@ export async function updateProject(deps: ProjectsDeps, req: projects.UpdateProj
         start_date: clear.has('start_date') ? null : startDate !== undefined ? startDate : dateOnly(current.start_date),
         end_date: clear.has('end_date') ? null : endDate !== undefined ? endDate : dateOnly(current.end_date),
         bounds: clear.has('bounds') ? null : (bounds ?? current.bounds),
+        time_zone: timeZone ?? current.time_zone,
       };
       checkDateOrder(next.start_date, next.end_date);
       if (bounds) await assertPointsInside(tx, current.id, bounds);
       const { rows } = await tx.query<ProjectRow>(
-        `UPDATE projects SET name = $2, number = $3, description = $4, start_date = $5, end_date = $6, bounds = $7, updated_at = $8, version = version + 1
+        `UPDATE projects SET name = $2, number = $3, description = $4, start_date = $5, end_date = $6, bounds = $7, updated_at = $8, time_zone = $9, version = version + 1
           WHERE id = $1 RETURNING ${PROJECT_COLUMNS}`,
         [
           current.id,
@@ -47,6 +50,7 @@ export async function updateProject(deps: ProjectsDeps, req: projects.UpdateProj
           next.end_date,
           next.bounds ? JSON.stringify(next.bounds) : null,
           deps.clock.now().toISOString(),
+          next.time_zone,
         ],
       );
       await deps.ingestVersions.bump(tx, ctx, current.id);

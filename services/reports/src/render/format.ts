@@ -2,8 +2,9 @@
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
+function formatterFor(timeZone: string, seconds = false): Intl.DateTimeFormat {
+  const key = `${timeZone}|${seconds}`;
+  let f = formatters.get(key);
   if (!f) {
     f = new Intl.DateTimeFormat('en-GB', {
       timeZone,
@@ -12,23 +13,27 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
       day: '2-digit',
       hour: '2-digit',
       minute: '2-digit',
+      ...(seconds ? { second: '2-digit' as const } : {}),
       hourCycle: 'h23',
       timeZoneName: 'longOffset',
     });
-    formatters.set(timeZone, f);
+    formatters.set(key, f);
   }
   return f;
 }
 
-/** `2026-03-01 08:00 UTC+08:00` in the report's time zone (UTC shows as `UTC`). */
-export function localTime(iso: string, timeZone: string): string {
+/**
+ * `2026-03-01 08:00 UTC+08:00` in the report's time zone (UTC shows as `UTC`); with `seconds`,
+ * `2026-03-01 08:00:05 UTC+08:00` (a reading's measured_at, to the second as it was recorded).
+ */
+export function localTime(iso: string, timeZone: string, seconds = false): string {
   const parts = Object.fromEntries(
-    formatterFor(timeZone)
+    formatterFor(timeZone, seconds)
       .formatToParts(new Date(iso))
       .map((p) => [p.type, p.value]),
   );
   const offset = parts.timeZoneName === 'GMT' ? 'UTC' : String(parts.timeZoneName).replace('GMT', 'UTC');
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${offset}`;
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}${seconds ? `:${parts.second}` : ''} ${offset}`;
 }
 
 /** A time-axis label in the time zone: `2026-03-01`, with the time of day when the plot spans under ten days. */

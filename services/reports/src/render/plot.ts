@@ -16,7 +16,7 @@ export interface PlotBox {
 }
 
 /** A tick step of 1, 2 or 5 × 10^n giving about `n` ticks over `span`. */
-function niceStep(span: number, n: number): number {
+export function niceStep(span: number, n: number): number {
   const raw = span / n;
   const pow = 10 ** Math.floor(Math.log10(raw));
   return ([1, 2, 5, 10].find((m) => m * pow >= raw) ?? 10) * pow;

@@ -2,7 +2,7 @@ import type { reports } from '@mp/contracts';
 import { createOnce, type Queryable } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
-import { ListQuery, newId } from '@mp/kit';
+import { checkTimeZone, ListQuery, newId } from '@mp/kit';
 import type { ReportsDeps } from '../deps.js';
 import { checkVersion, loadTemplate, TEMPLATE_COLUMNS, toTemplate, type TemplateRow } from '../template-row.js';
 import { checkFormats, checkPointIds, checkSections, checkText } from '../validation.js';
@@ -17,6 +17,7 @@ export async function createTemplate(deps: ReportsDeps, req: reports.CreateTempl
   const sections = checkSections(req.sections);
   const pointIds = checkPointIds(req.pointIds);
   const formats = checkFormats(req.formats);
+  const timeZone = req.timeZone !== undefined ? checkTimeZone(req.timeZone) : null;
   const insert = async (tx: Queryable) => {
     const { rows: count } = await tx.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM templates WHERE tenant_id = $1 AND environment = $2 AND deleted_at IS NULL',
@@ -31,9 +32,9 @@ export async function createTemplate(deps: ReportsDeps, req: reports.CreateTempl
     }
     const now = deps.clock.now().toISOString();
     const { rows } = await tx.query<TemplateRow>(
-      `INSERT INTO templates (id, tenant_id, environment, name, description, sections, point_ids, formats, created_by, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING ${TEMPLATE_COLUMNS}`,
-      [newId('template'), ctx.tenantId, ctx.environment, name, description || null, sections, pointIds, formats, ctx.principalId || null, now],
+      `INSERT INTO templates (id, tenant_id, environment, name, description, sections, point_ids, formats, created_by, created_at, updated_at, time_zone)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11) RETURNING ${TEMPLATE_COLUMNS}`,
+      [newId('template'), ctx.tenantId, ctx.environment, name, description || null, sections, pointIds, formats, ctx.principalId || null, now, timeZone],
     );
     return toTemplate(rows[0]!);
   };
@@ -53,7 +54,7 @@ export async function listTemplates(deps: ReportsDeps, req: reports.ListTemplate
   return q.result(rows, toTemplate);
 }
 
-const CLEARABLE = ['description', 'point_ids'];
+const CLEARABLE = ['description', 'point_ids', 'time_zone'];
 
 /** PATCH /templates/{id}: only the fields sent; 409004 on a stale version. Reports already asked for keep the template they were asked with. */
 export async function updateTemplate(deps: ReportsDeps, req: reports.UpdateTemplateRequest, ctx: CallerContext): Promise<reports.Template> {
@@ -66,11 +67,12 @@ export async function updateTemplate(deps: ReportsDeps, req: reports.UpdateTempl
   const sections = req.sections ? checkSections(req.sections.values) : undefined;
   const pointIds = req.pointIds ? checkPointIds(req.pointIds.values) : undefined;
   const formats = req.formats ? checkFormats(req.formats.values) : undefined;
+  const timeZone = req.timeZone !== undefined ? checkTimeZone(req.timeZone) : undefined;
   return deps.db.transaction(async (tx) => {
     const current = await loadTemplate(tx, req.id, ctx, 'template_id', true);
     checkVersion(current.version, req.expectedVersion);
     const { rows } = await tx.query<TemplateRow>(
-      `UPDATE templates SET name = $2, description = $3, sections = $4, point_ids = $5, formats = $6, updated_at = $7, version = version + 1
+      `UPDATE templates SET name = $2, description = $3, sections = $4, point_ids = $5, formats = $6, updated_at = $7, time_zone = $8, version = version + 1
         WHERE id = $1 RETURNING ${TEMPLATE_COLUMNS}`,
       [
         current.id,
@@ -80,6 +82,7 @@ export async function updateTemplate(deps: ReportsDeps, req: reports.UpdateTempl
         req.clear.includes('point_ids') ? [] : (pointIds ?? current.point_ids),
         formats ?? current.formats,
         deps.clock.now().toISOString(),
+        req.clear.includes('time_zone') ? null : (timeZone ?? current.time_zone),
       ],
     );
     return toTemplate(rows[0]!);
