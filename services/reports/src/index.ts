@@ -4,3 +4,4 @@ export { parseReportsConfig, type ReportsConfig } from './config.js';
 export { renderPdf } from './render/pdf.js';
 export { renderPdfOffThread } from './render/pdf-thread.js';
 export type { ReportData, PointData } from './gather.js';
+export { TableRenderer, TABLE_THREAD_LIMITS } from './render/table-thread.js';
