@@ -52,7 +52,8 @@ process.stdout.write(lines.join('\n'));
 // self-signed pair in MP_DATA_DIR/tls) and serves them to new connections, no restart needed.
 process.on('SIGHUP', () => {
   gateway.reloadCertificate().then(
-    (r) => process.stdout.write(r.reloaded ? `TLS certificate reloaded from ${cert} (valid until ${r.validUntil}).\n` : `TLS certificate unchanged (${cert}).\n`),
+    (r) =>
+      process.stdout.write(r.reloaded ? `TLS certificate reloaded from ${cert} (valid until ${r.validUntil}).\n` : `TLS certificate unchanged (${cert}).\n`),
     (err) => process.stderr.write(`TLS certificate not reloaded, the one in use is kept: ${err.message}\n`),
   );
 });

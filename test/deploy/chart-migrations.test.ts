@@ -53,12 +53,21 @@ describe('the migration Job', () => {
     expect(own.metadata.annotations!['helm.sh/hook']).toBe('pre-install,pre-upgrade');
     const pod = podOf(migrateJob(objects(r))!, NS);
     const db = { ip: '10.30.0.5' };
-    const dns = { pod: { namespace: 'kube-system', namespaceLabels: { 'kubernetes.io/metadata.name': 'kube-system' }, labels: { 'k8s-app': 'kube-dns' }, ports: {} } };
+    const dns = {
+      pod: { namespace: 'kube-system', namespaceLabels: { 'kubernetes.io/metadata.name': 'kube-system' }, labels: { 'k8s-app': 'kube-dns' }, ports: {} },
+    };
     expect(allowed(policies, { pod }, db, 5432)).toBe(true);
     expect(allowed(policies, { pod }, dns, 53, 'UDP')).toBe(true);
     // not NATS, Redis, the services, or the internet
-    expect([allowed(policies, { pod }, db, 4222), allowed(policies, { pod }, db, 6379), allowed(policies, { pod }, { ip: '93.184.216.34' }, 443)]).toEqual([false, false, false]);
-    const identity = podOf(objects(r, 'Deployment').find((d) => d.metadata.name === 'mp-monitoring-platform-identity')!, NS);
+    expect([allowed(policies, { pod }, db, 4222), allowed(policies, { pod }, db, 6379), allowed(policies, { pod }, { ip: '93.184.216.34' }, 443)]).toEqual([
+      false,
+      false,
+      false,
+    ]);
+    const identity = podOf(
+      objects(r, 'Deployment').find((d) => d.metadata.name === 'mp-monitoring-platform-identity')!,
+      NS,
+    );
     expect(allowed(policies, { pod }, { pod: identity }, 50051)).toBe(false);
   });
 

@@ -11,7 +11,13 @@ describe('resending a webhook delivery needs its project', () => {
   let key: Record<string, string>;
 
   const delivery = async (id: string) =>
-    (await queryTestDatabase<{ status: string; cycle: number; event_id: string }>(t.db.url, 'SELECT status, cycle, event_id FROM webhooks.deliveries WHERE id = $1', [id]))[0]!;
+    (
+      await queryTestDatabase<{ status: string; cycle: number; event_id: string }>(
+        t.db.url,
+        'SELECT status, cycle, event_id FROM webhooks.deliveries WHERE id = $1',
+        [id],
+      )
+    )[0]!;
   /** The delivery of `webhookId` whose event is about project `projectId` (once it is delivered). */
   const deliveryOf = async (webhookId: string, projectId: string, eventType: string) => {
     let id = '';
@@ -81,7 +87,7 @@ describe('resending a webhook delivery needs its project', () => {
     expect(ids).not.toContain(before.event_id);
   });
 
-  it("refuses to resend an event of a project the webhook no longer takes (project_ids narrowed) with 403001", async () => {
+  it('refuses to resend an event of a project the webhook no longer takes (project_ids narrowed) with 403001', async () => {
     const a = await project('RS-A');
     const b = await project('RS-B');
     const hook = await webhook(['project.status_changed'], [a, b]);

@@ -25,16 +25,26 @@ function served(host: string, port: number, ca: string, servername?: string): Pr
 }
 
 const fingerprintOf = (pem: string) => new X509Certificate(pem).fingerprint256;
-const nowhere = { MP_IDENTITY_ADDR: '127.0.0.1:1', MP_PROJECTS_ADDR: '127.0.0.1:1', MP_WEBHOOKS_ADDR: '127.0.0.1:1', MP_MONITORING_DATA_ADDR: '127.0.0.1:1', MP_REPORTS_ADDR: '127.0.0.1:1' };
+const nowhere = {
+  MP_IDENTITY_ADDR: '127.0.0.1:1',
+  MP_PROJECTS_ADDR: '127.0.0.1:1',
+  MP_WEBHOOKS_ADDR: '127.0.0.1:1',
+  MP_MONITORING_DATA_ADDR: '127.0.0.1:1',
+  MP_REPORTS_ADDR: '127.0.0.1:1',
+};
 
 describe("the gateway's serving certificate", () => {
   let dir: string;
   let gateway: RunningGateway | undefined;
   const start = async (env: Record<string, string>) => {
     const auth = (await generatePlatformKeys({ mtls: false })).authFor('gateway');
-    gateway = await startGateway(parseGatewayConfig({ MP_HTTPS_PORT: '0', MP_SANDBOX_HTTPS_PORT: '0', MP_DATA_DIR: dir, ...nowhere, ...env }), createLogger('test', 'silent'), {
-      auth,
-    });
+    gateway = await startGateway(
+      parseGatewayConfig({ MP_HTTPS_PORT: '0', MP_SANDBOX_HTTPS_PORT: '0', MP_DATA_DIR: dir, ...nowhere, ...env }),
+      createLogger('test', 'silent'),
+      {
+        auth,
+      },
+    );
     return gateway;
   };
 

@@ -145,7 +145,21 @@ describe('report documents', () => {
   // to the bytes the writers make on this thread.
   it('encodes the CSV and XLSX in a thread of their own, to the same bytes', async () => {
     const page = (from: number) =>
-      Array.from({ length: 2000 }, (_, i) => [`dat_${from + i}`, 'pt_1', 'JC-01', '=cmd|A & B <north>', '2026-01-01T00:00:00+08:00', null, null, null, i / 8, -i / 16, 0, 'normal', 'valid']);
+      Array.from({ length: 2000 }, (_, i) => [
+        `dat_${from + i}`,
+        'pt_1',
+        'JC-01',
+        '=cmd|A & B <north>',
+        '2026-01-01T00:00:00+08:00',
+        null,
+        null,
+        null,
+        i / 8,
+        -i / 16,
+        0,
+        'normal',
+        'valid',
+      ]);
     const pages = [page(0), page(2000), page(4000).slice(0, 17)];
     const summary = [['Report', 'x']];
     const mtime = new Date('2026-02-01T01:00:00Z');
@@ -184,7 +198,21 @@ describe('report documents', () => {
   it('keeps the table thread within its memory bound: past it the render fails, the process goes on', async () => {
     const tables = new TableRenderer({ csv: true, xlsx: null }, { csv: () => undefined }, { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 });
     // one page far beyond anything the reports party reads at once (2,000 records)
-    const huge = Array.from({ length: 400_000 }, (_, i) => [`dat_${i}`, 'pt_1', 'JC-01', `point ${i} `.repeat(4), '2026-01-01T00:00:00Z', i, i, i, 1, 2, 3, 'normal', 'valid']);
+    const huge = Array.from({ length: 400_000 }, (_, i) => [
+      `dat_${i}`,
+      'pt_1',
+      'JC-01',
+      `point ${i} `.repeat(4),
+      '2026-01-01T00:00:00Z',
+      i,
+      i,
+      i,
+      1,
+      2,
+      3,
+      'normal',
+      'valid',
+    ]);
     await expect(tables.addRows(huge)).rejects.toMatchObject({ code: 'ERR_WORKER_OUT_OF_MEMORY' });
     await expect(tables.addRows([])).rejects.toMatchObject({ code: 'ERR_WORKER_OUT_OF_MEMORY' });
     // this process, and a render after it, are unharmed
