@@ -106,9 +106,13 @@ export async function createInternalCa(days = 825): Promise<InternalCa> {
   const keys = (await webcrypto.subtle.generateKey(EC_P256, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const notBefore = new Date(Date.now() - 60_000);
   const notAfter = new Date(notBefore.getTime() + days * 86_400_000);
+  // A name of its own, and key identifiers: while certificates are renewed the old and the new CA
+  // are trusted side by side (a bundle), and a verifier must find the one that signed a
+  // certificate; with two CAs of one name OpenSSL takes the first and the signature fails.
+  const caSerial = serial();
   const caCert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serial(),
-    name: 'CN=Monitoring Platform internal CA',
+    serialNumber: caSerial,
+    name: `CN=Monitoring Platform internal CA ${caSerial}`,
     notBefore,
     notAfter,
     signingAlgorithm: EC_P256,
@@ -116,6 +120,7 @@ export async function createInternalCa(days = 825): Promise<InternalCa> {
     extensions: [
       new x509.BasicConstraintsExtension(true, 0, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey as never),
     ],
   });
   const key = pemOfPkcs8(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey as never));
@@ -138,6 +143,7 @@ export async function createInternalCa(days = 825): Promise<InternalCa> {
           new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
           new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
           new x509.SubjectAlternativeNameExtension(names.map(altName)),
+          await x509.AuthorityKeyIdentifierExtension.create(keys.publicKey as never),
         ],
       });
       return { cert: leaf.toString('pem'), key: pemOfPkcs8(await webcrypto.subtle.exportKey('pkcs8', leafKeys.privateKey as never)) };
