@@ -25,6 +25,8 @@ describe('the README quickstart against npm start', () => {
         MP_DATA_DIR: dataDir,
         MP_HTTPS_PORT: '0',
         MP_SANDBOX_HTTPS_PORT: '0',
+        // the default ops port may be another platform's on a shared machine
+        MP_OPS_PORT: '0',
         MP_BIND_HOST: '127.0.0.1',
         MP_LOG_LEVEL: 'warn',
         MP_SKIP_BUILD: '1',
