@@ -9,8 +9,9 @@ import https from 'node:https';
 import { join } from 'node:path';
 import { ApiError, MonitoringPlatform, verifyWebhook } from '@mp/sdk';
 
-const baseUrl = process.env.API ?? 'https://localhost:8443/v3';
-const ca = readFileSync(process.env.CA ?? '.data/tls/tls.crt');
+// The platform's own settings give the defaults (as for examples/quickstart.sh); API and CA override them.
+const baseUrl = process.env.API ?? `https://localhost:${process.env.MP_HTTPS_PORT ?? '8443'}/v3`;
+const ca = readFileSync(process.env.CA ?? join(process.env.MP_DATA_DIR ?? '.data', 'tls', 'tls.crt'));
 const receiverDir = process.env.RECEIVER_DIR ?? '.data/receiver';
 
 // A user session: the SDK signs in on first use and refreshes on 401002.

@@ -48,6 +48,16 @@ lines.push(
 );
 process.stdout.write(lines.join('\n'));
 
+// SIGHUP: the gateway reads its certificate files again (a renewed MP_TLS_CERT_FILE, or a new
+// self-signed pair in MP_DATA_DIR/tls) and serves them to new connections, no restart needed.
+process.on('SIGHUP', () => {
+  gateway.reloadCertificate().then(
+    (r) =>
+      process.stdout.write(r.reloaded ? `TLS certificate reloaded from ${cert} (valid until ${r.validUntil}).\n` : `TLS certificate unchanged (${cert}).\n`),
+    (err) => process.stderr.write(`TLS certificate not reloaded, the one in use is kept: ${err.message}\n`),
+  );
+});
+
 // A drain: the ports close at once (new connections are refused), the requests in flight are
 // answered, then the services stop. A second Ctrl-C stops at once.
 let stopping = false;

@@ -94,7 +94,8 @@ describe('names, labels and selectors', () => {
     const b = render({ release: 'green' });
     const namesA = new Set(a.manifests.map((m) => `${m.object.kind}/${m.object.metadata.name}`));
     expect(b.manifests.filter((m) => namesA.has(`${m.object.kind}/${m.object.metadata.name}`))).toEqual([]);
-    const pods = [...deployments(a), ...deployments(b), ...objects(a, 'Pod'), ...objects(b, 'Pod')].map((d) => ({
+    // the pods of Deployments, of the migration Job and the helm test Pod
+    const pods = [...deployments(a), ...deployments(b), ...objects(a, 'Job'), ...objects(b, 'Job'), ...objects(a, 'Pod'), ...objects(b, 'Pod')].map((d) => ({
       release: d.metadata.labels!['app.kubernetes.io/instance'],
       component: componentOf(d),
       labels: d.kind === 'Pod' ? d.metadata.labels! : d.spec.template.metadata.labels,

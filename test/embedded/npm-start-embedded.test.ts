@@ -145,9 +145,12 @@ describe('npm start: the embedded default', () => {
   }, 240_000);
 
   // Issue 13: a second copy on the same data folder, and the operator command against npm start.
+  // Issue 30: the second copy is started as a user would, with the same settings, so the first
+  // one's ops port is taken too; the folder is what the answer names.
   it('refuses a second copy on the same data folder in one line, and serves the operator command', async () => {
     const base = await start();
-    const second = startProcess('npm', ['start', '--silent'], { env: env() });
+    const [, opsPort] = proc!.output().match(/Operations:\s+http:\/\/127\.0\.0\.1:(\d+)\/metrics/)!;
+    const second = startProcess('npm', ['start', '--silent'], { env: { ...env(), MP_OPS_PORT: opsPort } });
     const code = await new Promise<number | null>((resolve) => second.child.once('exit', resolve));
     expect(code).toBe(1);
     const lines = second.output().trim().split('\n');

@@ -25,9 +25,15 @@ describe('the README quickstart against npm start', () => {
         MP_DATA_DIR: dataDir,
         MP_HTTPS_PORT: '0',
         MP_SANDBOX_HTTPS_PORT: '0',
+        // the default ops port may be another platform's on a shared machine
+        MP_OPS_PORT: '0',
         MP_BIND_HOST: '127.0.0.1',
         MP_LOG_LEVEL: 'warn',
         MP_SKIP_BUILD: '1',
+        // Five runs of the walkthrough sign in and refresh more often than a person would within
+        // a minute (10 per client address by default); the limits are not what is tested here.
+        MP_LIMIT_AUTH_PER_MINUTE: '100',
+        MP_LIMIT_API_PER_MINUTE: '1000',
         // The two settings the README's quickstart starts with.
         MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
         NODE_EXTRA_CA_CERTS: join(receiverDir, 'tls.crt'),
@@ -71,6 +77,33 @@ describe('the README quickstart against npm start', () => {
     expect(out).toMatch(/^refreshed: expires_in 7200$/m);
     // The receiver saw the signed test event.
     await receiver!.waitForOutput(/"received":"webhook.test","event_id":"evt_\w+","signature":"sha256=[0-9a-f]{64}"/);
+  });
+
+  // Issue 30: a second run on the same platform makes its own project (no 409002 on the number)
+  // and reuses the webhook the first run made (a tenant holds at most 50).
+  it('examples/quickstart.sh runs again on the same platform', async () => {
+    const first = await run('bash', ['examples/quickstart.sh']);
+    const second = await run('bash', ['examples/quickstart.sh']);
+    expect({ code: second.code, out: second.out }).toMatchObject({ code: 0 });
+    const projectOf = (out: string) => out.match(/^project: (prj_\w+)/m)?.[1];
+    expect(projectOf(second.out)).toMatch(/^prj_/);
+    expect(projectOf(second.out)).not.toBe(projectOf(first.out));
+    const [, webhookId] = first.out.match(/^webhook: (whk_\w+)/m) ?? second.out.match(/^webhook: (whk_\w+)/m)!;
+    expect(second.out).toContain(`webhook: ${webhookId}  (made by an earlier run; its secret was shown then)`);
+    expect(second.out).toMatch(/^written: 3 records, 0 abnormal$/m);
+    expect(second.out).toMatch(/^test event: webhook.test delivered \(HTTP 204\)$/m);
+  });
+
+  // Issue 30: a refused call stops the script and shows the error envelope, not just curl's status.
+  it('examples/quickstart.sh prints the error envelope of a refused call', async () => {
+    const proc = startProcess('bash', ['examples/quickstart.sh'], { env: { ...env, ADMIN_PASSWORD: 'not-the-password' } });
+    const code = await new Promise<number | null>((resolve) => proc.child.once('exit', resolve));
+    expect(code).not.toBe(0);
+    const out = proc.output();
+    expect(out).toContain(`quickstart: the request to ${env.API}/auth/login failed:`);
+    const envelope = JSON.parse(out.split('failed:\n')[1]!.split('\n')[0]!);
+    expect(envelope).toMatchObject({ code: 401008 });
+    expect(out).not.toMatch(/^api key:/m);
   });
 
   it('the README shows steps that run as written', async () => {

@@ -1,4 +1,7 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { identity } from '@mp/contracts';
@@ -170,5 +173,75 @@ describe('the operator command with a stale credential of MP_DATA_DIR', () => {
     expect((err as Error).message).toBe(
       `503002 identity at 127.0.0.1:1 did not answer. The operator credential ${join(dir, 'operator.json')} is written by the platform running on that data folder (MP_DATA_DIR): start the platform (npm start) with MP_DATA_DIR=${dir}, or set MP_DATA_DIR to the folder of the platform that runs.`,
     );
+  });
+});
+
+// Issue 30: the certificates of keygen --mtls run out (825 days) and had no documented renewal.
+// renew-grpc-tls makes successors and a CA bundle with which old and new certificates meet.
+describe('renewing the gRPC certificates', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mp-operator-renew-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Whether a mutual TLS handshake succeeds between a server and a client with these files (both sides verify). */
+  const handshake = async (server: { cert: string; key: string; ca: string }, client: { cert: string; key: string; ca: string }, party: string) => {
+    let serverAccepted = false;
+    const srv = createTlsServer({ ...server, requestCert: true, rejectUnauthorized: true }, (s) => {
+      serverAccepted = s.authorized;
+      s.end();
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    try {
+      return await new Promise<boolean>((resolve) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port: (srv.address() as AddressInfo).port, servername: party, ...client }, () => socket.resume());
+        socket.once('error', () => resolve(false));
+        socket.once('close', () => resolve(serverAccepted && socket.authorized));
+      });
+    } finally {
+      srv.close();
+    }
+  };
+  const read = (...p: string[]) => readFileSync(join(dir, ...p), 'utf8');
+
+  it('makes a new CA and certificates beside the ones in use, and a bundle that lets both meet during the roll', async () => {
+    await runOperatorCommand(['keygen', '--out', dir, '--mtls'], {});
+    const serviceKey = read('identity.key');
+    const out = await runOperatorCommand(['renew-grpc-tls', '--keys', dir], {});
+    expect(out).toContain(`to ${join(dir, 'tls-next')}`);
+    expect(read('identity.key')).toBe(serviceKey);
+    expect(statSync(join(dir, 'tls-next', 'identity.key')).mode & 0o777).toBe(0o600);
+    const old = {
+      ca: read('tls', 'ca.crt'),
+      id: { cert: read('tls', 'identity.crt'), key: read('tls', 'identity.key') },
+      gw: { cert: read('tls', 'gateway.crt'), key: read('tls', 'gateway.key') },
+    };
+    const next = {
+      ca: read('tls-next', 'ca.crt'),
+      id: { cert: read('tls-next', 'identity.crt'), key: read('tls-next', 'identity.key') },
+      gw: { cert: read('tls-next', 'gateway.crt'), key: read('tls-next', 'gateway.key') },
+    };
+    const bundle = read('tls-next', 'ca-bundle.crt');
+    expect(next.ca).not.toBe(old.ca);
+    expect(new X509Certificate(next.id.cert).subject).toBe('CN=identity');
+
+    // Without the bundle, a renewed gateway cannot call an identity pod not yet renewed (the roll would refuse calls) …
+    expect(await handshake({ ...old.id, ca: old.ca }, { ...next.gw, ca: next.ca }, 'identity')).toBe(false);
+    // … with it (step 1 rolled everywhere), old and new certificates meet both ways (step 2 in progress) …
+    expect(await handshake({ ...old.id, ca: bundle }, { ...next.gw, ca: bundle }, 'identity')).toBe(true);
+    expect(await handshake({ ...next.id, ca: bundle }, { ...old.gw, ca: bundle }, 'identity')).toBe(true);
+    // … and after step 3 only the new CA is trusted.
+    expect(await handshake({ ...next.id, ca: next.ca }, { ...next.gw, ca: next.ca }, 'identity')).toBe(true);
+    expect(await handshake({ ...next.id, ca: next.ca }, { ...old.gw, ca: next.ca }, 'identity')).toBe(false);
+  });
+
+  it('refuses a folder without the certificates of keygen --mtls, writing nothing', async () => {
+    const bare = mkdtempSync(join(tmpdir(), 'mp-operator-bare-'));
+    await expect(runOperatorCommand(['renew-grpc-tls', '--keys', bare], {})).rejects.toThrow(
+      /^No .*tls\/ca\.crt: renew-grpc-tls renews the certificates of keygen --mtls/,
+    );
+    expect(existsSync(join(bare, 'tls-next'))).toBe(false);
+    rmSync(bare, { recursive: true, force: true });
   });
 });

@@ -22,16 +22,21 @@ export interface PlatformKeys {
   writeFiles(dir: string): void;
 }
 
+/**
+ * A new internal CA and a certificate per party from it, each naming its party (what a caller
+ * checks, whatever address it dialled): keygen --mtls, and the renewal of those certificates.
+ */
+export async function issueGrpcTls(): Promise<{ ca: string; certs: Record<Party, TlsMaterial> }> {
+  const ca = await createInternalCa();
+  const certs = Object.fromEntries(
+    await Promise.all(PARTIES.map(async (p) => [p, await ca.issue(p, ['localhost', '127.0.0.1', '::1', p])] as const)),
+  ) as Record<Party, TlsMaterial>;
+  return { ca: ca.cert, certs };
+}
+
 export async function generatePlatformKeys(opts: { mtls: boolean }): Promise<PlatformKeys> {
   const pairs = Object.fromEntries(PARTIES.map((p) => [p, generateServiceKeyPair()])) as Record<Party, KeyPairPem>;
-  let tls: PlatformKeys['tls'] = null;
-  if (opts.mtls) {
-    const ca = await createInternalCa();
-    const certs = Object.fromEntries(
-      await Promise.all(PARTIES.map(async (p) => [p, await ca.issue(p, ['localhost', '127.0.0.1', '::1', p])] as const)),
-    ) as Record<Party, TlsMaterial>;
-    tls = { ca: ca.cert, certs };
-  }
+  const tls: PlatformKeys['tls'] = opts.mtls ? await issueGrpcTls() : null;
   const publicKeys = Object.fromEntries(PARTIES.map((p) => [p, pairs[p].publicKey]));
   return {
     pairs,

@@ -75,12 +75,14 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     const prConfig = parseProjectsConfig(env);
     const whConfig = parseWebhooksConfig(env);
     const embedded = !idConfig.MP_DATABASE_URL;
-    // The ops port first: taken, it fails the start before any database or data folder is opened.
+    // The data folder's lock first: a second copy on the same folder finds the first one's ops
+    // port taken too, and "another copy runs on this folder" is the answer that helps. Then the
+    // ops port: taken, it fails the start before any database is opened.
+    const dataLock = lockDataDir(idConfig.MP_DATA_DIR);
+    stops.push(async () => dataLock.release());
     // One process, one registry: its /metrics covers every service (label `service`).
     const ops = await startProcessOps(parseConfig(z.object(opsSettings), env));
     if (ops) stops.push(() => ops.close());
-    const dataLock = lockDataDir(idConfig.MP_DATA_DIR);
-    stops.push(async () => dataLock.release());
     const secretsKey = loadSecretsKey(idConfig);
     const legacy = embedded ? legacyEmbeddedSchemas(idConfig.MP_DATA_DIR, [IDENTITY_SCHEMA, PROJECTS_SCHEMA, MONITORING_DATA_SCHEMA, WEBHOOKS_SCHEMA]) : [];
     if (legacy.length > 0) {

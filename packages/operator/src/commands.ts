@@ -5,6 +5,7 @@ import { identity } from '@mp/contracts';
 import { createClient, generatePlatformKeys, PARTIES, type CallerContext } from '@mp/grpc';
 import { newId } from '@mp/kit';
 import { loadOperatorCredential } from './credential.js';
+import { renewGrpcTls } from './renew-grpc-tls.js';
 import { RESET_PASSWORD_USAGE, resetPasswordCommand } from './reset-password.js';
 
 export const USAGE = `mp-operator: operator calls of the Monitoring Platform (run as: npm run operator -- <command> [options])
@@ -19,6 +20,8 @@ Commands:
   rotate-signing-key
 ${RESET_PASSWORD_USAGE}
   keygen --out DIR [--mtls]      service keys for a deployment (and an internal CA with --mtls)
+  renew-grpc-tls --keys DIR      a new CA and certificates in DIR/tls-next, with a CA bundle for the
+                                 roll (docs/operations.md, "The gRPC certificates between the services")
 
 Credential: --credential FILE (default MP_DATA_DIR/operator.json, written by npm start), or
 MP_SERVICE_KEY_FILE (the operator key) + MP_SERVICE_PEER_KEYS_DIR (with identity.pub) [+ MP_GRPC_TLS_*]
@@ -42,6 +45,7 @@ const OPTIONS = {
   'concurrent-requests': { type: 'string' },
   'raw-retention-months': { type: 'string' },
   out: { type: 'string' },
+  keys: { type: 'string' },
   mtls: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
@@ -100,6 +104,8 @@ export async function runOperatorCommand(argv: string[], env: Record<string, str
       `Keep operator.key with the operators, outside the cluster.`,
     ].join('\n');
   }
+
+  if (command === 'renew-grpc-tls') return renewGrpcTls(required(values, 'keys'));
 
   const credential = loadOperatorCredential(env, values.credential);
   const client = createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, credential.identityAddress, {

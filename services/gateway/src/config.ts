@@ -38,6 +38,11 @@ export const gatewayConfigSchema = z.object({
   /** Certificate and key files; when unset a self-signed pair is made in MP_DATA_DIR/tls. */
   MP_TLS_CERT_FILE: z.string().optional(),
   MP_TLS_KEY_FILE: z.string().optional(),
+  /**
+   * How often the gateway looks whether its certificate files changed (a renewed certificate, a
+   * Secret updated in place) and serves the new pair to new connections; 0: only on SIGHUP.
+   */
+  MP_TLS_RELOAD_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   /** Public base URLs (…/v3); default https://localhost:<port>/v3. */
   MP_PUBLIC_BASE_URL: z.string().url().optional(),
   MP_PUBLIC_SANDBOX_BASE_URL: z.string().url().optional(),

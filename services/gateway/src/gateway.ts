@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import type { AddressInfo, Server } from 'node:net';
 import type { ServiceAuth } from '@mp/grpc';
-import { listenError, loadOrCreateCertificate, type Logger } from '@mp/kit';
+import { listenError, type Logger } from '@mp/kit';
+import { servingCertificate, validUntil, watchCertificate, type CertificatePair } from './serving-certificate.js';
 import { createApp } from './app.js';
 import { TrustedProxies } from './client-address.js';
 import { createServiceClients } from './clients.js';
@@ -19,9 +18,15 @@ export interface RunningGateway {
   sandboxPort: number;
   baseUrl: string;
   sandboxBaseUrl: string;
-  /** PEM of the serving certificate (self-signed in local runs). */
-  certificate: string;
+  /** PEM of the serving certificate (self-signed in local runs); after a reload, the new one. */
+  readonly certificate: string;
   certificatePath: string | null;
+  /**
+   * Reads the certificate files again and serves a changed pair to new connections (SIGHUP; the
+   * files are also looked at every MP_TLS_RELOAD_INTERVAL_MS). Resolves with whether it changed;
+   * rejects, keeping the pair in use, when the new files cannot be used.
+   */
+  reloadCertificate(): Promise<{ reloaded: boolean; validUntil: string }>;
   /** `mp_gateway_backend_up` for the ops server's /metrics. */
   metrics(): Promise<{ contentType: string; text: string }>;
   /**
@@ -84,18 +89,8 @@ export async function startGateway(
   logger: Logger,
   opts: { auth: ServiceAuth; tls?: { cert: string; key: string }; ready?: () => boolean },
 ): Promise<RunningGateway> {
-  const tlsOverride = opts.tls;
-  let tls: { cert: string; key: string };
-  let certificatePath: string | null = null;
-  if (tlsOverride) tls = tlsOverride;
-  else if (config.MP_TLS_CERT_FILE && config.MP_TLS_KEY_FILE) {
-    tls = { cert: readFileSync(config.MP_TLS_CERT_FILE, 'utf8'), key: readFileSync(config.MP_TLS_KEY_FILE, 'utf8') };
-    certificatePath = config.MP_TLS_CERT_FILE;
-  } else {
-    const made = await loadOrCreateCertificate(join(resolve(config.MP_DATA_DIR), 'tls'));
-    tls = made;
-    certificatePath = made.certPath;
-  }
+  const serving = await servingCertificate(config, opts.tls);
+  const tls = serving.current;
 
   const clients = createServiceClients(
     {
@@ -170,19 +165,31 @@ export async function startGateway(
     urls[environment] = (configured ?? `https://localhost:${port}/v3`).replace(/\/$/, '');
     servers.push(server);
   }
+  const serve = (pair: CertificatePair) => {
+    for (const server of servers) server.setCertificate(pair);
+  };
+  const stopWatching = watchCertificate(serving, config.MP_TLS_RELOAD_INTERVAL_MS, serve, logger);
 
   return {
     port: ports.live,
     sandboxPort: ports.sandbox,
     baseUrl: urls.live,
     sandboxBaseUrl: urls.sandbox,
-    certificate: tls.cert,
-    certificatePath,
+    get certificate() {
+      return serving.current.cert;
+    },
+    certificatePath: serving.path,
+    async reloadCertificate() {
+      const next = serving.reread();
+      if (next) serve(next);
+      return { reloaded: next !== null, validUntil: validUntil(serving.current.cert) };
+    },
     metrics: () => backendHealth.metrics(),
     async drain() {
       await Promise.all(servers.map((s) => s.drain()));
     },
     async stop() {
+      stopWatching();
       await Promise.all(
         servers.map(
           (s) =>

@@ -48,7 +48,12 @@ function httpTimeouts(s: FrontDoorSettings) {
  * port and per client address.
  */
 /** The port's server; `drain` stops accepting, lets in-flight requests finish and resolves when the last connection ends. */
-export type DrainableServer = net.Server & { closeIdle(): void; drain(): Promise<void> };
+export type DrainableServer = net.Server & {
+  closeIdle(): void;
+  drain(): Promise<void>;
+  /** Serves this pair to every new connection (a renewed certificate); open ones keep theirs. */
+  setCertificate(tls: { cert: string; key: string }): void;
+};
 
 export function createHttpsOnlyServer(
   tls: { cert: string; key: string },
@@ -127,6 +132,7 @@ export function createHttpsOnlyServer(
     secure.closeAllConnections();
     plain.closeAllConnections();
   };
+  (server as DrainableServer).setCertificate = (pair) => secure.setSecureContext({ cert: pair.cert, key: pair.key, ...TLS_POLICY });
   (server as DrainableServer).drain = () =>
     new Promise<void>((resolve) => {
       draining = true;

@@ -3,11 +3,10 @@ import type { ReportsDeps } from './deps.js';
 import { emitReportEvent } from './events.js';
 import { gatherReport, periodRecords, type ReportData } from './gather.js';
 import { PartWriter } from './file-store.js';
-import { csvHeader, csvLines } from './render/csv.js';
 import { localTime, mm } from './render/format.js';
 import { renderPdfOffThread } from './render/pdf-thread.js';
 import { recordRow } from './render/rows.js';
-import { XlsxWriter } from './render/xlsx.js';
+import { TableRenderer } from './render/table-thread.js';
 import { REPORT_COLUMNS, type FileRow, type ReportRow } from './report-row.js';
 import { contextFor } from './sources.js';
 
@@ -47,26 +46,35 @@ export async function generateDocuments(deps: ReportsDeps, row: ReportRow, attem
   const csv = formats.includes('csv') ? new PartWriter(deps.db, row.id, attempt, 'csv') : null;
   const xlsxParts = formats.includes('xlsx') ? new PartWriter(deps.db, row.id, attempt, 'xlsx') : null;
   if (csv || xlsxParts) {
+    // Both documents are encoded in one thread of their own (table-thread.ts); the parts are
+    // stored from here, and the next page is read only once this one is encoded and stored.
+    let csvPending: Promise<void> = Promise.resolve();
     let xlsxPending: Promise<void> = Promise.resolve();
-    const xlsx = xlsxParts ? new XlsxWriter((chunk) => (xlsxPending = xlsxParts.write(chunk)), new Date(row.created_at)) : null;
-    xlsx?.summary(summaryRows(data));
-    if (csv) await csv.write(Buffer.from(csvHeader()));
-    const points = new Map(data.points.map((p) => [p.point.id, p.point]));
-    const only = row.template.point_ids.length ? new Set(points.keys()) : null;
-    for await (const page of periodRecords(deps.sources, ctx, row, only)) {
-      const rows = page.map((r) => recordRow(r, points));
-      recordCount += rows.length;
-      if (csv) await csv.write(Buffer.from(csvLines(rows)));
-      xlsx?.addRecords(rows);
-      await xlsxPending;
-      check();
+    const tables = new TableRenderer(
+      { csv: csv !== null, xlsx: xlsxParts ? { mtime: new Date(row.created_at).getTime(), summary: summaryRows(data) } : null },
+      {
+        ...(csv ? { csv: (chunk: Uint8Array) => (csvPending = csv.write(chunk)) } : {}),
+        ...(xlsxParts ? { xlsx: (chunk: Uint8Array) => (xlsxPending = xlsxParts.write(chunk)) } : {}),
+      },
+    );
+    try {
+      const points = new Map(data.points.map((p) => [p.point.id, p.point]));
+      const only = row.template.point_ids.length ? new Set(points.keys()) : null;
+      for await (const page of periodRecords(deps.sources, ctx, row, only)) {
+        const rows = page.map((r) => recordRow(r, points));
+        recordCount += rows.length;
+        await tables.addRows(rows);
+        await Promise.all([csvPending, xlsxPending]);
+        check();
+      }
+      await tables.end();
+      await Promise.all([csvPending, xlsxPending]);
+    } catch (err) {
+      await tables.abort();
+      throw err;
     }
     if (csv) files.push(await csv.close());
-    if (xlsx && xlsxParts) {
-      await xlsx.end();
-      await xlsxPending;
-      files.push(await xlsxParts.close());
-    }
+    if (xlsxParts) files.push(await xlsxParts.close());
   } else {
     recordCount = data.points.reduce((n, p) => n + p.count, 0);
   }

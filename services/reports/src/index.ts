@@ -6,3 +6,4 @@ export { renderPdfOffThread } from './render/pdf-thread.js';
 export type { ReportData, PointData } from './gather.js';
 export { ReportScheduler } from './scheduler.js';
 export type { ReportMailer, ScheduledReportMail } from './mailer.js';
+export { TableRenderer, TABLE_THREAD_LIMITS } from './render/table-thread.js';

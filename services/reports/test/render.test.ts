@@ -10,7 +10,7 @@ import { csvHeader, csvLines } from '../src/render/csv.js';
 import { renderPdf } from '../src/render/pdf.js';
 import { XlsxWriter } from '../src/render/xlsx.js';
 // The thread's entry point is a module of the built package (a worker cannot load a .ts source).
-import { renderPdfOffThread } from '@mp/reports';
+import { renderPdfOffThread, TableRenderer } from '@mp/reports';
 
 const data = sampleReport();
 const point = samplePoint;
@@ -144,6 +144,87 @@ describe('report documents', () => {
     const read = XLSX.utils.sheet_to_json<unknown[]>(book.Sheets.Records!, { header: 1, defval: null });
     expect(read[0]).toEqual(csvHeader().trim().split(','));
     expect(read.slice(1)).toEqual([rows[0], [...rows[1]!.slice(0, 3), 'bell sign', ...rows[1]!.slice(4)]]);
+  });
+
+  // Issue 26 item 12: the CSV and XLSX are encoded in a thread of their own too, page by page,
+  // to the bytes the writers make on this thread.
+  it('encodes the CSV and XLSX in a thread of their own, to the same bytes', async () => {
+    const page = (from: number) =>
+      Array.from({ length: 2000 }, (_, i) => [
+        `dat_${from + i}`,
+        'pt_1',
+        'JC-01',
+        '=cmd|A & B <north>',
+        '2026-01-01T00:00:00+08:00',
+        null,
+        null,
+        null,
+        i / 8,
+        -i / 16,
+        0,
+        'normal',
+        'valid',
+      ]);
+    const pages = [page(0), page(2000), page(4000).slice(0, 17)];
+    const summary = [['Report', 'x']];
+    const mtime = new Date('2026-02-01T01:00:00Z');
+    const direct = { csv: [Buffer.from(csvHeader())], xlsx: [] as Buffer[] };
+    const w = new XlsxWriter((c) => direct.xlsx.push(Buffer.from(c)), mtime);
+    w.summary(summary);
+    for (const p of pages) {
+      direct.csv.push(Buffer.from(csvLines(p)));
+      w.addRecords(p);
+    }
+    await w.end();
+
+    const threaded = async () => {
+      const out = { csv: [] as Buffer[], xlsx: [] as Buffer[] };
+      const tables = new TableRenderer(
+        { csv: true, xlsx: { mtime: mtime.getTime(), summary } },
+        { csv: (c) => out.csv.push(Buffer.from(c)), xlsx: (c) => out.xlsx.push(Buffer.from(c)) },
+      );
+      for (const p of pages) {
+        await tables.addRows(p);
+        // the page's bytes are in when addRows resolves (the next page is read only then)
+        expect(out.csv.at(-1)!.toString()).toMatch(new RegExp(`^${p.at(-1)![0]},.*\r\n$`, 'm'));
+      }
+      await tables.end();
+      return { csv: Buffer.concat(out.csv), xlsx: Buffer.concat(out.xlsx) };
+    };
+    const a = await threaded();
+    expect(a.csv.equals(Buffer.concat(direct.csv))).toBe(true);
+    expect(a.xlsx.equals(Buffer.concat(direct.xlsx))).toBe(true);
+    const b = await threaded();
+    expect([b.csv.equals(a.csv), b.xlsx.equals(a.xlsx)]).toEqual([true, true]);
+    expect(XLSX.utils.sheet_to_json(XLSX.read(a.xlsx, { type: 'buffer' }).Sheets.Records!)).toHaveLength(4017);
+  });
+
+  it('keeps the table thread within its memory bound: past it the render fails, the process goes on', async () => {
+    const tables = new TableRenderer({ csv: true, xlsx: null }, { csv: () => undefined }, { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 });
+    // one page far beyond anything the reports party reads at once (2,000 records)
+    const huge = Array.from({ length: 400_000 }, (_, i) => [
+      `dat_${i}`,
+      'pt_1',
+      'JC-01',
+      `point ${i} `.repeat(4),
+      '2026-01-01T00:00:00Z',
+      i,
+      i,
+      i,
+      1,
+      2,
+      3,
+      'normal',
+      'valid',
+    ]);
+    await expect(tables.addRows(huge)).rejects.toMatchObject({ code: 'ERR_WORKER_OUT_OF_MEMORY' });
+    await expect(tables.addRows([])).rejects.toMatchObject({ code: 'ERR_WORKER_OUT_OF_MEMORY' });
+    // this process, and a render after it, are unharmed
+    const out: Buffer[] = [];
+    const next = new TableRenderer({ csv: true, xlsx: null }, { csv: (c) => out.push(Buffer.from(c)) });
+    await next.addRows([['dat_1', 'pt_1', 'JC-01', 'A', '2026-01-01T00:00:00Z', null, null, null, 1, 2, 3, 'normal', 'valid']]);
+    await next.end();
+    expect(Buffer.concat(out).toString()).toBe(`${csvHeader()}dat_1,pt_1,JC-01,A,2026-01-01T00:00:00Z,,,,1,2,3,normal,valid\r\n`);
   });
 
   it('quotes CSV cells and keeps user text from running as a spreadsheet formula', () => {

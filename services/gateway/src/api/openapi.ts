@@ -315,7 +315,9 @@ export function openApiDocument(routes: readonly RouteSpec[]): Json {
   const components = Object.fromEntries(Object.entries(schemas.components).sort(([a], [b]) => a.localeCompare(b)));
   return {
     openapi: '3.1.0',
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    // The OpenAPI 3.1 dialect (JSON Schema 2020-12 with the OpenAPI vocabulary), the default of
+    // the format; readers such as Swagger UI flag any other dialect as an error above the reference.
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     info: {
       title: 'Monitoring Platform API',
       version: API_DOCUMENT_VERSION,

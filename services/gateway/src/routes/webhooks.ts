@@ -73,6 +73,27 @@ async function requireReadableProjects(clients: ServiceClients, ids: string[] | 
 }
 
 /**
+ * A resend hands an event to the receiver again, so the caller must still be able to read the
+ * event's project (ADR 0095): the webhooks service names the project, the projects service
+ * answers as for GET /projects/{id} by the caller (404001 once it is deleted, 403001, 403003),
+ * and the refusal names the delivery. Nothing is sent then.
+ */
+async function requireReadableDelivery(clients: ServiceClients, ref: { webhookId: string; deliveryId: string }, caller: CallerContext): Promise<void> {
+  const { projectId } = await clients.webhooks.getDelivery(ref, caller);
+  if (!projectId) return;
+  try {
+    await clients.projects.getProject({ id: projectId }, caller);
+  } catch (err) {
+    if (!isDomainError(err)) throw err;
+    throw new DomainError(err.code, {
+      field: 'delivery_id',
+      detail: `Delivery ${ref.deliveryId} carries an event of project ${projectId}, which you cannot read (${err.detail}); it is not sent again.`,
+      suggestion: 'Resend only deliveries of projects you can read (GET /projects/{project_id}).',
+    });
+  }
+}
+
+/**
  * The specification's webhook endpoints plus GET list/one, one delivery with its attempts, resend
  * and secret rotation (api-surface). Auth: API key with system:admin.
  */
@@ -292,13 +313,15 @@ export function webhookRoutes(router: GatewayRouter, clients: ServiceClients): v
       permission: 'system:admin',
       rateLimit: 'tenant',
       response: api.delivery,
+      // the event's project deleted, or one the caller may not read; or (403001) the webhook no
+      // longer takes the project's events
+      errors: ['403001', '404001'],
     },
     async (ctx) => {
       const state = ctx.state;
-      ok(
-        ctx,
-        present.delivery(await clients.webhooks.resendDelivery({ webhookId: ctx.params.webhook_id!, deliveryId: ctx.params.delivery_id! }, state.caller!)),
-      );
+      const ref = { webhookId: ctx.params.webhook_id!, deliveryId: ctx.params.delivery_id! };
+      await requireReadableDelivery(clients, ref, state.caller!);
+      ok(ctx, present.delivery(await clients.webhooks.resendDelivery(ref, state.caller!)));
     },
   );
 

@@ -2,7 +2,7 @@ import type { webhooks } from '@mp/contracts';
 import type { CallerContext } from '@mp/grpc';
 import type { WebhooksDeps } from '../deps.js';
 import { toDelivery } from '../delivery-row.js';
-import { loadDelivery } from './load-delivery.js';
+import { eventProject, loadDelivery } from './load-delivery.js';
 import { loadWebhookToActOn } from '../webhook-row.js';
 
 interface AttemptRow {
@@ -26,7 +26,9 @@ export async function getDelivery(deps: WebhooksDeps, req: webhooks.DeliveryRef,
        FROM delivery_attempts WHERE delivery_id = $1 ORDER BY cycle, attempt`,
     [delivery.id],
   );
+  const project = await eventProject(deps.db, delivery.event_id);
   return {
+    ...(project ? { projectId: project } : {}),
     delivery: toDelivery(delivery),
     attempts: rows.map((a) => ({
       attempt: a.attempt,

@@ -25,3 +25,9 @@ export async function loadDelivery(q: Queryable, webhookId: string, deliveryId: 
   }
   return rows[0];
 }
+
+/** The project an event belongs to (`data.project_id`), null for an event of no project. */
+export async function eventProject(q: Queryable, eventId: string): Promise<string | null> {
+  const { rows } = await q.query<{ project_id: string | null }>(`SELECT data ->> 'project_id' AS project_id FROM events WHERE event_id = $1`, [eventId]);
+  return rows[0]?.project_id ?? null;
+}

@@ -1,0 +1,7 @@
+import { runMigrations } from '@mp/runtime';
+import { parseReportsConfig } from './config.js';
+import { migrations, SCHEMA } from './migrations.js';
+
+// The chart's migration Job (pre-install, pre-upgrade): the reports schema brought to this version on
+// MP_DATABASE_URL, before the new pods start (docs/deploy.md, "Upgrading").
+await runMigrations('reports', parseReportsConfig(), SCHEMA, migrations);
