@@ -3,3 +3,4 @@ export * from './infra-config.js';
 export * from './open.js';
 export * from './reseal.js';
 export * from './reseal-main.js';
+export * from './principal-versions.js';
