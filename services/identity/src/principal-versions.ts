@@ -13,7 +13,11 @@ import type { IdentityDeps } from './deps.js';
  * The UPDATE locks the tenant rows until the commit, so changes of one tenant's principals take
  * turns; they are rare, and the version published by the later one is the greater.
  */
-export async function principalsChanged(deps: Pick<IdentityDeps, 'versions' | 'logger'>, tx: Queryable, of: { tenantIds: string[] } | { plan: string }): Promise<void> {
+export async function principalsChanged(
+  deps: Pick<IdentityDeps, 'versions' | 'logger'>,
+  tx: Queryable,
+  of: { tenantIds: string[] } | { plan: string },
+): Promise<void> {
   const { rows } = await tx.query<{ id: string; v: string | number }>(
     'tenantIds' in of
       ? 'UPDATE tenants SET principal_version = principal_version + 1 WHERE id = ANY($1::text[]) RETURNING id, principal_version AS v'

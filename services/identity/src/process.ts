@@ -48,5 +48,11 @@ export async function run(tracing: Tracing | null): Promise<void> {
     return { service, transport, db, life, config, versions };
   });
 
-  life.serving([() => service.stop(config.MP_SHUTDOWN_TIMEOUT_MS), () => transport.close(), () => db.close(), async () => versions?.close(), async () => tracing?.shutdown()]);
+  life.serving([
+    () => service.stop(config.MP_SHUTDOWN_TIMEOUT_MS),
+    () => transport.close(),
+    () => db.close(),
+    async () => versions?.close(),
+    async () => tracing?.shutdown(),
+  ]);
 }

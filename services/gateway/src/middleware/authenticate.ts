@@ -61,16 +61,17 @@ export function authenticate(
       const claims = await deps.jwt.verify(bearerToken(authorization), state.environment, state.requestId);
       principal = await cached(CredentialCache.session(state.environment, claims), () =>
         deps.clients.identity.checkSession(
-        {
-          sessionId: claims.sid,
-          userId: claims.sub,
-          tenantId: claims.tid,
-          environment: state.environment,
-          scope: claims.scope.split(' ').filter(Boolean),
-          ...(claims.client_id ? { clientId: claims.client_id } : {}),
-        },
-        anonymous,
-      ));
+          {
+            sessionId: claims.sid,
+            userId: claims.sub,
+            tenantId: claims.tid,
+            environment: state.environment,
+            scope: claims.scope.split(' ').filter(Boolean),
+            ...(claims.client_id ? { clientId: claims.client_id } : {}),
+          },
+          anonymous,
+        ),
+      );
       if (methods === 'api_key_or_session' && principal.clientId) {
         throw new DomainError('401001', {
           field: 'X-API-Key',
