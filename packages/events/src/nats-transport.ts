@@ -198,7 +198,10 @@ export class NatsTransport implements EventTransport {
     const inbox = this.acks();
     const id = this.nextBatch++;
     const done = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => fail(new Error(`JetStream acknowledged ${batch.acked} of ${events.length} events in ${PUBLISH_TIMEOUT_MS} ms`)), PUBLISH_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => fail(new Error(`JetStream acknowledged ${batch.acked} of ${events.length} events in ${PUBLISH_TIMEOUT_MS} ms`)),
+        PUBLISH_TIMEOUT_MS,
+      );
       const fail = (err: Error) => {
         if (!this.batches.delete(id)) return;
         clearTimeout(timer);

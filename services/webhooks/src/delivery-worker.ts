@@ -63,6 +63,8 @@ export class DeliveryWorker {
   private readonly queued = new Map<string, { d: ClaimedDelivery; claimedAt: number }[]>();
   private readonly queuedByTenant = new Map<string, number>();
   private queuedCount = 0;
+  private pumping = false;
+  private pumpAgain = false;
   /** Attempts in a row without any answer, per webhook (see UNRESPONSIVE_CONCURRENCY). */
   private readonly silentInARow = new Map<string, number>();
   private stopped = true;
@@ -144,8 +146,12 @@ export class DeliveryWorker {
   private async giveBack(deliveries: ClaimedDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
     await this.deliveryDb
-      .query("UPDATE deliveries SET lease_until = NULL WHERE id = ANY($1::text[]) AND status = 'pending' AND lease_until > now()", [deliveries.map((d) => d.id)])
-      .catch((err: unknown) => this.logger.warn({ err, deliveries: deliveries.length }, 'deliveries claimed ahead could not be given back; their leases will lapse'));
+      .query("UPDATE deliveries SET lease_until = NULL WHERE id = ANY($1::text[]) AND status = 'pending' AND lease_until > now()", [
+        deliveries.map((d) => d.id),
+      ])
+      .catch((err: unknown) =>
+        this.logger.warn({ err, deliveries: deliveries.length }, 'deliveries claimed ahead could not be given back; their leases will lapse'),
+      );
   }
 
   private schedule(): void {
@@ -205,6 +211,25 @@ export class DeliveryWorker {
   private pump(): void {
     // stopping: what waits is given back by stop()
     if (this.stopped) return;
+    // An attempt that ends without waiting (a webhook deleted or inactive) gives its slot back
+    // inside launch(): that pump runs after this one instead of inside it, on the same queues.
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    try {
+      do {
+        this.pumpAgain = false;
+        this.startWaiting();
+      } while (this.pumpAgain && !this.stopped);
+    } finally {
+      this.pumping = false;
+    }
+    if (!this.stopped && this.queuedCount < REFILL_BELOW * this.opts.concurrency) this.wakeClaim();
+  }
+
+  private startWaiting(): void {
     const now = Date.now();
     const late: ClaimedDelivery[] = [];
     for (const [webhookId, waiting] of this.queued) {
@@ -229,7 +254,6 @@ export class DeliveryWorker {
       else if (started > 0) waiting.splice(0, started);
     }
     if (late.length) void this.giveBack(late).then(() => this.wake());
-    if (!this.stopped && this.queuedCount < REFILL_BELOW * this.opts.concurrency) this.wakeClaim();
   }
 
   /** A claim soon: at once unless one is running (then right after it). */
