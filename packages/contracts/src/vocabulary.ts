@@ -72,6 +72,15 @@ export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
 export const ALARM_STATUSES = ['open', 'acknowledged', 'cleared'] as const;
 export type AlarmStatus = (typeof ALARM_STATUSES)[number];
 
+/** Trigger levels of an alarm, least to most urgent (api-surface, third wave). */
+export const ALARM_LEVELS = ['warning', 'alarm', 'action'] as const;
+export type AlarmLevel = (typeof ALARM_LEVELS)[number];
+
+/** What a notification mail is about: an alarm opened, its level rose, a reminder, the escalation list told. */
+export const NOTIFICATION_KINDS = ['opened', 'escalated', 'reminder', 'escalation'] as const;
+/** A notification mail is waiting (or retrying), sent, failed for good, or skipped while mail is not configured. */
+export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
+
 /** How urgent a task is. */
 export const TASK_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 

@@ -18,6 +18,8 @@ export const ID_PREFIXES = {
   event: 'evt',
   delivery: 'del',
   alarm: 'alm',
+  notificationRule: 'ntr',
+  notification: 'ntf',
   request: 'req',
 } as const;
 

@@ -13,12 +13,19 @@ import { writeRecords } from './use-cases/write-records.js';
 import { changeAlarm } from './use-cases/change-alarm.js';
 import { getAlarm } from './use-cases/get-alarm.js';
 import { listAlarms } from './use-cases/list-alarms.js';
+import { acknowledgeAsRecipient } from './use-cases/acknowledge-as-recipient.js';
 
 /**
  * The gateway calls every method; reports reads a report's period (records, series, alarms) as the
- * person who asked for the report, whose access is checked here as for the gateway.
+ * person who asked for the report, whose access is checked here as for the gateway; webhooks
+ * redeems the acknowledge links of notification mails.
  */
-const CALLERS: CallerPolicy = { gateway: '*', reports: ['listRecords', 'getSeries', 'listAlarms'] };
+const CALLERS: CallerPolicy = {
+  gateway: '*',
+  reports: ['listRecords', 'getSeries', 'listAlarms'],
+  // the acknowledge links of notification mails (ADR 0090), and nothing else
+  webhooks: ['acknowledgeAlarmAsRecipient'],
+};
 
 export function monitoringDataBinding(deps: DataDeps) {
   return bindService<monitoringData.MonitoringDataServer>(
@@ -38,6 +45,7 @@ export function monitoringDataBinding(deps: DataDeps) {
       getAlarm: (req, ctx) => getAlarm(deps, req, ctx),
       acknowledgeAlarm: (req, ctx) => changeAlarm(deps, 'acknowledge', req, ctx),
       clearAlarm: (req, ctx) => changeAlarm(deps, 'clear', req, ctx),
+      acknowledgeAlarmAsRecipient: (req, ctx) => acknowledgeAsRecipient(deps, req, ctx),
     },
     CALLERS,
   );

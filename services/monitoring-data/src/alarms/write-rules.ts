@@ -3,7 +3,7 @@ import type { HandedEvent } from '@mp/events';
 import type { CallerContext } from '@mp/grpc';
 import type { PointInfo, ProjectContext } from '../ingest-context.js';
 import type { CheckedRecord } from '../record-rules.js';
-import { eventScopeOf, raiseAbnormal, raiseAlarmChange, type EventScope } from './alarm-events.js';
+import { eventScopeOf, raiseAbnormal, raiseAlarmChange, raiseAlarmRaised, type EventScope } from './alarm-events.js';
 import {
   clear,
   lockActive,
@@ -65,8 +65,9 @@ function thresholdBreach(run: Reading[], measuredAt: (r: Reading) => string): Br
 /**
  * The alarm rules of one write, in the write's transaction (called from storeWrite): opens,
  * updates, escalates and clears alarms for the points written to, and returns the events it
- * added (data.abnormal of rate alarms, alarm.cleared of alarms the readings cleared). The
- * write's own data.abnormal is the event of a threshold alarm.
+ * added (alarm.opened / alarm.escalated of every transition, data.abnormal of rate alarms,
+ * alarm.cleared of alarms the readings cleared). The write's own data.abnormal carries the
+ * records of a threshold alarm.
  */
 export async function applyAlarmRules(
   tx: Queryable,
@@ -125,21 +126,27 @@ export async function applyAlarmRules(
     onRaise?: (row: AlarmRow, b: Breach) => Promise<void>,
   ) => {
     let row = active.get(`${pointId}|${rule}`) ?? null;
+    // Every opening and every rise of the level is announced once (alarm.opened / alarm.escalated).
+    const raised = async (type: 'alarm.opened' | 'alarm.escalated', r: AlarmRow, b: Breach) => {
+      const pointName = byPoint.get(pointId)![0]!.record.point.name;
+      out.push(await raiseAlarmRaised(tx, events, type, r, { projectName: ctx.project.name, pointName, measuredAt: b.measuredAt }));
+      await onRaise?.(r, b);
+    };
     for (const step of steps) {
       if (step.breach) {
         if (row) {
           const updated = await recordBreach(tx, row, step.breach, step.readings.length, nowIso);
           row = updated.row;
-          if (updated.escalated) await onRaise?.(row, step.breach);
+          if (updated.escalated) await raised('alarm.escalated', row, step.breach);
         } else {
           const found = await openOrFind(tx, scope, pointId, rule, step.breach, nowIso);
           if (found.opened) {
             row = found.row;
-            await onRaise?.(row, step.breach);
+            await raised('alarm.opened', row, step.breach);
           } else {
             const updated = await recordBreach(tx, found.row, step.breach, step.readings.length, nowIso);
             row = updated.row;
-            if (updated.escalated) await onRaise?.(row, step.breach);
+            if (updated.escalated) await raised('alarm.escalated', row, step.breach);
           }
         }
       } else if (row) {
