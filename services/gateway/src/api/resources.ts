@@ -169,7 +169,8 @@ export const series = z
   })
   .meta({ id: 'Series' });
 
-const actor = z.object({ principal_id: id, principal_type: z.enum(['user', 'api_key', 'client']) }).nullable();
+// `recipient`: an e-mail address whose notification's acknowledge link acknowledged the alarm (ADR 0090)
+const actor = z.object({ principal_id: id, principal_type: z.enum(['user', 'api_key', 'client', 'recipient']) }).nullable();
 
 export const alarm = z
   .object({
