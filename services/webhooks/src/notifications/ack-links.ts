@@ -99,7 +99,10 @@ export async function redeemAckLink(deps: NotificationDeps, req: webhooks.AckLin
       { id: mail.alarm_id, email: mail.recipient, ...(req.comment ? { comment: req.comment } : {}) },
       asTenant,
     );
-    return describe(deps, mail, alarm.acknowledgedAt ?? takenAt);
+    const at = alarm.acknowledgedAt ?? takenAt;
+    // The log shows when the alarm was acknowledged, as the alarm itself does.
+    await deps.db.query('UPDATE notification_mails SET ack_used_at = $3 WHERE id = $1 AND ack_used_at = $2', [mail.id, takenAt, at]);
+    return describe(deps, mail, at);
   } catch (err) {
     await deps.db.query('UPDATE notification_mails SET ack_used_at = NULL WHERE id = $1 AND ack_used_at = $2', [mail.id, takenAt]);
     throw err;
