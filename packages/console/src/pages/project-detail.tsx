@@ -4,6 +4,7 @@ import { href } from '../router';
 import { DEVICE_TYPES, MEMBER_ROLES, PROJECT_MOVES, SENSOR_TYPES, TASK_MOVES, label } from '../transitions';
 import { Badge, ErrorNotice, Field, PageTitle, useAction, useLoad, when } from '../ui';
 import { PROJECT_TONE } from './projects';
+import { NotificationRules } from './notification-rules';
 
 const value = (e: Event) => (e.target as HTMLInputElement).value;
 
@@ -48,6 +49,7 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
       <Devices devices={devices} />
       <Tasks projectId={projectId} />
       <Members projectId={projectId} />
+      <NotificationRules projectId={projectId} />
     </section>
   );
 }
