@@ -30,7 +30,7 @@ describe('alarm mails with two replicas of the webhooks service', () => {
     });
     expect(created.status).toBe(200);
     key = created.body.data.key;
-  });
+  }, 180_000);
   afterAll(async () => {
     await p?.stop();
     await smtp?.close();
@@ -101,5 +101,5 @@ describe('alarm mails with two replicas of the webhooks service', () => {
       rule.id,
     ]);
     expect(attempts[0]!.n).toBe(0);
-  });
+  }, 300_000);
 });

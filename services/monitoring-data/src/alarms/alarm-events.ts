@@ -114,15 +114,9 @@ export interface RaisedAbout {
 
 /**
  * alarm.opened / alarm.escalated (ADR 0090): one event per transition of an alarm, never one per
- * reading, so that a notification sent for it is sent once; in the transaction that moved it.
+ * reading, so that a notification sent for it is sent once; added in the transaction that moved it.
  */
-export async function raiseAlarmRaised(
-  tx: Queryable,
-  scope: EventScope,
-  type: 'alarm.opened' | 'alarm.escalated',
-  row: AlarmRow,
-  about: RaisedAbout,
-): Promise<HandedEvent> {
+export function alarmRaisedEvent(scope: EventScope, type: 'alarm.opened' | 'alarm.escalated', row: AlarmRow, about: RaisedAbout) {
   const data: EventPayload<typeof type> = {
     alarm_id: row.id,
     project_id: row.project_id,
@@ -142,7 +136,17 @@ export async function raiseAlarmRaised(
     comment: null,
     at: scope.occurredAt,
   };
-  const dataJson = JSON.stringify(data);
-  const meta = await appendEvent(tx, { ...scope, type, dataJson });
-  return { eventId: meta.event_id, dataJson };
+  return { ...scope, type, dataJson: JSON.stringify(data) };
+}
+
+export async function raiseAlarmRaised(
+  tx: Queryable,
+  scope: EventScope,
+  type: 'alarm.opened' | 'alarm.escalated',
+  row: AlarmRow,
+  about: RaisedAbout,
+): Promise<HandedEvent> {
+  const event = alarmRaisedEvent(scope, type, row, about);
+  const meta = await appendEvent(tx, event);
+  return { eventId: meta.event_id, dataJson: event.dataJson };
 }

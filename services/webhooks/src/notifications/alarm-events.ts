@@ -1,4 +1,3 @@
-import type { Database } from '@mp/db';
 import type { DomainEvent, EventPayload } from '@mp/events';
 import { enqueueMails } from './enqueue.js';
 import type { AlarmSnapshot } from './message.js';
@@ -23,7 +22,7 @@ const addSeconds = (d: Date, s: number | null) => (s === null ? null : new Date(
 export async function handleAlarmEvent(deps: Pick<NotificationDeps, 'db' | 'clock' | 'mailer' | 'settings'>, event: DomainEvent): Promise<number> {
   const type = event.event_type;
   if (type !== 'alarm.opened' && type !== 'alarm.escalated' && type !== 'alarm.acknowledged' && type !== 'alarm.cleared') return 0;
-  return (deps.db as Database).transaction(async (tx) => {
+  return deps.db.transaction(async (tx) => {
     const fresh = await tx.query('INSERT INTO notification_events (event_id) VALUES ($1) ON CONFLICT DO NOTHING', [event.event_id]);
     if (fresh.rowCount === 0) return 0;
     const now = deps.clock.now();
