@@ -493,7 +493,9 @@ describe('alarm notifications (ADR 0090)', () => {
 
     const off = envOf(byName(render({}), 'Deployment', 'mp-monitoring-platform-webhooks'));
     expect(off.MP_SMTP_URL).toBeUndefined();
-    expect(() => render({ files: [valuesFile('smtp-no-url', 'notifications:\n  smtpUrl: { name: mp-smtp, key: smtp-url }\n')] })).toThrow(/notifications.publicBaseUrl/);
+    expect(() => render({ files: [valuesFile('smtp-no-url', 'notifications:\n  smtpUrl: { name: mp-smtp, key: smtp-url }\n')] })).toThrow(
+      /notifications.publicBaseUrl/,
+    );
   });
 });
 

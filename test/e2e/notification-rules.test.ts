@@ -36,7 +36,12 @@ describe('notification rules and alarm mails', () => {
       )
     ).id as string;
   const write = (pointId: string, measuredAt: string, dz: number) =>
-    must(t.api('POST', `/projects/${projectId}/data`, { headers: h(), body: { records: [{ point_id: pointId, measured_at: measuredAt, values: { dx: 0, dy: 0, dz } }] } }));
+    must(
+      t.api('POST', `/projects/${projectId}/data`, {
+        headers: h(),
+        body: { records: [{ point_id: pointId, measured_at: measuredAt, values: { dx: 0, dy: 0, dz } }] },
+      }),
+    );
   const rule = (body: Record<string, unknown>, k = key) => t.api('POST', `/projects/${projectId}/notification-rules`, { headers: h(k), body });
   const alarmOf = async (pointId: string) => (await must(t.api('GET', `/projects/${projectId}/alarms?point_id=${pointId}`, { headers: h() }))).items[0];
   const mailsTo = (address: string, kind?: string) => smtp.to(address).filter((m) => !kind || m.subject.endsWith(kind));
@@ -194,7 +199,9 @@ describe('notification rules and alarm mails', () => {
 
   it('refuses an expired link, and a link of a deleted rule, without acknowledging', async () => {
     const pointId = await newPoint('Abutment A-3');
-    const made = await must(rule({ name: 'Abutment', levels: ['alarm'], recipients: [{ email: 'abutment@site.example' }, { email: 'abutment.2@site.example' }] }));
+    const made = await must(
+      rule({ name: 'Abutment', levels: ['alarm'], recipients: [{ email: 'abutment@site.example' }, { email: 'abutment.2@site.example' }] }),
+    );
     await write(pointId, '2026-03-03T08:00:00Z', 30);
     const [mail] = await waitForMails('abutment@site.example', 1);
     const [mail2] = await waitForMails('abutment.2@site.example', 1);
@@ -239,12 +246,16 @@ describe('notification rules and alarm mails', () => {
     const alarmId = (await alarmOf(pointId)).alarm_id;
     await must(t.api('POST', `/alarms/${alarmId}/acknowledge`, { headers: h(), body: { comment: 'seen' } }));
     await waitUntil(
-      async () => (await webhooksSql<{ status: string }>(`SELECT status FROM webhooks.notified_alarms WHERE alarm_id = $1`, [alarmId]))[0]?.status === 'acknowledged',
+      async () =>
+        (await webhooksSql<{ status: string }>(`SELECT status FROM webhooks.notified_alarms WHERE alarm_id = $1`, [alarmId]))[0]?.status === 'acknowledged',
       { message: 'acknowledgement not taken' },
     );
     // mails already on their way when it was taken have arrived (a mail is marked sent after the server accepted it)
     await waitUntil(
-      async () => (await webhooksSql<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks.notification_mails WHERE alarm_id = $1 AND status = 'pending'`, [alarmId]))[0]!.n === 0,
+      async () =>
+        (
+          await webhooksSql<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks.notification_mails WHERE alarm_id = $1 AND status = 'pending'`, [alarmId])
+        )[0]!.n === 0,
     );
     const before = mailsTo('spill@site.example').length + mailsTo('chief@site.example').length;
     // a second alarm's two reminders prove that rounds and intervals went by
@@ -253,7 +264,10 @@ describe('notification rules and alarm mails', () => {
     await waitUntil(() => smtp.mails.filter((m) => m.subject.includes('Spillway S-5') && m.subject.endsWith('still not acknowledged')).length >= 2, {
       timeoutMs: 30_000,
     });
-    expect(mailsTo('spill@site.example').filter((m) => m.subject.includes('Spillway S-4')).length + mailsTo('chief@site.example').filter((m) => m.subject.includes('Spillway S-4')).length).toBe(before);
+    expect(
+      mailsTo('spill@site.example').filter((m) => m.subject.includes('Spillway S-4')).length +
+        mailsTo('chief@site.example').filter((m) => m.subject.includes('Spillway S-4')).length,
+    ).toBe(before);
     await must(t.api('POST', `/alarms/${second}/acknowledge`, { headers: h(), body: {} }));
     const kinds = (await log(made.id)).filter((e: { alarm_id: string }) => e.alarm_id === alarmId).map((e: { kind: string }) => e.kind);
     expect(kinds).toContain('escalation');
@@ -310,7 +324,11 @@ describe('notification rules and alarm mails', () => {
     expectError(await rule({ name: 'x', levels: ['alarm'], recipients: [{ email: 'not an address' }] }), 422103, 'recipients[0].email');
     expectError(await rule({ name: 'x', levels: ['loud'], recipients: [{ email: 'a@site.example' }] }), 422103, 'levels[0]');
     expectError(await rule({ name: 'x', levels: ['alarm'], recipients: [] }), 422101, 'recipients');
-    expectError(await rule({ name: 'x', levels: ['alarm'], recipients: [{ email: 'a@site.example' }], reminder_interval_seconds: 700_000 }), 400003, 'reminder_interval_seconds');
+    expectError(
+      await rule({ name: 'x', levels: ['alarm'], recipients: [{ email: 'a@site.example' }], reminder_interval_seconds: 700_000 }),
+      400003,
+      'reminder_interval_seconds',
+    );
 
     // none of those rules exists, so an alarm mails only the rule that was made
     const pointId = await newPoint('Left bank L-7');
@@ -320,7 +338,9 @@ describe('notification rules and alarm mails', () => {
     for (const refused of ['narrow@site.example', 'reader@site.example', 'outsider@site.example', 'a@site.example', 'not an address']) {
       expect(mailsTo(refused)).toHaveLength(0);
     }
-    const names = (await must(t.api('GET', `/projects/${projectId}/notification-rules?limit=100`, { headers: h() }))).items.map((r: { name: string }) => r.name);
+    const names = (await must(t.api('GET', `/projects/${projectId}/notification-rules?limit=100`, { headers: h() }))).items.map(
+      (r: { name: string }) => r.name,
+    );
     expect(names).not.toContain('x');
     expect(names).toContain(kept.name);
   });
@@ -334,20 +354,33 @@ describe('notification rules without MP_SMTP_URL', () => {
     t = await startTestPlatform({ MP_NOTIFY_POLL_MS: '100' });
     const key = await t.apiKey(['project:read', 'project:write', 'data:read', 'data:write']);
     const h = { 'x-api-key': key };
-    const project = (await t.api('POST', '/projects', { headers: h, body: { name: 'No mail', number: `NM-${Date.now()}`, start_date: '2026-01-01' } })).body.data;
+    const project = (await t.api('POST', '/projects', { headers: h, body: { name: 'No mail', number: `NM-${Date.now()}`, start_date: '2026-01-01' } })).body
+      .data;
     await t.api('PUT', `/projects/${project.id}/status`, { headers: h, body: { status: 'in_progress' } });
     const point = (
       await t.api('POST', `/projects/${project.id}/points`, {
         headers: h,
-        body: { number: 'N-1', name: 'N-1', sensor_type: 'total_station', reference: { x: 3512345.1, y: 512345.6, z: 45.3 }, thresholds: { warning: 10, alarm: 20 } },
+        body: {
+          number: 'N-1',
+          name: 'N-1',
+          sensor_type: 'total_station',
+          reference: { x: 3512345.1, y: 512345.6, z: 45.3 },
+          thresholds: { warning: 10, alarm: 20 },
+        },
       })
     ).body.data;
-    const made = await t.api('POST', `/projects/${project.id}/notification-rules`, { headers: h, body: { name: 'Kept', levels: ['alarm'], recipients: [{ email: 'kept@site.example' }] } });
+    const made = await t.api('POST', `/projects/${project.id}/notification-rules`, {
+      headers: h,
+      body: { name: 'Kept', levels: ['alarm'], recipients: [{ email: 'kept@site.example' }] },
+    });
     expect(made.status).toBe(200);
     expect(made.body.data.mail_configured).toBe(false);
     const list = (await t.api('GET', `/projects/${project.id}/notification-rules`, { headers: h })).body.data;
     expect(list).toMatchObject({ mail_configured: false, items: [{ id: made.body.data.id, name: 'Kept' }] });
-    await t.api('POST', `/projects/${project.id}/data`, { headers: h, body: { records: [{ point_id: point.id, measured_at: '2026-03-01T00:00:00Z', values: { dz: 25 } }] } });
+    await t.api('POST', `/projects/${project.id}/data`, {
+      headers: h,
+      body: { records: [{ point_id: point.id, measured_at: '2026-03-01T00:00:00Z', values: { dz: 25 } }] },
+    });
     const [entry] = await waitUntil(async () => {
       const items = (await t.api('GET', `/notification-rules/${made.body.data.id}/deliveries`, { headers: h })).body.data.items;
       return items.length > 0 && items;

@@ -76,9 +76,10 @@ describe('alarm mails with two replicas of the webhooks service', () => {
     // everything either replica had under way has finished (a mail is marked sent after the server accepted it)
     await waitUntil(
       async () =>
-        (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks.notified_alarms WHERE rule_id = $1 AND status = 'acknowledged'`, [rule.id]))[0]!.n ===
-          POINTS &&
-        (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks.notification_mails WHERE rule_id = $1 AND status = 'pending'`, [rule.id]))[0]!.n === 0,
+        (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks.notified_alarms WHERE rule_id = $1 AND status = 'acknowledged'`, [rule.id]))[0]!
+          .n === POINTS &&
+        (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks.notification_mails WHERE rule_id = $1 AND status = 'pending'`, [rule.id]))[0]!.n ===
+          0,
       { timeoutMs: 30_000 },
     );
 
@@ -91,15 +92,17 @@ describe('alarm mails with two replicas of the webhooks service', () => {
       expect(smtp.to(to).filter((m) => m.subject.endsWith('level rose'))).toHaveLength(POINTS);
     }
     // and the log says the same: every row sent once, as many as the server received
-    const rows = await sql<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM webhooks.notification_mails WHERE rule_id = $1 GROUP BY status`, [
-      rule.id,
-    ]);
+    const rows = await sql<{ status: string; n: number }>(
+      `SELECT status, count(*)::int AS n FROM webhooks.notification_mails WHERE rule_id = $1 GROUP BY status`,
+      [rule.id],
+    );
     const sent = rows.find((r) => r.status === 'sent')?.n ?? 0;
     expect(sent).toBe(smtp.mails.length);
     expect(sent).toBeGreaterThanOrEqual(POINTS * RECIPIENTS.length * 4);
-    const attempts = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks.notification_mails WHERE rule_id = $1 AND attempts <> 1 AND status = 'sent'`, [
-      rule.id,
-    ]);
+    const attempts = await sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM webhooks.notification_mails WHERE rule_id = $1 AND attempts <> 1 AND status = 'sent'`,
+      [rule.id],
+    );
     expect(attempts[0]!.n).toBe(0);
   }, 300_000);
 });

@@ -424,7 +424,10 @@ export const catalogue: Record<string, ErrorEntry> = {
     category: 'authentication',
     suggestion: 'Acknowledge the alarm in the console, or with the link of a newer notification mail.',
     commonCauses: ['The mail is older than the links last (MP_NOTIFY_ACK_LINK_HOURS, 72 h by default)'],
-    solutions: ['Open the alarm in the console (the mail links to its point) and acknowledge it there', 'POST /v3/alarms/{alarm_id}/acknowledge with an API key'],
+    solutions: [
+      'Open the alarm in the console (the mail links to its point) and acknowledge it there',
+      'POST /v3/alarms/{alarm_id}/acknowledge with an API key',
+    ],
     example: {
       request: { method: 'POST', path: '/v3/alarm-ack/<LINK TOKEN OF A MAIL FROM LAST WEEK>' },
       correct: { method: 'POST', path: '/v3/alarms/alm_4n2k8q1m7p3x9c5v6b0z/acknowledge', body: { comment: 'crew on site' } },
@@ -812,7 +815,11 @@ export const catalogue: Record<string, ErrorEntry> = {
     message: 'acknowledge link not valid',
     category: 'not_found',
     suggestion: 'Open the link exactly as the mail gives it, or acknowledge the alarm in the console.',
-    commonCauses: ['The link was cut or changed when copied (its signature no longer matches)', 'The link belongs to a rule that was deleted', 'A link of the other environment'],
+    commonCauses: [
+      'The link was cut or changed when copied (its signature no longer matches)',
+      'The link belongs to a rule that was deleted',
+      'A link of the other environment',
+    ],
     solutions: ['Click the link in the mail instead of copying it', 'Acknowledge the alarm in the console or with POST /v3/alarms/{alarm_id}/acknowledge'],
     example: {
       request: { method: 'GET', path: '/v3/alarm-ack/<A CHANGED TOKEN>' },

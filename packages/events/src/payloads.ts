@@ -197,10 +197,9 @@ const alarmShape = {
   level: alertLevel,
   status: z.enum(['open', 'acknowledged', 'cleared']),
   reason: z.string(),
-  by: z
-    .object({ principal_type: z.string(), principal_id: z.string() })
-    .nullable()
-    .meta({ description: 'Null when the readings cleared the alarm; principal_type `recipient` (an e-mail address) for an acknowledge link of a notification.' }),
+  by: z.object({ principal_type: z.string(), principal_id: z.string() }).nullable().meta({
+    description: 'Null when the readings cleared the alarm; principal_type `recipient` (an e-mail address) for an acknowledge link of a notification.',
+  }),
   automatic: z.boolean(),
   comment: z.string().nullable(),
   at: isoTime,

@@ -33,7 +33,13 @@ export const webhooksConfigSchema = infraSchema.extend({
    * (TLS from the start) or smtp://user:pass@host:587 (STARTTLS, required unless the URL says
    * ?requireTLS=false). Unset: rules are kept, no mail is sent, and the API says so.
    */
-  MP_SMTP_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^smtps?:\/\/[^\s]+$/, 'an smtp:// or smtps:// URL').optional()),
+  MP_SMTP_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^smtps?:\/\/[^\s]+$/, 'an smtp:// or smtps:// URL')
+      .optional(),
+  ),
   /** The From of notification mails. */
   MP_MAIL_FROM: z.string().min(3).max(320).default('Monitoring Platform <alarms@localhost>'),
   /** Where the mails' links point (the gateway's public base URLs, …/v3); default https://localhost:<port>/v3. */
@@ -48,7 +54,11 @@ export const webhooksConfigSchema = infraSchema.extend({
   /** The shortest reminder interval and escalation delay a rule may have, in seconds. */
   MP_NOTIFY_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** How long an acknowledge link works, in hours. */
-  MP_NOTIFY_ACK_LINK_HOURS: z.coerce.number().min(0.001).max(24 * 30).default(72),
+  MP_NOTIFY_ACK_LINK_HOURS: z.coerce
+    .number()
+    .min(0.001)
+    .max(24 * 30)
+    .default(72),
   /** Attempts per mail before it is logged as failed (a permanent 5xx answer fails at once). */
   MP_NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(6),
   /** Wait before the first retry of a mail; each later one waits four times longer. */

@@ -89,7 +89,15 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
   });
   const purger = new DeliveryHistoryPurger(opts.db, opts.logger, { retentionMs: (opts.deliveryRetentionDays ?? 30) * 86_400_000 });
   const notifications = await startNotifications(
-    { db: opts.db, logger: opts.logger, clock: deps.clock, transport: opts.transport, auth: opts.auth, secretsKey: opts.secretsKey, ...(opts.extraCa ? { extraCa: opts.extraCa } : {}) },
+    {
+      db: opts.db,
+      logger: opts.logger,
+      clock: deps.clock,
+      transport: opts.transport,
+      auth: opts.auth,
+      secretsKey: opts.secretsKey,
+      ...(opts.extraCa ? { extraCa: opts.extraCa } : {}),
+    },
     opts.notifications,
   );
   const server = await startGrpcServer({

@@ -435,9 +435,7 @@ export const notificationRule = z
   .meta({ id: 'NotificationRule' });
 
 /** The rules of a project, and whether mail leaves at all. */
-export const notificationRuleList = listOf(notificationRule)
-  .extend({ mail_configured: z.boolean() })
-  .meta({ id: 'NotificationRuleList' });
+export const notificationRuleList = listOf(notificationRule).extend({ mail_configured: z.boolean() }).meta({ id: 'NotificationRuleList' });
 
 /** One mail of a rule's delivery log. */
 export const notificationDelivery = z

@@ -23,7 +23,10 @@ const createBody = z.object({
   levels: z.array(enumText(ALARM_LEVELS)).max(ALARM_LEVELS.length * 2),
   recipients,
   reminder_interval_seconds: integer(1, WEEK).nullable().optional(),
-  escalation: z.object({ after_seconds: integer(1, WEEK), recipients }).nullable().optional(),
+  escalation: z
+    .object({ after_seconds: integer(1, WEEK), recipients })
+    .nullable()
+    .optional(),
 });
 
 const deliveriesQuery = pageQuery.extend({ status: enumText(NOTIFICATION_STATUSES).optional() });

@@ -11,9 +11,16 @@ import { applyAlarmStep } from './change-alarm.js';
  * member with write access created, is the authority. Recorded as acknowledged by `recipient`
  * (the e-mail address), in the history and the alarm.acknowledged event.
  */
-export async function acknowledgeAsRecipient(deps: DataDeps, req: monitoringData.RecipientAcknowledgement, caller: CallerContext): Promise<monitoringData.Alarm> {
+export async function acknowledgeAsRecipient(
+  deps: DataDeps,
+  req: monitoringData.RecipientAcknowledgement,
+  caller: CallerContext,
+): Promise<monitoringData.Alarm> {
   if (caller.caller !== 'webhooks') {
-    throw new DomainError('401004', { detail: 'Only acknowledge links of notification mails acknowledge as a recipient.', suggestion: 'Use POST /v3/alarms/{alarm_id}/acknowledge.' });
+    throw new DomainError('401004', {
+      detail: 'Only acknowledge links of notification mails acknowledge as a recipient.',
+      suggestion: 'Use POST /v3/alarms/{alarm_id}/acknowledge.',
+    });
   }
   return applyAlarmStep(deps, 'acknowledge', req.id, caller, { type: 'recipient', id: req.email }, req.comment ?? null);
 }

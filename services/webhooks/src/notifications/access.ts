@@ -9,7 +9,12 @@ import type { NotificationDeps } from './settings.js';
  * mails a project's alarms, so who may read the project's rules and change them follows who may
  * read and change the project.
  */
-export async function requireProjectAccess(deps: Pick<NotificationDeps, 'sources'>, ctx: CallerContext, projectId: string, need: 'read' | 'write'): Promise<void> {
+export async function requireProjectAccess(
+  deps: Pick<NotificationDeps, 'sources'>,
+  ctx: CallerContext,
+  projectId: string,
+  need: 'read' | 'write',
+): Promise<void> {
   const { projects } = deps.sources();
   await projects.getProject({ id: projectId }, ctx);
   if (need === 'read') return;

@@ -11,9 +11,7 @@ export class AckLinkSigner {
   private readonly keys: Buffer[];
 
   constructor(secretsKeyRing: string) {
-    this.keys = secretsKeyRing
-      .split(',')
-      .map((k) => Buffer.from(hkdfSync('sha256', Buffer.from(k.trim(), 'base64'), 'mp-ack-link', 'v1', 32)));
+    this.keys = secretsKeyRing.split(',').map((k) => Buffer.from(hkdfSync('sha256', Buffer.from(k.trim(), 'base64'), 'mp-ack-link', 'v1', 32)));
   }
 
   sign(mailId: string, expiresAt: Date): string {

@@ -95,10 +95,9 @@ export async function redeemAckLink(deps: NotificationDeps, req: webhooks.AckLin
     ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
   };
   try {
-    const alarm = await deps.sources().data.acknowledgeAlarmAsRecipient(
-      { id: mail.alarm_id, email: mail.recipient, ...(req.comment ? { comment: req.comment } : {}) },
-      asTenant,
-    );
+    const alarm = await deps
+      .sources()
+      .data.acknowledgeAlarmAsRecipient({ id: mail.alarm_id, email: mail.recipient, ...(req.comment ? { comment: req.comment } : {}) }, asTenant);
     const at = alarm.acknowledgedAt ?? takenAt;
     // The log shows when the alarm was acknowledged, as the alarm itself does.
     await deps.db.query('UPDATE notification_mails SET ack_used_at = $3 WHERE id = $1 AND ack_used_at = $2', [mail.id, takenAt, at]);

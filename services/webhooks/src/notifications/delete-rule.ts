@@ -14,10 +14,10 @@ export async function deleteRule(deps: NotificationDeps, req: webhooks.Notificat
   await requireProjectAccess(deps, ctx, found.project_id, 'write');
   const now = deps.clock.now().toISOString();
   const row = await deps.db.transaction(async (tx) => {
-    const { rows } = await tx.query<RuleRow>(
-      `UPDATE notification_rules SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL RETURNING ${RULE_COLUMNS}`,
-      [found.id, now],
-    );
+    const { rows } = await tx.query<RuleRow>(`UPDATE notification_rules SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL RETURNING ${RULE_COLUMNS}`, [
+      found.id,
+      now,
+    ]);
     await tx.query(`UPDATE notified_alarms SET next_reminder_at = NULL, escalate_at = NULL WHERE rule_id = $1`, [found.id]);
     await tx.query(
       `UPDATE notification_mails SET status = 'skipped', last_error = 'rule deleted before it was sent', next_attempt_at = NULL, lease_until = NULL

@@ -8,7 +8,11 @@ import { loadRule } from './rule-row.js';
 import type { NotificationDeps } from './settings.js';
 
 /** GET /notification-rules/{id}/deliveries: the rule's delivery log, newest first; status= filters. */
-export async function listMails(deps: NotificationDeps, req: webhooks.ListNotificationMailsRequest, ctx: CallerContext): Promise<webhooks.NotificationMailList> {
+export async function listMails(
+  deps: NotificationDeps,
+  req: webhooks.ListNotificationMailsRequest,
+  ctx: CallerContext,
+): Promise<webhooks.NotificationMailList> {
   if (req.status !== undefined && !(NOTIFICATION_STATUSES as readonly string[]).includes(req.status)) {
     throw new DomainError('400001', {
       field: 'status',

@@ -6,7 +6,11 @@ import { RULE_COLUMNS, toRule, type RuleRow } from './rule-row.js';
 import type { NotificationDeps } from './settings.js';
 
 /** GET /projects/{id}/notification-rules: newest first, for whoever reads the project. */
-export async function listRules(deps: NotificationDeps, req: webhooks.ListNotificationRulesRequest, ctx: CallerContext): Promise<webhooks.NotificationRuleList> {
+export async function listRules(
+  deps: NotificationDeps,
+  req: webhooks.ListNotificationRulesRequest,
+  ctx: CallerContext,
+): Promise<webhooks.NotificationRuleList> {
   await requireProjectAccess(deps, ctx, req.projectId, 'read');
   const limit = pageLimit(req.page?.limit);
   const params: unknown[] = [ctx.tenantId, ctx.environment, req.projectId];

@@ -26,7 +26,11 @@ function recipientsOf(list: webhooks.NotificationRecipient[], field: string, req
     throw new DomainError('422101', { field, detail: `${field} must list at least one recipient.`, suggestion: 'Send recipients: [{ "email": "…" }].' });
   }
   if (list.length > MAX_RECIPIENTS) {
-    throw new DomainError('400003', { field, detail: `${field} lists at most ${MAX_RECIPIENTS} recipients.`, suggestion: 'Send the mails to a team address instead.' });
+    throw new DomainError('400003', {
+      field,
+      detail: `${field} lists at most ${MAX_RECIPIENTS} recipients.`,
+      suggestion: 'Send the mails to a team address instead.',
+    });
   }
   const seen = new Set<string>();
   list.forEach((r, i) => {
@@ -59,14 +63,26 @@ function seconds(value: number | undefined, field: string, min: number): number 
 export function checkRuleInput(req: webhooks.CreateNotificationRuleRequest, minIntervalSeconds: number): RuleInput {
   const name = req.name.trim();
   if (name.length < 1 || name.length > 100) {
-    throw new DomainError('400003', { field: 'name', detail: 'name must be 1 to 100 characters long.', suggestion: 'Send a rule name of 1 to 100 characters.' });
+    throw new DomainError('400003', {
+      field: 'name',
+      detail: 'name must be 1 to 100 characters long.',
+      suggestion: 'Send a rule name of 1 to 100 characters.',
+    });
   }
   if (req.levels.length === 0) {
-    throw new DomainError('422101', { field: 'levels', detail: 'levels must list at least one level.', suggestion: `Use some of: ${ALARM_LEVELS.join(', ')}.` });
+    throw new DomainError('422101', {
+      field: 'levels',
+      detail: 'levels must list at least one level.',
+      suggestion: `Use some of: ${ALARM_LEVELS.join(', ')}.`,
+    });
   }
   req.levels.forEach((l, i) => {
     if (!(ALARM_LEVELS as readonly string[]).includes(l)) {
-      throw new DomainError('422103', { field: `levels[${i}]`, detail: `${excerpt(l)} is not an alarm level.`, suggestion: `Use some of: ${ALARM_LEVELS.join(', ')}.` });
+      throw new DomainError('422103', {
+        field: `levels[${i}]`,
+        detail: `${excerpt(l)} is not an alarm level.`,
+        suggestion: `Use some of: ${ALARM_LEVELS.join(', ')}.`,
+      });
     }
   });
   const escalation = req.escalation;

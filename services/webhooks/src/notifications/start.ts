@@ -36,7 +36,11 @@ export async function startNotifications(
   base: { db: Database; logger: Logger; clock: Clock; transport: EventTransport; auth: ServiceAuth; secretsKey: string; extraCa?: string[] },
   opts: NotificationOptions,
 ) {
-  const mailer = createMailer({ url: opts.smtpUrl, from: opts.mailFrom ?? 'Monitoring Platform <alarms@localhost>', ...(base.extraCa ? { extraCa: base.extraCa } : {}) });
+  const mailer = createMailer({
+    url: opts.smtpUrl,
+    from: opts.mailFrom ?? 'Monitoring Platform <alarms@localhost>',
+    ...(base.extraCa ? { extraCa: base.extraCa } : {}),
+  });
   const sources = lazySources(typeof opts.sources === 'function' ? opts.sources : () => opts.sources as SourceAddresses, base.auth);
   let worker: NotificationWorker | null = null;
   const deps: NotificationDeps = {

@@ -172,10 +172,12 @@ export class NotificationWorker {
       const refused = err instanceof MailRefused ? err : new MailRefused((err as Error).message, false);
       const giveUp = refused.permanent || m.attempts >= this.deps.settings.maxAttempts;
       const retryAt = new Date(this.deps.clock.now().getTime() + this.deps.settings.retryBaseMs * 4 ** (m.attempts - 1));
-      await this.deps.db.query(
-        `UPDATE notification_mails SET status = $2, last_error = $3, lease_until = NULL, next_attempt_at = $4 WHERE id = $1`,
-        [m.id, giveUp ? 'failed' : 'pending', refused.message, giveUp ? null : retryAt.toISOString()],
-      );
+      await this.deps.db.query(`UPDATE notification_mails SET status = $2, last_error = $3, lease_until = NULL, next_attempt_at = $4 WHERE id = $1`, [
+        m.id,
+        giveUp ? 'failed' : 'pending',
+        refused.message,
+        giveUp ? null : retryAt.toISOString(),
+      ]);
       this.deps.logger.warn({ mail_id: m.id, attempts: m.attempts, gave_up: giveUp, err: refused.message }, 'notification mail not accepted');
     }
   }
