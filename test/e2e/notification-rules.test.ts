@@ -78,7 +78,7 @@ describe('notification rules and alarm mails', () => {
     const project = await must(t.api('POST', '/projects', { headers: h(), body: { name: projectName, number: `D-${Date.now()}`, start_date: '2026-01-01' } }));
     projectId = project.id;
     await must(t.api('PUT', `/projects/${projectId}/status`, { headers: h(), body: { status: 'in_progress' } }));
-  });
+  }, 180_000);
   afterAll(async () => {
     await t?.stop();
     await smtp?.close();
@@ -387,5 +387,5 @@ describe('notification rules without MP_SMTP_URL', () => {
     });
     expect(entry).toMatchObject({ status: 'skipped', recipient: 'kept@site.example', kind: 'opened', attempts: 0, sent_at: null });
     expect(entry.last_error).toMatch(/MP_SMTP_URL/);
-  });
+  }, 180_000);
 });
