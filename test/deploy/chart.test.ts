@@ -369,6 +369,8 @@ describe('the NetworkPolicies allow exactly the platform’s flows', () => {
       projects: ['monitoring-data'],
       'monitoring-data': ['projects', 'identity'],
       reports: ['projects', 'monitoring-data'],
+      // notification rules check their maker's access; acknowledge links acknowledge (ADR 0090)
+      webhooks: ['projects', 'monitoring-data'],
     };
     for (const from of COMPONENTS) {
       for (const [to, port] of Object.entries(SERVICES)) {
@@ -470,6 +472,38 @@ describe('operability', () => {
     expect(notes).toContain('kubectl -n obs get service mp-monitoring-platform-gateway');
     expect(notes).toContain('helm test mp -n obs');
     expect(render({ files: [join(CHART, 'ci', 'small-values.yaml')] }).notes).toContain('port-forward service/mp-gateway 8443:443');
+  });
+});
+
+describe('alarm notifications (ADR 0090)', () => {
+  it('give the webhooks pods the SMTP URL from its Secret, the link base URL and the schedule; none without smtpUrl', () => {
+    const on = render({
+      files: [
+        valuesFile(
+          'smtp',
+          'notifications:\n  smtpUrl: { name: mp-smtp, key: smtp-url }\n  publicBaseUrl: https://monitoring.example.com/v3\n  mailFrom: "Alarms <alarms@example.com>"\n',
+        ),
+      ],
+    });
+    const env = envOf(byName(on, 'Deployment', 'mp-monitoring-platform-webhooks'));
+    expect(env.MP_SMTP_URL.valueFrom).toEqual({ secretKeyRef: { name: 'mp-smtp', key: 'smtp-url' } });
+    expect(env.MP_SMTP_URL.value).toBeUndefined();
+    expect(env.MP_PUBLIC_BASE_URL.value).toBe('https://monitoring.example.com/v3');
+    expect(env.MP_MAIL_FROM.value).toBe('Alarms <alarms@example.com>');
+    expect(env.MP_NOTIFY_MIN_INTERVAL_SECONDS.value).toBe('60');
+    expect(env.MP_PROJECTS_ADDR.value).toMatch(/^dns:\/\/\/mp-monitoring-platform-projects:50052$/);
+    expect(env.MP_MONITORING_DATA_ADDR.value).toMatch(/^dns:\/\/\/mp-monitoring-platform-monitoring-data:50053$/);
+    expect(envOf(byName(on, 'Deployment', 'mp-monitoring-platform-projects')).MP_SMTP_URL).toBeUndefined();
+    const smtpEgress = objects(on, 'NetworkPolicy')
+      .find((p) => p.metadata.name === 'mp-monitoring-platform-webhooks')!
+      .spec.egress.filter((e: { ports?: { port: number }[] }) => e.ports?.some((x) => x.port === 465));
+    expect(smtpEgress).toHaveLength(1);
+
+    const off = envOf(byName(render({}), 'Deployment', 'mp-monitoring-platform-webhooks'));
+    expect(off.MP_SMTP_URL).toBeUndefined();
+    expect(() => render({ files: [valuesFile('smtp-no-url', 'notifications:\n  smtpUrl: { name: mp-smtp, key: smtp-url }\n')] })).toThrow(
+      /notifications.publicBaseUrl/,
+    );
   });
 });
 

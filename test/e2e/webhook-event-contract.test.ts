@@ -69,6 +69,7 @@ describe('webhook deliveries keep the event catalogue', () => {
       'data.created',
       'data.abnormal',
       'data.updated',
+      'alarm.opened',
       'alarm.acknowledged',
       'alarm.cleared',
       'webhook.test',

@@ -227,6 +227,10 @@ export const api = {
   clearAlarm: (alarmId: string, comment?: string) => call('POST /alarms/{alarm_id}/clear', { path: { alarm_id: alarmId }, body: comment ? { comment } : {} }),
 
   // Webhooks
+  listNotificationRules: (projectId: string): Promise<Page<Json> & { mail_configured: boolean }> =>
+    call('GET /projects/{project_id}/notification-rules', { path: { project_id: projectId }, query: { limit: 100 } }),
+  createNotificationRule: (projectId: string, body: Json) => call('POST /projects/{project_id}/notification-rules', { path: { project_id: projectId }, body }),
+  deleteNotificationRule: (ruleId: string) => call('DELETE /notification-rules/{rule_id}', { path: { rule_id: ruleId } }),
   listWebhooks: (): Promise<Page<Json>> => call('GET /webhooks', { query: { limit: 100 } }),
   getWebhook: (webhookId: string) => call('GET /webhooks/{webhook_id}', { path: { webhook_id: webhookId } }),
   createWebhook: (body: Json) => call('POST /webhooks', { body }),

@@ -4,7 +4,7 @@ export const EVENT_GROUPS: [string, string[]][] = [
   ['Tasks', ['task.created', 'task.assigned', 'task.status_changed', 'task.completed', 'task.overdue']],
   ['Projects', ['project.created', 'project.status_changed', 'project.completed']],
   ['Reports', ['report.generated', 'report.approved', 'report.rejected']],
-  ['Alarms', ['alarm.acknowledged', 'alarm.cleared']],
+  ['Alarms', ['alarm.opened', 'alarm.escalated', 'alarm.acknowledged', 'alarm.cleared']],
 ];
 
 export const rate = (r: number | null | undefined) => (r === null || r === undefined ? 'no finished deliveries in 24 h' : `${(r * 100).toFixed(1)} %`);

@@ -73,6 +73,11 @@ export type AlarmLevel = (typeof ALARM_LEVELS)[number];
 /** A point's state now (GET /projects/{id}/points `status`), lowest first. */
 export const POINT_STATUSES = ['normal', ...ALARM_LEVELS] as const;
 
+/** What a notification mail is about: an alarm opened, its level rose, a reminder, the escalation list told. */
+export const NOTIFICATION_KINDS = ['opened', 'escalated', 'reminder', 'escalation'] as const;
+/** A notification mail is waiting (or retrying), sent, failed for good, or skipped while mail is not configured. */
+export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
+
 /** How urgent a task is. */
 export const TASK_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 

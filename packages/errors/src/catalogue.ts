@@ -418,6 +418,21 @@ export const catalogue: Record<string, ErrorEntry> = {
       correct: { method: 'POST', path: '/v3/auth/login', body: { username: 'site.surveyor', password: '<PASSWORD>', grant_type: 'password' } },
     },
   },
+  '401020': {
+    code: '401020',
+    message: 'acknowledge link expired',
+    category: 'authentication',
+    suggestion: 'Acknowledge the alarm in the console, or with the link of a newer notification mail.',
+    commonCauses: ['The mail is older than the links last (MP_NOTIFY_ACK_LINK_HOURS, 72 h by default)'],
+    solutions: [
+      'Open the alarm in the console (the mail links to its point) and acknowledge it there',
+      'POST /v3/alarms/{alarm_id}/acknowledge with an API key',
+    ],
+    example: {
+      request: { method: 'POST', path: '/v3/alarm-ack/<LINK TOKEN OF A MAIL FROM LAST WEEK>' },
+      correct: { method: 'POST', path: '/v3/alarms/alm_4n2k8q1m7p3x9c5v6b0z/acknowledge', body: { comment: 'crew on site' } },
+    },
+  },
   '403001': {
     code: '403001',
     message: 'no access to project',
@@ -810,6 +825,34 @@ export const catalogue: Record<string, ErrorEntry> = {
       correct: { method: 'PUT', path: '/v3/tenant/logo', body: { image: 'iVBORw0KGgoAAAANSUhEUgAA…' } },
     },
   },
+  '404020': {
+    code: '404020',
+    message: 'notification rule does not exist',
+    category: 'not_found',
+    suggestion: "Check the rule id (ntr_…); list the project's rules to find the right id.",
+    commonCauses: ['The rule was deleted', 'The id belongs to the other environment (live or sandbox) or another tenant', 'A typo in the id'],
+    solutions: ['List the rules with GET /v3/projects/{project_id}/notification-rules and use an id from that list'],
+    example: {
+      request: { method: 'DELETE', path: '/v3/notification-rules/ntr_0000000000000000000x' },
+      correct: { method: 'DELETE', path: '/v3/notification-rules/ntr_4n2k8q1m7p3x9c5v6b0z' },
+    },
+  },
+  '404021': {
+    code: '404021',
+    message: 'acknowledge link not valid',
+    category: 'not_found',
+    suggestion: 'Open the link exactly as the mail gives it, or acknowledge the alarm in the console.',
+    commonCauses: [
+      'The link was cut or changed when copied (its signature no longer matches)',
+      'The link belongs to a rule that was deleted',
+      'A link of the other environment',
+    ],
+    solutions: ['Click the link in the mail instead of copying it', 'Acknowledge the alarm in the console or with POST /v3/alarms/{alarm_id}/acknowledge'],
+    example: {
+      request: { method: 'GET', path: '/v3/alarm-ack/<A CHANGED TOKEN>' },
+      correct: { method: 'GET', path: '/v3/alarm-ack/<THE TOKEN AS THE MAIL GIVES IT>' },
+    },
+  },
   '409001': {
     code: '409001',
     message: 'duplicate project number',
@@ -1087,6 +1130,18 @@ export const catalogue: Record<string, ErrorEntry> = {
     example: {
       request: { method: 'POST', path: '/v3/reports/rpt_4n2k8q1m7p3x9c5v6b0z/approve', body: { comment: 'checked' }, note: 'report is still generating' },
       correct: { method: 'GET', path: '/v3/reports/rpt_4n2k8q1m7p3x9c5v6b0z' },
+    },
+  },
+  '409020': {
+    code: '409020',
+    message: 'acknowledge link already used',
+    category: 'conflict',
+    suggestion: 'Each acknowledge link works once; read the alarm to see who acknowledged it.',
+    commonCauses: ['The link was opened and confirmed before (by you, or by someone the mail was forwarded to)'],
+    solutions: ['GET /v3/alarms/{alarm_id} shows who acknowledged the alarm and when'],
+    example: {
+      request: { method: 'POST', path: '/v3/alarm-ack/<A TOKEN USED BEFORE>' },
+      correct: { method: 'GET', path: '/v3/alarms/alm_4n2k8q1m7p3x9c5v6b0z' },
     },
   },
   '422101': {

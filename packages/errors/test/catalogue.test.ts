@@ -4,7 +4,7 @@ import type { ErrorCategory } from '@mp/errors';
 const range = (prefix: string, from: number, to: number): string[] =>
   Array.from({ length: to - from + 1 }, (_, i) => `${prefix}${String(from + i).padStart(3, '0')}`);
 
-/** Every code of spec §7 plus the documented extras 401008, 404009-404015, 404018, 404019, 409006-409011 and 502001. */
+/** Every code of spec §7 plus the documented extras 401008, 404009-404015, 404018, 404019, 409006-409011, 502001 and the notification codes 401020, 404020-404021, 409020. */
 const expectedCodes: string[] = [
   ...range('400', 1, 5),
   ...range('401', 1, 8),
@@ -13,6 +13,11 @@ const expectedCodes: string[] = [
   '404018',
   '404019',
   ...range('409', 1, 11),
+  // notifications (ADR 0090): numbered apart, so codes added beside them by other changes do not collide
+  '401020',
+  '404020',
+  '404021',
+  '409020',
   ...range('422', 101, 105),
   ...range('422', 201, 205),
   ...range('422', 301, 304),
@@ -38,7 +43,7 @@ const allowedStatuses = Object.keys(categoryByStatus);
 
 describe('error catalogue', () => {
   it('contains every code of spec §7 and the documented extras', () => {
-    expect(expectedCodes).toHaveLength(73);
+    expect(expectedCodes).toHaveLength(77);
     for (const code of expectedCodes) {
       expect(catalogue[code]).toBeDefined();
     }

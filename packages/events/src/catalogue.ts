@@ -23,8 +23,11 @@ export const EVENT_TYPES = [
   'report.generated',
   'report.approved',
   'report.rejected',
-  // Extensions beyond spec §6.2 (docs/adr/0024-alarms.md): a person acknowledged an alarm; an
-  // alarm was cleared, by a person or by the readings returning within the limits.
+  // Extensions beyond spec §6.2 (docs/adr/0024-alarms.md, 0090): an alarm was opened or its level
+  // rose; a person acknowledged an alarm; an alarm was cleared, by a person or by the readings
+  // returning within the limits.
+  'alarm.opened',
+  'alarm.escalated',
   'alarm.acknowledged',
   'alarm.cleared',
 ] as const;
@@ -51,6 +54,8 @@ export const EVENT_CATALOGUE = {
   'report.generated': { payload: p.reportPayload, fires: 'A report finished generating; its files can be downloaded.' },
   'report.approved': { payload: p.reportPayload, fires: 'A generated report was approved.' },
   'report.rejected': { payload: p.reportPayload, fires: 'A generated report was rejected.' },
+  'alarm.opened': { payload: p.alarmRaisedPayload, fires: 'An alarm was opened (once per alarm, not per reading).' },
+  'alarm.escalated': { payload: p.alarmRaisedPayload, fires: "An active alarm's level rose; an acknowledged one is open again." },
   'alarm.acknowledged': { payload: p.alarmPayload, fires: 'A person acknowledged an alarm.' },
   'alarm.cleared': { payload: p.alarmPayload, fires: 'An alarm was cleared, by a person or by the readings returning within the limits.' },
 } as const satisfies Record<EventType, { payload: z.ZodType; fires: string }>;

@@ -1,6 +1,6 @@
-import type { DomainEvent } from './catalogue.js';
+import { eventGroup, type DomainEvent } from './catalogue.js';
 import { receivedEvent, type OutgoingEvent } from './envelope.js';
-import type { EventTransport, MessagingAttributes, Subscription } from './transport.js';
+import type { EventTransport, MessagingAttributes, SubscribeOptions, Subscription } from './transport.js';
 
 /**
  * The embedded default's transport: events go straight to the in-process consumers. `publish`
@@ -32,8 +32,9 @@ export class MemoryTransport implements EventTransport {
     }
   }
 
-  async subscribe(durableName: string, handler: (event: DomainEvent) => Promise<void>): Promise<Subscription> {
-    this.handlers.set(durableName, handler);
+  async subscribe(durableName: string, handler: (event: DomainEvent) => Promise<void>, opts: SubscribeOptions = {}): Promise<Subscription> {
+    const group = opts.group;
+    this.handlers.set(durableName, group ? async (event) => (eventGroup(event.event_type) === group ? handler(event) : undefined) : handler);
     return { stop: async () => void this.handlers.delete(durableName) };
   }
 

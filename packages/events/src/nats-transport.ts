@@ -306,7 +306,7 @@ export class NatsTransport implements EventTransport {
         deliver_policy: DeliverPolicy.All,
         ack_wait: ackWaitNs,
         max_ack_pending: 10_000,
-        filter_subject: `${this.opts.subjectPrefix}.>`,
+        filter_subject: `${this.opts.subjectPrefix}.${opts.group ? `${opts.group}.>` : '>'}`,
         headers_only: headersOnly,
       };
       await jsm.consumers.add(this.opts.stream, config);

@@ -199,22 +199,40 @@ export const reportPayload = z
     description: 'The report, its period and files; approved_by/approved_at/comment on report.approved, rejected_by/rejected_at/reason on report.rejected.',
   });
 
-export const alarmPayload = z
+const alarmShape = {
+  alarm_id: z.string(),
+  project_id: z.string(),
+  point_id: z.string(),
+  rule: z.enum(['threshold', 'rate', 'stale']),
+  level: alertLevel,
+  channel: z.string().nullable().optional().meta({ description: 'The channel whose level was crossed (threshold alarms).' }),
+  status: z.enum(['open', 'acknowledged', 'cleared']),
+  reason: z.string(),
+  by: z.object({ principal_type: z.string(), principal_id: z.string() }).nullable().meta({
+    description: 'Null when the readings cleared the alarm; principal_type `recipient` (an e-mail address) for an acknowledge link of a notification.',
+  }),
+  automatic: z.boolean(),
+  comment: z.string().nullable(),
+  at: isoTime,
+};
+
+export const alarmPayload = z.object(alarmShape).meta({ id: 'AlarmEventPayload' });
+
+/**
+ * alarm.opened and alarm.escalated: one event per transition (never one per reading), with what a
+ * person told of it needs — the project and point by name, the value and the reading's time.
+ */
+export const alarmRaisedPayload = z
   .object({
-    alarm_id: z.string(),
-    project_id: z.string(),
-    point_id: z.string(),
-    rule: z.enum(['threshold', 'rate', 'stale']),
-    level: alertLevel,
-    channel: z.string().nullable().optional().meta({ description: 'The channel whose level was crossed (threshold alarms).' }),
-    status: z.enum(['open', 'acknowledged', 'cleared']),
-    reason: z.string(),
-    by: z.object({ principal_type: z.string(), principal_id: z.string() }).nullable().meta({ description: 'Null when the readings cleared the alarm.' }),
-    automatic: z.boolean(),
-    comment: z.string().nullable(),
-    at: isoTime,
+    ...alarmShape,
+    project_name: z.string(),
+    point_name: z.string(),
+    channel: z.string().nullable().meta({ description: 'The channel whose reading raised the alarm; null when the rule is about the point as a whole.' }),
+    value: z.number().nullable().meta({ description: "The value that broke the rule in the rule's unit (mm, mm/day, seconds without data)." }),
+    data_id: z.string().nullable(),
+    measured_at: nullableTime.meta({ description: 'When the reading that raised it was measured (UTC).' }),
   })
-  .meta({ id: 'AlarmEventPayload' });
+  .meta({ id: 'AlarmRaisedPayload', description: 'An alarm was opened, or its level rose (escalated, which re-opens an acknowledged alarm).' });
 
 export const webhookTestPayload = z
   .object({ message: z.string(), webhook_id: z.string(), webhook_name: z.string() })

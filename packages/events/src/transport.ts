@@ -1,4 +1,4 @@
-import type { DomainEvent } from './catalogue.js';
+import type { DomainEvent, EventGroup } from './catalogue.js';
 import type { OutgoingEvent } from './envelope.js';
 
 /** `messaging.system` and `messaging.destination.name` of the OpenTelemetry semantic conventions. */
@@ -24,6 +24,11 @@ export interface SubscribeOptions {
    * is in memory already).
    */
   dataOnDemand?: boolean;
+  /**
+   * Only events of this group (`alarm`: alarm.*). On JetStream the durable's filter subject, so the
+   * others never reach the consumer; set when the durable is made (a durable keeps its filter).
+   */
+  group?: EventGroup;
 }
 
 export interface Subscription {

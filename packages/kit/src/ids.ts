@@ -19,6 +19,8 @@ export const ID_PREFIXES = {
   event: 'evt',
   delivery: 'del',
   alarm: 'alm',
+  notificationRule: 'ntr',
+  notification: 'ntf',
   request: 'req',
 } as const;
 

@@ -28,7 +28,7 @@ import {
   type InfraConfig,
 } from '@mp/runtime';
 import { startMaintenanceEndpoint } from './backup.js';
-import { WEBHOOKS_SCHEMA, parseWebhooksConfig, readExtraCa, startWebhooksService, webhooksMigrations } from '@mp/webhooks';
+import { WEBHOOKS_SCHEMA, notificationOptions, parseWebhooksConfig, readExtraCa, startWebhooksService, webhooksMigrations } from '@mp/webhooks';
 
 export interface PlatformOptions {
   /** Settings as environment variables (process.env by default). */
@@ -112,6 +112,9 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     stops.push(() => transport.close());
 
     // The consumer subscribes first, so that the first events find it (embedded transport).
+    // Its notifications ask projects and monitoring-data and link to the gateway, which start
+    // later: their addresses are read when first needed.
+    const later: { projects?: number; monitoringData?: number; gateway?: RunningGateway } = {};
     const whDb = await open(whConfig, WEBHOOKS_SCHEMA, webhooksMigrations);
     const webhooks = await startWebhooksService({
       auth: keys.authFor('webhooks'),
@@ -129,6 +132,11 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       statsIntervalMs: whConfig.MP_WEBHOOK_STATS_INTERVAL_MS,
       deliveryRetentionDays: whConfig.MP_WEBHOOK_DELIVERY_RETENTION_DAYS,
       extraCa: readExtraCa(whConfig.NODE_EXTRA_CA_CERTS),
+      notifications: {
+        ...notificationOptions(whConfig),
+        sources: () => ({ projects: `127.0.0.1:${later.projects}`, monitoringData: `127.0.0.1:${later.monitoringData}` }),
+        publicUrls: () => ({ live: later.gateway!.baseUrl, sandbox: later.gateway!.sandboxBaseUrl }),
+      },
     });
     stops.push(() => webhooks.stop());
 
@@ -161,6 +169,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       outboxRetentionMs: outboxRetentionMs(prConfig),
     });
     stops.push(() => projects.stop());
+    later.projects = projects.port;
 
     const mdConfig = parseMonitoringDataConfig({ ...env, MP_PROJECTS_ADDR: `127.0.0.1:${projects.port}`, MP_IDENTITY_ADDR: `127.0.0.1:${identity.port}` });
     const mdDb = await openServiceDatabase(mdConfig, MONITORING_DATA_SCHEMA, monitoringDataMigrations, { poolSize: mdConfig.MP_MONITORING_DATA_DB_POOL });
@@ -180,6 +189,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       ...archiveOptionsOf(mdConfig, serviceLogger(logger, 'monitoring-data')),
     });
     stops.push(() => monitoringData.stop());
+    later.monitoringData = monitoringData.port;
     // Projects hands each change's ingest version to monitoring-data before committing (ADR 0022);
     // on the one embedded database in-process, so that the hand-over joins the projects
     // transaction instead of waiting for the session it holds (ADR 0051).
@@ -219,6 +229,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       versions,
     });
     stops.push(() => gateway.stop());
+    later.gateway = gateway;
 
     // How `npm run data:backup` copies the embedded database while this process has it open.
     // Only the embedded database lives in the data folder; PostgreSQL is backed up with pg_dump

@@ -36,7 +36,12 @@ export function typeOf(schema, depth = 0) {
       const extra = schema.additionalProperties;
       const required = new Set(schema.required ?? []);
       const lines = props.map(([k, v]) => `${pad(depth + 1)}${key(k)}${required.has(k) ? '' : '?'}: ${typeOf(v, depth + 1)};`);
-      if (extra && extra !== false) lines.push(`${pad(depth + 1)}[key: string]: ${extra === true ? 'unknown' : typeOf(extra, depth + 1)};`);
+      // An optional named property is `T | undefined`, which the index signature must admit.
+      const someOptional = props.some(([k]) => !required.has(k));
+      if (extra && extra !== false)
+        lines.push(
+          `${pad(depth + 1)}[key: string]: ${extra === true ? 'unknown' : typeOf(extra, depth + 1)}${extra !== true && someOptional ? ' | undefined' : ''};`,
+        );
       if (!props.length && !lines.length) return schema.type === 'object' ? 'Record<string, unknown>' : 'unknown';
       return `{\n${lines.join('\n')}\n${pad(depth)}}`;
     }

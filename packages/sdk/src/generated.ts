@@ -31,7 +31,7 @@ export type Alarm = {
     at: string;
     by: {
       principal_id: string;
-      principal_type: "user" | "api_key" | "client";
+      principal_type: "user" | "api_key" | "client" | "recipient";
     } | null;
     comment: string | null;
   } | null;
@@ -39,7 +39,7 @@ export type Alarm = {
     at: string;
     by: {
       principal_id: string;
-      principal_type: "user" | "api_key" | "client";
+      principal_type: "user" | "api_key" | "client" | "recipient";
     } | null;
     automatic: boolean;
     comment: string | null;
@@ -63,6 +63,14 @@ export type AlarmClearedEvent = {
   data: AlarmEventPayload;
 };
 
+export type AlarmEscalatedEvent = {
+  event_id: string;
+  event_type: "alarm.escalated";
+  timestamp: string;
+  webhook_id: string;
+  data: AlarmRaisedPayload;
+};
+
 export type AlarmEventPayload = {
   alarm_id: string;
   project_id: string;
@@ -79,6 +87,37 @@ export type AlarmEventPayload = {
   automatic: boolean;
   comment: string | null;
   at: string;
+};
+
+export type AlarmOpenedEvent = {
+  event_id: string;
+  event_type: "alarm.opened";
+  timestamp: string;
+  webhook_id: string;
+  data: AlarmRaisedPayload;
+};
+
+export type AlarmRaisedPayload = {
+  alarm_id: string;
+  project_id: string;
+  point_id: string;
+  rule: "threshold" | "rate" | "stale";
+  level: "warning" | "alarm" | "action";
+  channel: string | null;
+  status: "open" | "acknowledged" | "cleared";
+  reason: string;
+  by: {
+    principal_type: string;
+    principal_id: string;
+  } | null;
+  automatic: boolean;
+  comment: string | null;
+  at: string;
+  project_name: string;
+  point_name: string;
+  value: number | null;
+  data_id: string | null;
+  measured_at: string | null;
 };
 
 export type AlarmWithHistory = {
@@ -111,7 +150,7 @@ export type AlarmWithHistory = {
     at: string;
     by: {
       principal_id: string;
-      principal_type: "user" | "api_key" | "client";
+      principal_type: "user" | "api_key" | "client" | "recipient";
     } | null;
     comment: string | null;
   } | null;
@@ -119,7 +158,7 @@ export type AlarmWithHistory = {
     at: string;
     by: {
       principal_id: string;
-      principal_type: "user" | "api_key" | "client";
+      principal_type: "user" | "api_key" | "client" | "recipient";
     } | null;
     automatic: boolean;
     comment: string | null;
@@ -132,7 +171,7 @@ export type AlarmWithHistory = {
     status: string;
     by: {
       principal_id: string;
-      principal_type: "user" | "api_key" | "client";
+      principal_type: "user" | "api_key" | "client" | "recipient";
     } | null;
     comment: string | null;
     data_id: string | null;
@@ -399,7 +438,7 @@ export type EventAbnormalRecord = {
     dx?: number;
     dy?: number;
     dz?: number;
-    [key: string]: number;
+    [key: string]: number | undefined;
   };
   status: "warning" | "alarm" | "action";
   threshold: {
@@ -430,7 +469,7 @@ export type EventRecord = {
     dx?: number;
     dy?: number;
     dz?: number;
-    [key: string]: number;
+    [key: string]: number | undefined;
   };
   status: "normal" | "warning" | "alarm" | "action";
   quality_flag: string;
@@ -469,6 +508,50 @@ export type Member = {
   added_by: string | null;
   created_at: string;
   updated_at: string;
+};
+
+export type NotificationDelivery = {
+  id: string;
+  rule_id: string;
+  alarm_id: string;
+  kind: "opened" | "escalated" | "reminder" | "escalation";
+  recipient: string;
+  subject: string;
+  status: "pending" | "sent" | "failed" | "skipped";
+  attempts: number;
+  last_error: string | null;
+  smtp_response: string | null;
+  sent_at: string | null;
+  next_attempt_at: string | null;
+  acknowledged_at: string | null;
+  created_at: string;
+};
+
+export type NotificationRule = {
+  id: string;
+  project_id: string;
+  name: string;
+  levels: Array<string>;
+  recipients: Array<{
+    email: string;
+  }>;
+  reminder_interval_seconds: number | null;
+  escalation: {
+    after_seconds: number;
+    recipients: Array<{
+      email: string;
+    }>;
+  } | null;
+  created_at: string;
+  created_by: string;
+  mail_configured: boolean;
+};
+
+export type NotificationRuleList = {
+  items: Array<NotificationRule>;
+  next_cursor: string | null;
+  has_more: boolean;
+  mail_configured: boolean;
 };
 
 export type OAuthClient = {
@@ -1072,13 +1155,15 @@ export interface WebhookEvents {
   "report.generated": ReportGeneratedEvent;
   "report.approved": ReportApprovedEvent;
   "report.rejected": ReportRejectedEvent;
+  "alarm.opened": AlarmOpenedEvent;
+  "alarm.escalated": AlarmEscalatedEvent;
   "alarm.acknowledged": AlarmAcknowledgedEvent;
   "alarm.cleared": AlarmClearedEvent;
   "webhook.test": WebhookTestEvent;
 }
 
 /** Every six-digit code the API can answer. */
-export type ErrorCode = 400001 | 400002 | 400003 | 400004 | 400005 | 401001 | 401002 | 401003 | 401004 | 401005 | 401006 | 401007 | 401008 | 403001 | 403002 | 403003 | 403004 | 404001 | 404002 | 404003 | 404004 | 404005 | 404006 | 404007 | 404008 | 404009 | 404010 | 404011 | 404012 | 404013 | 404014 | 404018 | 404019 | 409001 | 409002 | 409003 | 409004 | 409005 | 409006 | 409007 | 409008 | 409009 | 409010 | 409011 | 422101 | 422102 | 422103 | 422104 | 422105 | 422201 | 422202 | 422203 | 422204 | 422205 | 422301 | 422302 | 422303 | 422304 | 429001 | 429002 | 429003 | 429004 | 429005 | 500001 | 503002;
+export type ErrorCode = 400001 | 400002 | 400003 | 400004 | 400005 | 401001 | 401002 | 401003 | 401004 | 401005 | 401006 | 401007 | 401008 | 401020 | 403001 | 403002 | 403003 | 403004 | 404001 | 404002 | 404003 | 404004 | 404005 | 404006 | 404007 | 404008 | 404009 | 404010 | 404011 | 404012 | 404013 | 404014 | 404018 | 404019 | 404020 | 404021 | 409001 | 409002 | 409003 | 409004 | 409005 | 409006 | 409007 | 409008 | 409009 | 409010 | 409011 | 409020 | 422101 | 422102 | 422103 | 422104 | 422105 | 422201 | 422202 | 422203 | 422204 | 422205 | 422301 | 422302 | 422303 | 422304 | 429001 | 429002 | 429003 | 429004 | 429005 | 500001 | 503002;
 
 /** Each route: its path and query parameters, request body and the `data` of its answer. */
 export interface Routes {
@@ -1263,7 +1348,7 @@ export interface Routes {
         dx?: number;
         dy?: number;
         dz?: number;
-        [key: string]: number;
+        [key: string]: number | undefined;
       };
       quality_flag?: "valid" | "suspect" | "invalid";
       remark?: string | null;
@@ -1397,6 +1482,57 @@ export interface Routes {
     query: Record<string, never>;
     body: undefined;
     response: Me;
+  };
+  "DELETE /notification-rules/{rule_id}": {
+    path: {
+      rule_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: {
+      id: string;
+      project_id: string;
+      name: string;
+      levels: Array<string>;
+      recipients: Array<{
+        email: string;
+      }>;
+      reminder_interval_seconds: number | null;
+      escalation: {
+        after_seconds: number;
+        recipients: Array<{
+          email: string;
+        }>;
+      } | null;
+      created_at: string;
+      created_by: string;
+      mail_configured: boolean;
+      deleted: true;
+    };
+  };
+  "GET /notification-rules/{rule_id}": {
+    path: {
+      rule_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: NotificationRule;
+  };
+  "GET /notification-rules/{rule_id}/deliveries": {
+    path: {
+      rule_id: string;
+    };
+    query: {
+      limit?: number;
+      cursor?: string;
+      status?: "pending" | "sent" | "failed" | "skipped";
+    };
+    body: undefined;
+    response: {
+      items: Array<NotificationDelivery>;
+      next_cursor: string | null;
+      has_more: boolean;
+    };
   };
   "GET /oauth/clients": {
     path: Record<string, never>;
@@ -1767,7 +1903,7 @@ export interface Routes {
           dx?: number;
           dy?: number;
           dz?: number;
-          [key: string]: number;
+          [key: string]: number | undefined;
         };
         precision?: number;
       }>;
@@ -1790,7 +1926,7 @@ export interface Routes {
           dx?: number;
           dy?: number;
           dz?: number;
-          [key: string]: number;
+          [key: string]: number | undefined;
         };
         precision?: number;
       }>;
@@ -1860,6 +1996,38 @@ export interface Routes {
       updated_at: string;
       deleted: true;
     };
+  };
+  "GET /projects/{project_id}/notification-rules": {
+    path: {
+      project_id: string;
+    };
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: undefined;
+    response: NotificationRuleList;
+  };
+  "POST /projects/{project_id}/notification-rules": {
+    path: {
+      project_id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      name: string;
+      levels: Array<"warning" | "alarm" | "action">;
+      recipients: Array<{
+        email: string;
+      }>;
+      reminder_interval_seconds?: number | null;
+      escalation?: {
+        after_seconds: number;
+        recipients: Array<{
+          email: string;
+        }>;
+      } | null;
+    };
+    response: NotificationRule;
   };
   "GET /projects/{project_id}/points": {
     path: {
@@ -2381,7 +2549,7 @@ export interface Routes {
     body: {
       name: string;
       url: string;
-      events: Array<"data.created" | "data.updated" | "data.abnormal" | "data.batch_completed" | "task.created" | "task.assigned" | "task.status_changed" | "task.completed" | "task.overdue" | "project.created" | "project.status_changed" | "project.completed" | "report.generated" | "report.approved" | "report.rejected" | "alarm.acknowledged" | "alarm.cleared">;
+      events: Array<"data.created" | "data.updated" | "data.abnormal" | "data.batch_completed" | "task.created" | "task.assigned" | "task.status_changed" | "task.completed" | "task.overdue" | "project.created" | "project.status_changed" | "project.completed" | "report.generated" | "report.approved" | "report.rejected" | "alarm.opened" | "alarm.escalated" | "alarm.acknowledged" | "alarm.cleared">;
       project_ids?: Array<string>;
       retry_policy?: {
         max_retries?: number;
@@ -2440,7 +2608,7 @@ export interface Routes {
     body: {
       name?: string;
       url?: string;
-      events?: Array<"data.created" | "data.updated" | "data.abnormal" | "data.batch_completed" | "task.created" | "task.assigned" | "task.status_changed" | "task.completed" | "task.overdue" | "project.created" | "project.status_changed" | "project.completed" | "report.generated" | "report.approved" | "report.rejected" | "alarm.acknowledged" | "alarm.cleared">;
+      events?: Array<"data.created" | "data.updated" | "data.abnormal" | "data.batch_completed" | "task.created" | "task.assigned" | "task.status_changed" | "task.completed" | "task.overdue" | "project.created" | "project.status_changed" | "project.completed" | "report.generated" | "report.approved" | "report.rejected" | "alarm.opened" | "alarm.escalated" | "alarm.acknowledged" | "alarm.cleared">;
       project_ids?: Array<string> | null;
       retry_policy?: {
         max_retries?: number;
@@ -2535,6 +2703,9 @@ export const ROUTES: { readonly [K in keyof Routes]: { idempotent: boolean; enve
   "GET /errors/{error_code}": { idempotent: false, envelope: true, auth: true },
   "GET /healthz": { idempotent: false, envelope: true, auth: false },
   "GET /me": { idempotent: false, envelope: true, auth: true },
+  "DELETE /notification-rules/{rule_id}": { idempotent: false, envelope: true, auth: true },
+  "GET /notification-rules/{rule_id}": { idempotent: false, envelope: true, auth: true },
+  "GET /notification-rules/{rule_id}/deliveries": { idempotent: false, envelope: true, auth: true },
   "GET /oauth/clients": { idempotent: false, envelope: true, auth: true },
   "POST /oauth/clients": { idempotent: true, envelope: true, auth: true },
   "DELETE /oauth/clients/{client_id}": { idempotent: false, envelope: true, auth: true },
@@ -2558,6 +2729,8 @@ export const ROUTES: { readonly [K in keyof Routes]: { idempotent: boolean; enve
   "GET /projects/{project_id}/members": { idempotent: false, envelope: true, auth: true },
   "POST /projects/{project_id}/members": { idempotent: true, envelope: true, auth: true },
   "DELETE /projects/{project_id}/members/{user_id}": { idempotent: false, envelope: true, auth: true },
+  "GET /projects/{project_id}/notification-rules": { idempotent: false, envelope: true, auth: true },
+  "POST /projects/{project_id}/notification-rules": { idempotent: true, envelope: true, auth: true },
   "GET /projects/{project_id}/points": { idempotent: false, envelope: true, auth: true },
   "POST /projects/{project_id}/points": { idempotent: true, envelope: true, auth: true },
   "GET /projects/{project_id}/report-schedules": { idempotent: false, envelope: true, auth: true },

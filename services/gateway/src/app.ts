@@ -24,6 +24,7 @@ import { systemRoutes } from './routes/system.js';
 import { sensorTypeRoutes } from './routes/sensor-types.js';
 import { reportRoutes } from './routes/reports.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { notificationRoutes } from './routes/notifications.js';
 import { healthz, readyz, referenceRoutes } from './routes/reference.js';
 import { openApiDocument } from './api/openapi.js';
 import { routesOf } from './api/routes-of.js';
@@ -78,6 +79,7 @@ export function createApp(deps: AppDeps): Koa {
   alarmRoutes(v3, deps.clients);
   reportRoutes(v3, deps.clients, deps.limits);
   webhookRoutes(v3, deps.clients);
+  notificationRoutes(v3, deps.clients);
   mount(v3, errorRoutes);
   mount(v3, systemRoutes(deps));
   mount(v3, sensorTypeRoutes);

@@ -3,7 +3,7 @@ import { PERMISSION_MEANINGS, type identity } from '@mp/contracts';
 import type { DomainError } from '@mp/errors';
 import type { GatewayContext } from './state.js';
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The cookie that carries a consent form's CSRF token (double submit, one per pending authorization). */
 export const csrfCookieName = (requestId: string) => `mp_oauth_csrf_${requestId.replace(/[^0-9a-z]/gi, '')}`;
@@ -31,7 +31,7 @@ const STYLE = `
  * application's redirect origin (a browser applies form-action to the redirect that follows the
  * form post).
  */
-function pageHeaders(ctx: GatewayContext, nonce: string, redirectOrigin: string | null): void {
+export function pageHeaders(ctx: GatewayContext, nonce: string, redirectOrigin: string | null): void {
   ctx.set({
     'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'self'${redirectOrigin ? ` ${redirectOrigin}` : ''}; frame-ancestors 'none'; base-uri 'none'`,
     'X-Frame-Options': 'DENY',
@@ -43,7 +43,7 @@ function pageHeaders(ctx: GatewayContext, nonce: string, redirectOrigin: string 
   ctx.type = 'text/html; charset=utf-8';
 }
 
-function layout(title: string, nonce: string, body: string): string {
+export function layout(title: string, nonce: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>

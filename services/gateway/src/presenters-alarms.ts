@@ -1,8 +1,16 @@
 import type { monitoringData } from '@mp/contracts';
 
-/** The principal who acted (`usr_…` / `key_…`), as a small object; null when the readings did it. */
+/**
+ * The principal who acted (`usr_…` / `key_…`, or the e-mail address of a notification's recipient
+ * who used its acknowledge link), as a small object; null when the readings did it.
+ */
 const actor = (id: string | undefined) =>
-  id ? { principal_id: id, principal_type: id.startsWith('usr_') ? 'user' : id.startsWith('key_') ? 'api_key' : 'client' } : null;
+  id
+    ? {
+        principal_id: id,
+        principal_type: id.startsWith('usr_') ? 'user' : id.startsWith('key_') ? 'api_key' : id.includes('@') ? 'recipient' : 'client',
+      }
+    : null;
 
 /** API shapes (snake_case JSON) of the alarm messages (docs/adr/0024-alarms.md). */
 export const presentAlarms = {

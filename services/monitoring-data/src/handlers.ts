@@ -16,12 +16,19 @@ import { listAlarms } from './use-cases/list-alarms.js';
 import { listTenantAlarms } from './use-cases/list-tenant-alarms.js';
 import { summarizeProjectAlarms } from './use-cases/summarize-project-alarms.js';
 import { getPointStates } from './use-cases/get-point-states.js';
+import { acknowledgeAsRecipient } from './use-cases/acknowledge-as-recipient.js';
 
 /**
  * The gateway calls every method; reports reads a report's period (records, series, alarms) as the
- * person who asked for the report, whose access is checked here as for the gateway.
+ * person who asked for the report, whose access is checked here as for the gateway; webhooks
+ * redeems the acknowledge links of notification mails.
  */
-const CALLERS: CallerPolicy = { gateway: '*', reports: ['listRecords', 'getSeries', 'listAlarms'] };
+const CALLERS: CallerPolicy = {
+  gateway: '*',
+  reports: ['listRecords', 'getSeries', 'listAlarms'],
+  // the acknowledge links of notification mails (ADR 0090), and nothing else
+  webhooks: ['acknowledgeAlarmAsRecipient'],
+};
 
 export function monitoringDataBinding(deps: DataDeps) {
   return bindService<monitoringData.MonitoringDataServer>(
@@ -44,6 +51,7 @@ export function monitoringDataBinding(deps: DataDeps) {
       listTenantAlarms: (req, ctx) => listTenantAlarms(deps, req, ctx),
       summarizeProjectAlarms: (req, ctx) => summarizeProjectAlarms(deps, req, ctx),
       getPointStates: (req, ctx) => getPointStates(deps, req, ctx),
+      acknowledgeAlarmAsRecipient: (req, ctx) => acknowledgeAsRecipient(deps, req, ctx),
     },
     CALLERS,
   );

@@ -94,6 +94,25 @@ describe('threshold alarms in the write transaction', () => {
       },
     ]);
     expect(third.status).toEqual(['normal']);
+    // One alarm.opened and one alarm.escalated for the alarm: its transitions, not its readings (ADR 0090).
+    const raised = (await h.outbox()).filter((e) => e.event_type === 'alarm.opened' || e.event_type === 'alarm.escalated');
+    expect(raised.map((e) => [e.event_type, e.data.level, e.data.value, e.data.measured_at])).toEqual([
+      ['alarm.opened', 'warning', 12, '2026-03-02T08:00:00.000Z'],
+      ['alarm.escalated', 'alarm', 24.5, '2026-03-03T08:00:00.000Z'],
+    ]);
+    expect(raised[0]!.data).toMatchObject({
+      alarm_id: alarm!.id,
+      project_id: p.id,
+      project_name: 'Dam crest',
+      point_id: pt,
+      point_name: 'CR-01',
+      channel: null,
+      rule: 'threshold',
+      status: 'open',
+      data_id: first.dataId[0],
+      by: null,
+      automatic: true,
+    });
     // A new breach after the clear is a new alarm.
     await write([{ point_id: pt, measured_at: at(6), values: { dz: 30 } }]);
     const after = await alarmsOf(h);
@@ -232,6 +251,18 @@ describe('stale-data alarms on a schedule, once per point across replicas', () =
     expect(again[0]! + again[1]!).toBe(30);
     expect(new Set((await alarmsOf(h)).map((x) => `${x.level}:${x.status}`))).toEqual(new Set(['alarm:open']));
     expect((await h.outbox()).filter((e) => e.event_type === 'data.abnormal')).toHaveLength(60);
+    // each point's stale alarm opened once and escalated once, whichever replica judged it
+    const raised = (await h.outbox()).filter((e) => e.event_type === 'alarm.opened' || e.event_type === 'alarm.escalated');
+    expect(raised.filter((e) => e.event_type === 'alarm.opened')).toHaveLength(30);
+    expect(raised.filter((e) => e.event_type === 'alarm.escalated')).toHaveLength(30);
+    expect(raised.find((e) => e.event_type === 'alarm.opened' && e.data.point_id === p.points[7]!.id)!.data).toMatchObject({
+      rule: 'stale',
+      level: 'warning',
+      point_name: 'SA-7',
+      project_name: 'Slope array',
+      value: 11400,
+      measured_at: '2026-03-01T00:00:00.000Z',
+    });
     // at alarm level nothing more is due
     clock.set('2026-03-02T06:30:00Z');
     expect(await Promise.all([a!.staleSweep.runOnce(), b!.staleSweep.runOnce()])).toEqual([0, 0]);

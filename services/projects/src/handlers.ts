@@ -40,6 +40,8 @@ const CALLERS: CallerPolicy = {
   gateway: '*',
   'monitoring-data': ['getIngestContext', 'getPoint', 'getProjectAccess'],
   reports: ['getProject', 'listPoints', 'getProjectAccess'],
+  // a notification rule's maker may read (and, to change it, write) its project (ADR 0090)
+  webhooks: ['getProject', 'getProjectAccess'],
 };
 
 export function projectsBinding(deps: ProjectsDeps) {

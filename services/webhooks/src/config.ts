@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { envBoolean, envPort, parseConfig } from '@mp/kit';
 import { infraSchema } from '@mp/runtime';
+import type { NotificationOptions } from './notifications/start.js';
 
 export const webhooksConfigSchema = infraSchema.extend({
   MP_WEBHOOKS_GRPC_PORT: envPort(50055),
@@ -25,10 +26,58 @@ export const webhooksConfigSchema = infraSchema.extend({
    * every 10 minutes (ADR 0021). Pending deliveries are never removed.
    */
   MP_WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
-  /** Extra CA certificate file the sender trusts (self-signed receivers). */
+  /** Extra CA certificate file the sender trusts (self-signed receivers, and SMTP servers). */
   NODE_EXTRA_CA_CERTS: z.string().optional(),
+  /**
+   * The SMTP server notification mails leave through (ADR 0090): smtps://user:pass@host:465
+   * (TLS from the start) or smtp://user:pass@host:587 (STARTTLS, required unless the URL says
+   * ?requireTLS=false). Unset: rules are kept, no mail is sent, and the API says so.
+   */
+  MP_SMTP_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^smtps?:\/\/[^\s]+$/, 'an smtp:// or smtps:// URL')
+      .optional(),
+  ),
+  /** The From of notification mails. */
+  MP_MAIL_FROM: z.string().min(3).max(320).default('Monitoring Platform <alarms@localhost>'),
+  /** Where the mails' links point (the gateway's public base URLs, …/v3); default https://localhost:<port>/v3. */
+  MP_PUBLIC_BASE_URL: z.string().url().default('https://localhost:8443/v3'),
+  MP_PUBLIC_SANDBOX_BASE_URL: z.string().url().default('https://localhost:8444/v3'),
+  /** Where the webhooks service checks a rule maker's access to the project. */
+  MP_PROJECTS_ADDR: z.string().default('127.0.0.1:50052'),
+  /** Where an acknowledge link acknowledges its alarm. */
+  MP_MONITORING_DATA_ADDR: z.string().default('127.0.0.1:50053'),
+  /** How often due mails, reminders and escalations are looked for (new alarm mails go at once). */
+  MP_NOTIFY_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(5000),
+  /** The shortest reminder interval and escalation delay a rule may have, in seconds. */
+  MP_NOTIFY_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** How long an acknowledge link works, in hours. */
+  MP_NOTIFY_ACK_LINK_HOURS: z.coerce
+    .number()
+    .min(0.001)
+    .max(24 * 30)
+    .default(72),
+  /** Attempts per mail before it is logged as failed (a permanent 5xx answer fails at once). */
+  MP_NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(6),
+  /** Wait before the first retry of a mail; each later one waits four times longer. */
+  MP_NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
 });
 
 export type WebhooksConfig = z.infer<typeof webhooksConfigSchema>;
 
 export const parseWebhooksConfig = (env: Record<string, string | undefined> = process.env) => parseConfig(webhooksConfigSchema, env);
+
+/** The MP_SMTP_*, MP_MAIL_FROM, MP_PUBLIC_*, MP_NOTIFY_* settings as the notifications take them (ADR 0090). */
+export const notificationOptions = (config: WebhooksConfig): NotificationOptions => ({
+  ...(config.MP_SMTP_URL ? { smtpUrl: config.MP_SMTP_URL } : {}),
+  mailFrom: config.MP_MAIL_FROM,
+  publicUrls: { live: config.MP_PUBLIC_BASE_URL, sandbox: config.MP_PUBLIC_SANDBOX_BASE_URL },
+  sources: { projects: config.MP_PROJECTS_ADDR, monitoringData: config.MP_MONITORING_DATA_ADDR },
+  pollMs: config.MP_NOTIFY_POLL_MS,
+  minIntervalSeconds: config.MP_NOTIFY_MIN_INTERVAL_SECONDS,
+  ackLinkHours: config.MP_NOTIFY_ACK_LINK_HOURS,
+  maxAttempts: config.MP_NOTIFY_MAX_ATTEMPTS,
+  retryBaseMs: config.MP_NOTIFY_RETRY_BASE_MS,
+});

@@ -1,4 +1,5 @@
 export { startWebhooksService, readExtraCa, type WebhooksServiceOptions, type RunningWebhooksService } from './service.js';
 export { migrations as webhooksMigrations, SCHEMA as WEBHOOKS_SCHEMA } from './migrations.js';
-export { parseWebhooksConfig, type WebhooksConfig } from './config.js';
+export { notificationOptions, parseWebhooksConfig, type WebhooksConfig } from './config.js';
+export { AckLinkSigner } from './notifications/ack-link.js';
 export { signPayload, verifySignature } from './delivery/sign.js';

@@ -159,4 +159,87 @@ export const migrations: Migration[] = [
       ALTER TABLE deliveries SET (fillfactor = 70);
     `,
   },
+  {
+    id: '007_notifications',
+    sql: `
+      -- ADR 0090: who is e-mailed about a project's alarms. recipients and escalation_recipients
+      -- are e-mail addresses; creator_permissions as for webhooks (ADR 0063).
+      CREATE TABLE notification_rules (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        project_id text NOT NULL,
+        name text NOT NULL,
+        levels text[] NOT NULL,
+        recipients text[] NOT NULL,
+        reminder_interval_s integer,
+        escalation_after_s integer,
+        escalation_recipients text[] NOT NULL DEFAULT '{}',
+        created_by text NOT NULL,
+        creator_permissions text[] NOT NULL,
+        created_at timestamptz(3) NOT NULL DEFAULT now(),
+        deleted_at timestamptz
+      );
+      CREATE INDEX notification_rules_by_project ON notification_rules (tenant_id, environment, project_id, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+
+      -- Every alarm event taken from the transport, once: a redelivered event finds its id here.
+      CREATE TABLE notification_events (
+        event_id text PRIMARY KEY,
+        received_at timestamptz NOT NULL DEFAULT now()
+      );
+
+      -- An alarm a rule told people about, while reminders and escalation may still be due.
+      -- Replicas claim due rows with FOR UPDATE SKIP LOCKED and move them on in the same transaction.
+      CREATE TABLE notified_alarms (
+        alarm_id text NOT NULL,
+        rule_id text NOT NULL REFERENCES notification_rules (id),
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        project_id text NOT NULL,
+        -- the latest alarm.opened / alarm.escalated data: what the mails show
+        alarm jsonb NOT NULL,
+        -- open | acknowledged | cleared
+        status text NOT NULL,
+        next_reminder_at timestamptz,
+        reminders integer NOT NULL DEFAULT 0,
+        escalate_at timestamptz,
+        escalated_at timestamptz,
+        PRIMARY KEY (alarm_id, rule_id)
+      );
+      CREATE INDEX notified_alarms_due ON notified_alarms ((LEAST(next_reminder_at, escalate_at))) WHERE status = 'open';
+
+      -- The delivery log: one mail to one recipient about one step of one alarm. The unique key
+      -- is the guarantee that a step is mailed once, whichever replica handles it. Each mail is
+      -- also its acknowledge link (single use: ack_used_at).
+      CREATE TABLE notification_mails (
+        id text PRIMARY KEY,
+        rule_id text NOT NULL REFERENCES notification_rules (id),
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        project_id text NOT NULL,
+        alarm_id text NOT NULL,
+        -- opened | escalated | reminder | escalation
+        kind text NOT NULL,
+        -- which step: 'opened', 'escalated:alarm', 'reminder:3', 'escalation'
+        step text NOT NULL,
+        recipient text NOT NULL,
+        alarm jsonb NOT NULL,
+        subject text NOT NULL,
+        -- pending | sent | failed | skipped
+        status text NOT NULL DEFAULT 'pending',
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz,
+        lease_until timestamptz,
+        last_error text,
+        smtp_response text,
+        sent_at timestamptz,
+        ack_expires_at timestamptz NOT NULL,
+        ack_used_at timestamptz,
+        created_at timestamptz(3) NOT NULL DEFAULT now(),
+        CONSTRAINT notification_mails_once UNIQUE (rule_id, alarm_id, step, recipient)
+      );
+      CREATE INDEX notification_mails_due ON notification_mails (next_attempt_at) WHERE status = 'pending';
+      CREATE INDEX notification_mails_by_rule ON notification_mails (rule_id, created_at DESC, id DESC);
+    `,
+  },
 ];

@@ -1,7 +1,7 @@
 import { loadServiceAuth } from '@mp/grpc';
 import { createLogger, requireSettings, startLifecycle, startOrExit } from '@mp/kit';
 import { loadSecretsKey, openServiceDatabase, openTransport } from '@mp/runtime';
-import { parseWebhooksConfig } from './config.js';
+import { notificationOptions, parseWebhooksConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
 import { readExtraCa, startWebhooksService } from './service.js';
 import type { Tracing } from '@mp/telemetry';
@@ -35,6 +35,7 @@ export async function run(tracing: Tracing | null): Promise<void> {
       statsIntervalMs: config.MP_WEBHOOK_STATS_INTERVAL_MS,
       deliveryRetentionDays: config.MP_WEBHOOK_DELIVERY_RETENTION_DAYS,
       extraCa: readExtraCa(config.NODE_EXTRA_CA_CERTS),
+      notifications: notificationOptions(config),
     });
     logger.info({ port: service.port }, 'webhooks service listening');
     return { service, transport, db, life, config };

@@ -14,6 +14,7 @@ import { webhooksBinding } from './handlers.js';
 import { EventIngester } from './ingest-event.js';
 import { WebhookMetrics } from './metrics.js';
 import { SuccessRateMonitor } from './success-rate-monitor.js';
+import { startNotifications, type NotificationOptions } from './notifications/start.js';
 
 export interface WebhooksServiceOptions {
   db: Database;
@@ -47,6 +48,8 @@ export interface WebhooksServiceOptions {
   alarmMinFinished?: number;
   /** Finished deliveries older than this are removed with their attempts; 30 days by default. */
   deliveryRetentionDays?: number;
+  /** Alarm notifications by e-mail (ADR 0090): SMTP, link targets, the services asked, schedules. */
+  notifications: NotificationOptions;
 }
 
 export function readExtraCa(path: string | undefined): string[] | undefined {
@@ -85,10 +88,22 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
     ...(opts.alarmMinFinished !== undefined ? { minFinished: opts.alarmMinFinished } : {}),
   });
   const purger = new DeliveryHistoryPurger(opts.db, opts.logger, { retentionMs: (opts.deliveryRetentionDays ?? 30) * 86_400_000 });
+  const notifications = await startNotifications(
+    {
+      db: opts.db,
+      logger: opts.logger,
+      clock: deps.clock,
+      transport: opts.transport,
+      auth: opts.auth,
+      secretsKey: opts.secretsKey,
+      ...(opts.extraCa ? { extraCa: opts.extraCa } : {}),
+    },
+    opts.notifications,
+  );
   const server = await startGrpcServer({
     host: opts.host,
     port: opts.port,
-    services: [webhooksBinding(deps)],
+    services: [webhooksBinding(deps, notifications.deps)],
     auth: opts.auth,
     logger: opts.logger,
     portSetting: 'MP_WEBHOOKS_GRPC_PORT',
@@ -127,6 +142,7 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
     deps,
     monitor,
     purger,
+    notifications,
     /** Stops the service; gRPC calls in flight get `graceMs` to finish (a drain gives them its whole bound). */
     async stop(graceMs?: number) {
       await Promise.all(subscriptions.map((s) => s.stop()));
@@ -134,6 +150,7 @@ export async function startWebhooksService(opts: WebhooksServiceOptions) {
       await monitor.stop();
       await purger.stop();
       await worker!.stop();
+      await notifications.stop();
       await agent.destroy();
     },
   };

@@ -89,7 +89,7 @@ identity: { portEnv: MP_IDENTITY_GRPC_PORT, addrEnv: MP_IDENTITY_ADDR, calls: []
 projects: { portEnv: MP_PROJECTS_GRPC_PORT, addrEnv: MP_PROJECTS_ADDR, calls: [monitoring-data] }
 monitoring-data: { portEnv: MP_MONITORING_DATA_GRPC_PORT, addrEnv: MP_MONITORING_DATA_ADDR, calls: [projects, identity] }
 reports: { portEnv: MP_REPORTS_GRPC_PORT, addrEnv: MP_REPORTS_ADDR, calls: [projects, monitoring-data] }
-webhooks: { portEnv: MP_WEBHOOKS_GRPC_PORT, addrEnv: MP_WEBHOOKS_ADDR, calls: [] }
+webhooks: { portEnv: MP_WEBHOOKS_GRPC_PORT, addrEnv: MP_WEBHOOKS_ADDR, calls: [projects, monitoring-data] }
 {{- end -}}
 
 {{/* A service's address as gRPC clients dial it: every ready pod behind the headless Service. */}}

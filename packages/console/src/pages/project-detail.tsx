@@ -6,6 +6,7 @@ import { Badge, ErrorNotice, Field, PageTitle, useAction, useLoad, when } from '
 import { PROJECT_TONE } from './projects';
 import { countsText, LevelBadge, pointState } from '../alarm-state';
 import { SitePlan } from './site-plan';
+import { NotificationRules } from './notification-rules';
 
 const value = (e: Event) => (e.target as HTMLInputElement).value;
 
@@ -62,6 +63,7 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
       <Devices devices={devices} />
       <Tasks projectId={projectId} />
       <Members projectId={projectId} />
+      <NotificationRules projectId={projectId} />
     </section>
   );
 }

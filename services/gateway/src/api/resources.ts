@@ -197,7 +197,8 @@ export const series = z
   })
   .meta({ id: 'Series' });
 
-const actor = z.object({ principal_id: id, principal_type: z.enum(['user', 'api_key', 'client']) }).nullable();
+// `recipient`: an e-mail address whose notification's acknowledge link acknowledged the alarm (ADR 0090)
+const actor = z.object({ principal_id: id, principal_type: z.enum(['user', 'api_key', 'client', 'recipient']) }).nullable();
 
 export const alarm = z
   .object({
@@ -508,3 +509,41 @@ export const tenantLogo = z
     updated_at: instant,
   })
   .meta({ id: 'TenantLogo' });
+/** A notification rule (ADR 0090): who is mailed about a project's alarms, reminded and escalated to. */
+export const notificationRule = z
+  .object({
+    id,
+    project_id: id,
+    name: z.string(),
+    levels: z.array(z.string()),
+    recipients: z.array(z.object({ email: z.string() })),
+    reminder_interval_seconds: z.number().int().nullable(),
+    escalation: z.object({ after_seconds: z.number().int(), recipients: z.array(z.object({ email: z.string() })) }).nullable(),
+    created_at: instant,
+    created_by: z.string(),
+    mail_configured: z.boolean().meta({ description: 'false while MP_SMTP_URL is not set: the rule is kept and no mail leaves (logged as skipped).' }),
+  })
+  .meta({ id: 'NotificationRule' });
+
+/** The rules of a project, and whether mail leaves at all. */
+export const notificationRuleList = listOf(notificationRule).extend({ mail_configured: z.boolean() }).meta({ id: 'NotificationRuleList' });
+
+/** One mail of a rule's delivery log. */
+export const notificationDelivery = z
+  .object({
+    id,
+    rule_id: id,
+    alarm_id: id,
+    kind: z.string().meta({ enum: ['opened', 'escalated', 'reminder', 'escalation'] }),
+    recipient: z.string(),
+    subject: z.string(),
+    status: z.string().meta({ enum: ['pending', 'sent', 'failed', 'skipped'] }),
+    attempts: z.number().int(),
+    last_error: nullableText,
+    smtp_response: nullableText,
+    sent_at: nullableText,
+    next_attempt_at: nullableText,
+    acknowledged_at: nullableText.meta({ description: "When the alarm was acknowledged through this mail's link." }),
+    created_at: instant,
+  })
+  .meta({ id: 'NotificationDelivery' });

@@ -129,3 +129,49 @@ async function append(tx: Queryable, event: NewEvent<never> & { dataJson: string
   const meta = await appendEvent(tx, event);
   return { eventId: meta.event_id, dataJson: event.dataJson };
 }
+
+/** What alarm.opened / alarm.escalated add to the alarm row: names people read, and the reading's time. */
+export interface RaisedAbout {
+  projectName: string;
+  pointName: string;
+  measuredAt: string | null;
+}
+
+/**
+ * alarm.opened / alarm.escalated (ADR 0090): one event per transition of an alarm, never one per
+ * reading, so that a notification sent for it is sent once; added in the transaction that moved it.
+ */
+export function alarmRaisedEvent(scope: EventScope, type: 'alarm.opened' | 'alarm.escalated', row: AlarmRow, about: RaisedAbout) {
+  const data: EventPayload<typeof type> = {
+    alarm_id: row.id,
+    project_id: row.project_id,
+    project_name: about.projectName,
+    point_id: row.point_id,
+    point_name: about.pointName,
+    channel: row.channel ?? null,
+    rule: row.rule,
+    level: row.level,
+    status: row.status,
+    reason: row.reason,
+    value: row.value,
+    data_id: row.last_data_id,
+    measured_at: about.measuredAt === null ? null : new Date(about.measuredAt).toISOString(),
+    by: null,
+    automatic: true,
+    comment: null,
+    at: scope.occurredAt,
+  };
+  return { ...scope, type, dataJson: JSON.stringify(data) };
+}
+
+export async function raiseAlarmRaised(
+  tx: Queryable,
+  scope: EventScope,
+  type: 'alarm.opened' | 'alarm.escalated',
+  row: AlarmRow,
+  about: RaisedAbout,
+): Promise<HandedEvent> {
+  const event = alarmRaisedEvent(scope, type, row, about);
+  const meta = await appendEvent(tx, event);
+  return { eventId: meta.event_id, dataJson: event.dataJson };
+}

@@ -1,8 +1,8 @@
 import type { Database, Queryable } from '@mp/db';
 import type { HandedEvent, OutboxRelay } from '@mp/events';
 import type { Clock, Logger } from '@mp/kit';
-import { raiseAbnormal, type EventScope } from './alarm-events.js';
-import { lockActive, openOrFind, recordBreach, type Breach } from './alarm-store.js';
+import { raiseAbnormal, raiseAlarmRaised, type EventScope } from './alarm-events.js';
+import { lockActive, openOrFind, recordBreach, type AlarmRow, type Breach } from './alarm-store.js';
 
 interface WatchRow {
   point_id: string;
@@ -126,14 +126,21 @@ export class StaleSweep {
       };
       const scope = { tenantId: w.tenant_id, environment: w.environment, projectId: w.project_id };
       const [active] = await lockActive(tx, [w.point_id]).then((all) => all.filter((a) => a.rule === 'stale'));
-      let raise: boolean;
-      if (active) raise = (await recordBreach(tx, active, breach, 0, nowIso)).escalated;
+      let raised: { type: 'alarm.opened' | 'alarm.escalated'; row: AlarmRow } | null = null;
+      const escalate = async (row: AlarmRow) => {
+        const updated = await recordBreach(tx, row, breach, 0, nowIso);
+        return updated.escalated ? { type: 'alarm.escalated' as const, row: updated.row } : null;
+      };
+      if (active) raised = await escalate(active);
       else {
         const found = await openOrFind(tx, scope, w.point_id, 'stale', breach, nowIso);
-        raise = found.opened || (await recordBreach(tx, found.row, breach, 0, nowIso)).escalated;
+        raised = found.opened ? { type: 'alarm.opened', row: found.row } : await escalate(found.row);
       }
-      if (!raise) continue;
+      if (!raised) continue;
       const eventScope: EventScope = { tenantId: w.tenant_id, environment: w.environment as EventScope['environment'], occurredAt: nowIso };
+      events.push(
+        await raiseAlarmRaised(tx, eventScope, raised.type, raised.row, { projectName: w.project_name, pointName: w.point_name, measuredAt: last.measured_at }),
+      );
       events.push(
         await raiseAbnormal(
           tx,

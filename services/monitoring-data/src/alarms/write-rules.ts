@@ -3,7 +3,7 @@ import type { HandedEvent } from '@mp/events';
 import type { CallerContext } from '@mp/grpc';
 import type { PointInfo, ProjectContext } from '../ingest-context.js';
 import type { CheckedRecord } from '../record-rules.js';
-import { abnormalEvent, alarmChangeEvent, eventScopeOf, type EventScope } from './alarm-events.js';
+import { abnormalEvent, alarmChangeEvent, alarmRaisedEvent, eventScopeOf, type EventScope } from './alarm-events.js';
 import { AlarmPlan } from './alarm-plan.js';
 import { lockActive, lockPoints, pointsWithActiveAlarms, type AlarmRow, type Breach, type Scope } from './alarm-store.js';
 import { rateBreaches } from './rate-rule.js';
@@ -78,8 +78,9 @@ function thresholdBreach(run: Reading[], measuredAt: (r: Reading) => string): Br
 /**
  * The alarm rules of one write, in the write's transaction (called from storeWrite): opens,
  * updates, escalates and clears alarms for the points written to, and returns the events it
- * added (data.abnormal of rate alarms, alarm.cleared of alarms the readings cleared). The
- * write's own data.abnormal is the event of a threshold alarm.
+ * added (alarm.opened / alarm.escalated of every transition, data.abnormal of rate alarms,
+ * alarm.cleared of alarms the readings cleared). The write's own data.abnormal carries the
+ * records of a threshold alarm.
  */
 export async function applyAlarmRules(
   tx: Queryable,
@@ -140,15 +141,21 @@ export async function applyAlarmRules(
     onRaise?: (row: AlarmRow, b: Breach) => void,
   ) => {
     let row = active.get(`${pointId}|${rule}`) ?? null;
+    // Every opening and every rise of the level is announced once (alarm.opened / alarm.escalated).
+    const raised = (type: 'alarm.opened' | 'alarm.escalated', r: AlarmRow, b: Breach) => {
+      const pointName = byPoint.get(pointId)![0]!.record.point.name;
+      plan.raise(alarmRaisedEvent(events, type, r, { projectName: ctx.project.name, pointName, measuredAt: b.measuredAt }));
+      onRaise?.(r, b);
+    };
     for (const step of steps) {
       if (step.breach) {
         if (row) {
           const updated = plan.breach(row, step.breach, step.readings.length);
           row = updated.row;
-          if (updated.escalated) onRaise?.(row, step.breach);
+          if (updated.escalated) raised('alarm.escalated', row, step.breach);
         } else {
           row = plan.open(pointId, rule, step.breach);
-          onRaise?.(row, step.breach);
+          raised('alarm.opened', row, step.breach);
         }
       } else if (row) {
         const last = step.readings[step.readings.length - 1]!;

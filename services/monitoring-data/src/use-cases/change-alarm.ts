@@ -10,6 +10,12 @@ import { historyOf, loadAlarm, loadAlarmRow, toAlarm } from '../alarms/alarm-vie
 const ALLOWED = { acknowledge: ALARM_STEPS.acknowledge.from, clear: ALARM_STEPS.clear.from };
 const MAX_COMMENT = 500;
 
+function checkComment(comment: string | null): void {
+  if (comment !== null && comment.length > MAX_COMMENT) {
+    throw new DomainError('400003', { field: 'comment', detail: `comment is at most ${MAX_COMMENT} characters long.`, suggestion: 'Shorten the comment.' });
+  }
+}
+
 /**
  * POST /alarms/{id}/acknowledge and /clear: recorded with who (the caller's principal) and when,
  * in the alarm's history, and announced as alarm.acknowledged / alarm.cleared in the same
@@ -22,16 +28,28 @@ export async function changeAlarm(
   req: monitoringData.AlarmChange,
   caller: CallerContext,
 ): Promise<monitoringData.Alarm> {
-  if (req.comment !== undefined && req.comment.length > MAX_COMMENT) {
-    throw new DomainError('400003', { field: 'comment', detail: `comment is at most ${MAX_COMMENT} characters long.`, suggestion: 'Shorten the comment.' });
-  }
+  checkComment(req.comment ?? null);
   // Access first, outside the transaction (it may ask the projects service).
   await loadAlarm(deps, caller, req.id, true);
+  return applyAlarmStep(deps, step, req.id, caller, { type: caller.principalType, id: caller.principalId }, req.comment ?? null);
+}
+
+/**
+ * The step itself, once access is settled: the row locked, the status checked (409010), the change,
+ * its history entry and its event in one transaction.
+ */
+export async function applyAlarmStep(
+  deps: DataDeps,
+  step: 'acknowledge' | 'clear',
+  id: string,
+  caller: CallerContext,
+  actor: { type: string; id: string },
+  comment: string | null,
+): Promise<monitoringData.Alarm> {
+  checkComment(comment);
   const now = deps.clock.now().toISOString();
-  const actor = { type: caller.principalType, id: caller.principalId };
-  const comment = req.comment ?? null;
   const { alarm, event } = await deps.db.transaction(async (tx) => {
-    const row = await loadAlarmRow(tx, caller, req.id, true);
+    const row = await loadAlarmRow(tx, caller, id, true);
     if (!(ALLOWED[step] as readonly string[]).includes(row.status)) {
       throw new DomainError('409010', {
         field: 'status',

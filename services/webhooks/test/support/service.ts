@@ -67,6 +67,11 @@ export async function startTestWebhooks(opts: Partial<WebhooksServiceOptions> = 
     port: 0,
     allowPrivateTargets: true,
     extraCa: [(await testCertificate()).cert],
+    // no SMTP server; nothing here asks projects or monitoring-data
+    notifications: {
+      publicUrls: { live: 'https://localhost:8443/v3', sandbox: 'https://localhost:8444/v3' },
+      sources: { projects: '127.0.0.1:1', monitoringData: '127.0.0.1:1' },
+    },
     ...opts,
   });
   const client = createClient<webhooks.WebhooksServer>(webhooks.WebhooksClient, webhooks.WebhooksService, `127.0.0.1:${service.port}`, {
