@@ -8,12 +8,9 @@ const POINT_ID = /^pt_[0-9a-z]{20}$/;
 const value = z.number().optional();
 /** A channel name as the sensor types spell them (docs/instruments.md). */
 const CHANNEL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
-export const values = z
-  .object({ x: value, y: value, z: value, dx: value, dy: value, dz: value })
-  .catchall(z.number())
-  .meta({
-    description: 'Coordinates x, y, z (m) and displacements dx, dy, dz (mm) of the geodetic types, or the channels of the point’s type (GET /v3/sensor-types).',
-  });
+export const values = z.object({ x: value, y: value, z: value, dx: value, dy: value, dz: value }).catchall(z.number()).meta({
+  description: 'Coordinates x, y, z (m) and displacements dx, dy, dz (mm) of the geodetic types, or the channels of the point’s type (GET /v3/sensor-types).',
+});
 const KNOWN = new Set(['x', 'y', 'z', 'dx', 'dy', 'dz']);
 const record = z.object({
   point_id: z.string().regex(POINT_ID, { error: 'a point id (pt_ and 20 lowercase letters or digits)' }),
