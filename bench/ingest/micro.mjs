@@ -35,6 +35,7 @@ for (let i = 0; i < POINTS; i++) {
     abruptLimit: 50,
     precision: 1,
     active: true,
+    triggerLevels: [],
   });
 }
 const ctx = { project: { id: 'prj_1', name: 'Benchmark tunnel', status: 'in_progress', startDate: '2020-01-01' }, bounds: null, points };

@@ -32,6 +32,8 @@ const project = {
   start_date: null,
   end_date: null,
   bounds: null,
+  time_zone: 'Europe/Berlin',
+  open_alarms: { count: 1, unacknowledged: 1, by_level: { warning: 1, alarm: 0, action: 0 }, highest_level: 'warning' },
   created_by: 'usr_0123456789abcdefghij',
   created_at: '2026-11-24T00:00:00.000Z',
   updated_at: '2026-11-24T00:00:00.000Z',
