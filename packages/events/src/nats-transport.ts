@@ -2,10 +2,7 @@ import {
   AckPolicy,
   DeliverPolicy,
   connect,
-  createInbox,
   headers,
-  type MsgHdrs,
-  type Msg,
   type ConsumerConfig,
   type ConsumerMessages,
   type JetStreamManager,
@@ -82,11 +79,6 @@ export class NatsTransport implements EventTransport {
   /** Made once: every jetstreamManager() call asks the server whether JetStream is there. */
   private jsm: JetStreamManager | null = null;
   private direct: DirectGet | null = null;
-  /** Batches of publishes waiting for their acknowledgements, by batch number (publishBatch). */
-  private readonly batches = new Map<number, PendingBatch>();
-  private nextBatch = 0;
-  /** Where JetStream acknowledges the messages of publishBatch: `<inbox>.<batch>.<index>`, one subscription for all. */
-  private ackInbox: string | null = null;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -164,15 +156,6 @@ export class NatsTransport implements EventTransport {
   }
 
   async publish(event: OutgoingEvent): Promise<void> {
-    const { body, h } = this.message(event);
-    await this.nc.jetstream().publish(subjectFor(this.opts.subjectPrefix, event.meta.event_type), body, {
-      msgID: event.meta.event_id,
-      headers: h,
-      expect: { streamName: this.opts.stream },
-    });
-  }
-
-  private message(event: OutgoingEvent): { body: Uint8Array; h: MsgHdrs } {
     const h = headers();
     if (event.meta.traceparent) h.set('traceparent', event.meta.traceparent);
     const { body, dataOffset, metaJson } = encodeEnvelope(event);
@@ -180,85 +163,11 @@ export class NatsTransport implements EventTransport {
     h.set(EVENT_META, metaJson);
     const inline = inlineData(event.dataJson);
     if (inline !== null) h.set(INLINE_DATA, inline);
-    return { body, h };
-  }
-
-  /**
-   * Publishes events in the order given and resolves once JetStream has acknowledged every one
-   * (stored, or recognised as a duplicate by its Nats-Msg-Id); rejects if any was refused or not
-   * acknowledged within the timeout, and the caller publishes the batch again (duplicates are
-   * dropped by the stream). The messages go out back to back on the connection, each with the
-   * same headers as `publish` (Nats-Msg-Id, Nats-Expected-Stream), and their acknowledgements
-   * come back on one subscription, with one timer per batch: where a request per event
-   * (js.publish) paid a timer, a promise and a reply subscription entry each (ADR 0101).
-   */
-  async publishBatch(events: readonly OutgoingEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    if (events.length === 1) return this.publish(events[0]!);
-    const inbox = this.acks();
-    const id = this.nextBatch++;
-    const done = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => fail(new Error(`JetStream acknowledged ${batch.acked} of ${events.length} events in ${PUBLISH_TIMEOUT_MS} ms`)),
-        PUBLISH_TIMEOUT_MS,
-      );
-      const fail = (err: Error) => {
-        if (!this.batches.delete(id)) return;
-        clearTimeout(timer);
-        reject(err);
-      };
-      const batch: PendingBatch = {
-        acked: 0,
-        seen: new Uint8Array(events.length),
-        ok: () => {
-          if (++batch.acked < events.length || !this.batches.delete(id)) return;
-          clearTimeout(timer);
-          resolve();
-        },
-        fail,
-      };
-      this.batches.set(id, batch);
+    await this.nc.jetstream().publish(subjectFor(this.opts.subjectPrefix, event.meta.event_type), body, {
+      msgID: event.meta.event_id,
+      headers: h,
+      expect: { streamName: this.opts.stream },
     });
-    for (let i = 0; i < events.length; i++) {
-      const event = events[i]!;
-      const { body, h } = this.message(event);
-      h.set('Nats-Msg-Id', event.meta.event_id);
-      h.set('Nats-Expected-Stream', this.opts.stream);
-      this.nc.publish(subjectFor(this.opts.subjectPrefix, event.meta.event_type), body, { headers: h, reply: `${inbox}.${id}.${i}` });
-    }
-    await done;
-  }
-
-  /** The acknowledgement subscription of publishBatch, made on first use. */
-  private acks(): string {
-    if (this.ackInbox) return this.ackInbox;
-    const inbox = createInbox();
-    this.nc.subscribe(`${inbox}.>`, {
-      callback: (err, m) => {
-        if (err) return;
-        this.acknowledged(inbox, m);
-      },
-    });
-    this.ackInbox = inbox;
-    return inbox;
-  }
-
-  private acknowledged(inbox: string, m: Msg): void {
-    const [batchToken, indexToken] = m.subject.slice(inbox.length + 1).split('.');
-    const batch = this.batches.get(Number(batchToken));
-    const index = Number(indexToken);
-    if (!batch || !(index >= 0) || batch.seen[index]) return;
-    // A status message (503: no stream takes the subject) or a JetStream error in the body.
-    if (m.headers?.hasError) return batch.fail(new Error(`JetStream refused event ${index} of a batch: ${m.headers.code} ${m.headers.description}`));
-    let ack: { error?: { code?: number; description?: string }; stream?: string };
-    try {
-      ack = JSON.parse(new TextDecoder().decode(m.data)) as typeof ack;
-    } catch {
-      return batch.fail(new Error('JetStream answered a publish with something that is not an acknowledgement'));
-    }
-    if (ack.error) return batch.fail(new Error(`JetStream refused event ${index} of a batch: ${ack.error.code} ${ack.error.description}`));
-    batch.seen[index] = 1;
-    batch.ok();
   }
 
   /**
@@ -401,17 +310,6 @@ export class NatsTransport implements EventTransport {
 }
 
 const offsetOf = (header: string | undefined): number | null => (header ? Number(header) : null);
-
-/** How long a batch waits for all its acknowledgements (js.publish's own default). */
-const PUBLISH_TIMEOUT_MS = 5_000;
-
-interface PendingBatch {
-  acked: number;
-  /** Which messages were acknowledged (an acknowledgement is counted once). */
-  seen: Uint8Array;
-  ok(): void;
-  fail(err: Error): void;
-}
 
 /** The data as text for the Mp-Data header when it is small enough to travel there, else null. */
 function inlineData(data: string | Uint8Array): string | null {

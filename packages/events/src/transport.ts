@@ -50,12 +50,6 @@ export interface EventTransport {
    */
   messagingAttributes(eventType: string): MessagingAttributes;
   publish(event: OutgoingEvent): Promise<void>;
-  /**
-   * Publishes events in order with the promise of `publish` for each: resolves once every one is
-   * durably taken; on a rejection some may have been, and publishing the batch again is safe.
-   * Transports without a cheaper way leave it out, and each event is published on its own.
-   */
-  publishBatch?(events: readonly OutgoingEvent[]): Promise<void>;
   subscribe(durableName: string, handler: (event: DomainEvent) => Promise<HandleResult>, opts?: SubscribeOptions): Promise<Subscription>;
   close(): Promise<void>;
 }

@@ -16,17 +16,7 @@ import {
 } from '@mp/monitoring-data';
 import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
 import { REPORTS_SCHEMA, parseReportsConfig, reportsMigrations, startReportsService } from '@mp/reports';
-import {
-  legacyEmbeddedSchemas,
-  loadSecretsKey,
-  lockDataDir,
-  MemoryPrincipalVersions,
-  openPrincipalVersions,
-  openServiceDatabase,
-  openTransport,
-  outboxRetentionMs,
-  type InfraConfig,
-} from '@mp/runtime';
+import { legacyEmbeddedSchemas, loadSecretsKey, lockDataDir, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
 import { startMaintenanceEndpoint } from './backup.js';
 import { WEBHOOKS_SCHEMA, notificationOptions, parseWebhooksConfig, readExtraCa, startWebhooksService, webhooksMigrations } from '@mp/webhooks';
 
@@ -141,10 +131,6 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     stops.push(() => webhooks.stop());
 
     const idDb = await open(idConfig, IDENTITY_SCHEMA, identityMigrations);
-    // Identity publishes principal versions where the gateway reads them (ADR 0100): Redis when
-    // configured (other gateway replicas may share it), else a store in this process.
-    const versions = openPrincipalVersions(idConfig) ?? new MemoryPrincipalVersions();
-    stops.push(() => versions.close());
     const identity = await startIdentityService({
       auth: keys.authFor('identity'),
       db: idDb,
@@ -153,7 +139,6 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       config: idConfig,
       secretsKey,
       outboxRetentionMs: outboxRetentionMs(idConfig),
-      versions,
     });
     stops.push(() => identity.stop());
 
@@ -226,7 +211,6 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     const gateway = await startGateway(gwConfig, serviceLogger(logger, 'gateway'), {
       auth: keys.authFor('gateway'),
       ...(opts.tls ? { tls: opts.tls } : {}),
-      versions,
     });
     stops.push(() => gateway.stop());
     later.gateway = gateway;

@@ -4,4 +4,3 @@ export * from './open.js';
 export * from './reseal.js';
 export * from './reseal-main.js';
 export * from './migrate-main.js';
-export * from './principal-versions.js';

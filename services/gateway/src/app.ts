@@ -4,7 +4,6 @@ import { DomainError, excerpt } from '@mp/errors';
 import type { Logger } from '@mp/kit';
 import type { Environment, ServiceClients } from './clients.js';
 import type { JwtVerifier } from './jwt-verifier.js';
-import type { CredentialCache } from './credential-cache.js';
 import { clientAddress, TrustedProxies } from './client-address.js';
 import { closeWhenBodyUnread, securityHeaders } from './middleware/front-door.js';
 import { closeStalledResponses } from './middleware/send-deadline.js';
@@ -36,8 +35,6 @@ export interface AppDeps {
   environment: Environment;
   clients: ServiceClients;
   jwt: JwtVerifier;
-  /** This replica's cache of identity's answers about credentials (ADR 0100). */
-  credentials?: CredentialCache | undefined;
   /** True while this gateway process serves; false while it drains (its public /readyz then says 503). */
   ready: () => boolean;
   logger: Logger;

@@ -66,12 +66,6 @@ export const gatewayConfigSchema = z.object({
   /** Redis shared by gateway replicas for rate limits; unset → per-process memory (embedded). */
   MP_REDIS_URL: z.string().optional(),
   MP_REDIS_PREFIX: z.string().default('mp:rl'),
-  /**
-   * How long one identity answer about a credential may serve requests on this replica (ADR 0100);
-   * every use still checks the tenant's principal version in Redis. 0 turns the cache off.
-   */
-  MP_CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
-  MP_CREDENTIAL_CACHE_ENTRIES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** Operator defaults of spec §8's limits (per-tenant plans may override). */
   MP_LIMIT_API_PER_MINUTE: z.coerce.number().int().positive().default(100),
   MP_LIMIT_DATA_RECORDS_PER_MINUTE: z.coerce.number().int().positive().default(500),

@@ -12,8 +12,6 @@ import type { BodyLimits } from './middleware/read-body.js';
 import { JwtVerifier } from './jwt-verifier.js';
 import { BackendHealth } from './backend-health.js';
 import { RateLimits } from '@mp/ratelimit';
-import { openPrincipalVersions, type PrincipalVersions } from '@mp/runtime';
-import { CredentialCache } from './credential-cache.js';
 
 export interface RunningGateway {
   port: number;
@@ -89,13 +87,7 @@ function frontDoorOf(config: GatewayConfig, trustedProxies: TrustedProxies): Fro
 export async function startGateway(
   config: GatewayConfig,
   logger: Logger,
-  opts: {
-    auth: ServiceAuth;
-    tls?: { cert: string; key: string };
-    ready?: () => boolean;
-    /** The principal version store shared with identity (the launcher's); default: from MP_REDIS_URL. */
-    versions?: PrincipalVersions | null;
-  },
+  opts: { auth: ServiceAuth; tls?: { cert: string; key: string }; ready?: () => boolean },
 ): Promise<RunningGateway> {
   const serving = await servingCertificate(config, opts.tls);
   const tls = serving.current;
@@ -121,12 +113,6 @@ export async function startGateway(
     opts.auth.tls,
   );
   const jwt = new JwtVerifier(clients);
-  // The store identity publishes principal versions to: the launcher's (embedded: shared in the
-  // process), else the Redis of MP_REDIS_URL; without one nothing is cached (ADR 0100).
-  const versions =
-    opts.versions !== undefined ? opts.versions : openPrincipalVersions(config, (err) => logger.warn({ err }, 'principal version store unavailable'));
-  const ownsVersions = opts.versions === undefined;
-  const credentials = new CredentialCache({ versions, ttlMs: config.MP_CREDENTIAL_CACHE_TTL_MS, maxEntries: config.MP_CREDENTIAL_CACHE_ENTRIES });
   const limits = new RateLimits({
     ...(config.MP_REDIS_URL ? { redisUrl: config.MP_REDIS_URL } : {}),
     prefix: config.MP_REDIS_PREFIX,
@@ -157,7 +143,6 @@ export async function startGateway(
       environment,
       clients,
       jwt,
-      credentials,
       ready,
       logger,
       docsUrl,
@@ -217,7 +202,6 @@ export async function startGateway(
       );
       backendHealth.close();
       await limits.close();
-      if (ownsVersions) await versions?.close();
       clients.close();
     },
   };

@@ -20,8 +20,6 @@ export const identityConfigSchema = infraSchema.extend({
   MP_LOGIN_MAX_FAILURES: positiveInt(5),
   MP_LOGIN_FAILURE_WINDOW_SECONDS: positiveInt(900),
   MP_LOGIN_LOCK_SECONDS: positiveInt(1800),
-  /** Prefix of the Redis keys shared with the gateways (MP_REDIS_URL): principal versions (ADR 0100). */
-  MP_REDIS_PREFIX: z.string().min(1).default('mp:rl'),
 });
 
 export type IdentityConfig = z.infer<typeof identityConfigSchema>;

@@ -1,7 +1,6 @@
 import type { Database } from '@mp/db';
 import type { OutboxRelay } from '@mp/events';
 import type { Clock, Logger, SecretBox } from '@mp/kit';
-import type { PrincipalVersions } from '@mp/runtime';
 import type { SecretDigest } from './secret-digest.js';
 import type { SigningKeys } from './signing-keys.js';
 
@@ -27,6 +26,4 @@ export interface IdentityDeps {
   /** Stands in for a password in the Idempotency-Key request hash of POST /users. */
   secretDigest: SecretDigest;
   settings: IdentitySettings;
-  /** Where principal versions are published for the gateways' caches (ADR 0100); null: nowhere (gateways then cache nothing). */
-  versions: PrincipalVersions | null;
 }

@@ -231,13 +231,4 @@ export const migrations: Migration[] = [
       ALTER TABLE plans ADD COLUMN raw_retention_months integer CHECK (raw_retention_months BETWEEN 1 AND 1200);
     `,
   },
-  {
-    // ADR 0100: raised with every change of a tenant's keys, users, sessions or plan, and
-    // published before the change commits; gateways use a cached answer only while its version
-    // is at least the published one.
-    id: '006_principal_version',
-    sql: `
-      ALTER TABLE tenants ADD COLUMN principal_version bigint NOT NULL DEFAULT 1;
-    `,
-  },
 ];

@@ -1,6 +1,6 @@
 import { loadServiceAuth } from '@mp/grpc';
 import { createLogger, requireSettings, startLifecycle, startOrExit } from '@mp/kit';
-import { loadSecretsKey, openPrincipalVersions, openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
+import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
 import { parseIdentityConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
 import { describeFirstAdmin } from './bootstrap.js';
@@ -9,7 +9,7 @@ import type { Tracing } from '@mp/telemetry';
 
 // The standalone process (one pod of the identity service): `main.ts` starts tracing first, then imports this.
 export async function run(tracing: Tracing | null): Promise<void> {
-  const { service, transport, db, life, config, versions } = await startOrExit('identity', async () => {
+  const { service, transport, db, life, config } = await startOrExit('identity', async () => {
     const config = parseIdentityConfig();
     const auth = loadServiceAuth('identity', config);
     requireSettings('identity', config, ['MP_DATABASE_URL', 'MP_NATS_URL', 'MP_SECRETS_KEY']);
@@ -20,8 +20,6 @@ export async function run(tracing: Tracing | null): Promise<void> {
     const secretsKey = loadSecretsKey(config);
     const db = await openServiceDatabase(config, SCHEMA, migrations);
     const transport = await openTransport(config, logger);
-    // With MP_REDIS_URL (the gateways' Redis) each change of principals is published there before it commits (ADR 0100).
-    const versions = openPrincipalVersions(config, (err) => logger.warn({ err }, 'principal version store unavailable'));
     const service = await startIdentityService({
       auth,
       db,
@@ -30,7 +28,6 @@ export async function run(tracing: Tracing | null): Promise<void> {
       config,
       secretsKey,
       outboxRetentionMs: outboxRetentionMs(config),
-      versions,
     });
     logger.info({ port: service.port }, 'identity service listening');
 
@@ -45,14 +42,8 @@ export async function run(tracing: Tracing | null): Promise<void> {
     // what they receive. (The Helm chart always sets MP_ADMIN_PASSWORD from a Secret, so a pod
     // never gets here.)
     if (admin.password) process.stdout.write(describeFirstAdmin(admin).join('\n') + '\n');
-    return { service, transport, db, life, config, versions };
+    return { service, transport, db, life, config };
   });
 
-  life.serving([
-    () => service.stop(config.MP_SHUTDOWN_TIMEOUT_MS),
-    () => transport.close(),
-    () => db.close(),
-    async () => versions?.close(),
-    async () => tracing?.shutdown(),
-  ]);
+  life.serving([() => service.stop(config.MP_SHUTDOWN_TIMEOUT_MS), () => transport.close(), () => db.close(), async () => tracing?.shutdown()]);
 }

@@ -2,7 +2,6 @@ import { purgeIdempotencyKeys, type Database } from '@mp/db';
 import { OutboxRelay, type EventTransport } from '@mp/events';
 import { startGrpcServer, type ServiceAuth } from '@mp/grpc';
 import { SecretBox, systemClock, type Clock, type Logger } from '@mp/kit';
-import type { PrincipalVersions } from '@mp/runtime';
 import { ensureFirstAdmin, type FirstAdmin } from './bootstrap.js';
 import type { IdentityConfig } from './config.js';
 import type { IdentityDeps } from './deps.js';
@@ -40,11 +39,6 @@ export interface IdentityServiceOptions {
   host?: string;
   port?: number;
   clock?: Clock;
-  /**
-   * Where the versions of tenants' principals are published for the gateways' caches (ADR 0100):
-   * the Redis the gateways read, or the embedded default's in-process store. Absent: nowhere.
-   */
-  versions?: PrincipalVersions | null;
 }
 
 export interface RunningIdentityService {
@@ -91,7 +85,6 @@ export async function startIdentityService(opts: IdentityServiceOptions): Promis
       failureWindowSeconds: opts.config.MP_LOGIN_FAILURE_WINDOW_SECONDS,
       lockSeconds: opts.config.MP_LOGIN_LOCK_SECONDS,
     },
-    versions: opts.versions ?? null,
   };
   const server = await startGrpcServer({
     host: opts.host ?? opts.config.MP_GRPC_HOST,

@@ -34,14 +34,6 @@ const UNRESPONSIVE_AFTER = 3;
 /** A lease outlives the attempt's timeout by this much, so a live attempt is never claimed twice. */
 export const LEASE_MARGIN_MS = 10_000;
 const MAX_CLAIM = 200;
-/**
- * A delivery claimed ahead waits at most this long for a slot (ADR 0102). Its lease was taken for
- * one attempt plus LEASE_MARGIN_MS: started later than this it could outlive the lease, so it is
- * given back instead (the lease cleared: claimable at once, by any replica).
- */
-export const QUEUED_MAX_MS = 5_000;
-/** Claimed ahead are refilled once fewer than this share of the allowance waits. */
-const REFILL_BELOW = 0.5;
 
 /**
  * Sends due deliveries. Rows are claimed with a lease (FOR UPDATE SKIP LOCKED, then
@@ -49,22 +41,11 @@ const REFILL_BELOW = 0.5;
  * the lease lapses. Claims walk the webhooks that have pending deliveries and take at most
  * `perWebhookConcurrency` minus what is already in flight from each, oldest due first; so a
  * receiver that hangs for 30 s holds a few slots, never the queue of the others.
- *
- * Claims run ahead (ADR 0102): a webhook's allowance is twice its slots, and what cannot start at
- * once waits here, in claim order, for the webhook's next free slot. A slot freed by an answer is
- * refilled from that queue without a round trip to the database, and the next claim runs while
- * the queue still holds work, so a fast receiver never waits for a claim.
  */
 export class DeliveryWorker {
   private inFlight = 0;
   private readonly inFlightByWebhook = new Map<string, number>();
   private readonly inFlightByTenant = new Map<string, number>();
-  /** Claimed ahead, not yet started: per webhook, oldest claim first. */
-  private readonly queued = new Map<string, { d: ClaimedDelivery; claimedAt: number }[]>();
-  private readonly queuedByTenant = new Map<string, number>();
-  private queuedCount = 0;
-  private pumping = false;
-  private pumpAgain = false;
   /** Attempts in a row without any answer, per webhook (see UNRESPONSIVE_CONCURRENCY). */
   private readonly silentInARow = new Map<string, number>();
   private stopped = true;
@@ -124,34 +105,13 @@ export class DeliveryWorker {
       });
   }
 
-  /** Stops claiming; gives back what was claimed ahead; waits for attempts in flight to finish and be recorded. */
+  /** Stops claiming; waits for attempts in flight to finish and be recorded. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.claiming;
-    const waiting = [...this.queued.values()].flat().map((q) => q.d);
-    this.queued.clear();
-    this.queuedByTenant.clear();
-    this.queuedCount = 0;
-    await this.giveBack(waiting);
     await Promise.allSettled([...this.attempts]);
     await this.recorder.idle();
-  }
-
-  /**
-   * Clears the leases of deliveries claimed ahead and not started, so that the next claim, here or
-   * on another replica, takes them at once. Only leases still running are cleared: those are
-   * this worker's (a lease that lapsed may already be another claim's).
-   */
-  private async giveBack(deliveries: ClaimedDelivery[]): Promise<void> {
-    if (deliveries.length === 0) return;
-    await this.deliveryDb
-      .query("UPDATE deliveries SET lease_until = NULL WHERE id = ANY($1::text[]) AND status = 'pending' AND lease_until > now()", [
-        deliveries.map((d) => d.id),
-      ])
-      .catch((err: unknown) =>
-        this.logger.warn({ err, deliveries: deliveries.length }, 'deliveries claimed ahead could not be given back; their leases will lapse'),
-      );
   }
 
   private schedule(): void {
@@ -164,105 +124,32 @@ export class DeliveryWorker {
 
   private async claimAndSend(): Promise<void> {
     for (;;) {
-      // Room for as many again as the slots, waiting: twice the concurrency at most.
-      const room = Math.min(2 * this.opts.concurrency - this.inFlight - this.queuedCount, MAX_CLAIM);
+      const room = Math.min(this.opts.concurrency - this.inFlight, MAX_CLAIM);
       if (room <= 0 || this.stopped) return;
-      const claimedAt = Date.now();
       const claimed = await this.claim(room);
-      for (const d of claimed) this.enqueue(d, claimedAt);
-      this.pump();
+      for (const d of claimed) this.launch(d);
       if (claimed.length < room) return;
     }
   }
 
   private async claim(n: number): Promise<ClaimedDelivery[]> {
-    // What each webhook already holds: its attempts in flight and its deliveries claimed ahead,
-    // and for one that stopped answering the part of its allowance it may not use (nothing is
-    // claimed ahead for it).
+    // What each webhook already uses: its attempts in flight, and for one that stopped answering
+    // the part of its allowance it may not use.
     const busy = new Map(this.inFlightByWebhook);
-    for (const [id, waiting] of this.queued) busy.set(id, (busy.get(id) ?? 0) + waiting.length);
     for (const [id, silent] of this.silentInARow) {
-      if (silent >= UNRESPONSIVE_AFTER) busy.set(id, (busy.get(id) ?? 0) + 2 * this.opts.perWebhookConcurrency - UNRESPONSIVE_CONCURRENCY);
+      if (silent >= UNRESPONSIVE_AFTER) busy.set(id, (busy.get(id) ?? 0) + Math.max(0, this.opts.perWebhookConcurrency - UNRESPONSIVE_CONCURRENCY));
     }
-    const tenants = new Map(this.inFlightByTenant);
-    for (const [id, waiting] of this.queuedByTenant) tenants.set(id, (tenants.get(id) ?? 0) + waiting);
     return claimDueDeliveries(
       this.deliveryDb,
       n,
       this.leaseMs,
-      { webhooks: [...busy], tenants: [...tenants] },
-      { perWebhook: 2 * this.opts.perWebhookConcurrency, perTenant: 2 * this.opts.perTenantConcurrency },
+      { webhooks: [...busy], tenants: [...this.inFlightByTenant] },
+      { perWebhook: this.opts.perWebhookConcurrency, perTenant: this.opts.perTenantConcurrency },
     );
   }
 
-  private enqueue(d: ClaimedDelivery, claimedAt: number): void {
-    const waiting = this.queued.get(d.webhook_id);
-    if (waiting) waiting.push({ d, claimedAt });
-    else this.queued.set(d.webhook_id, [{ d, claimedAt }]);
-    countIn(this.queuedByTenant, d.tenant_id, 1);
-    this.queuedCount++;
-  }
-
-  /**
-   * Starts what waits, oldest claim of each webhook first, while slots are free (the worker's,
-   * the webhook's, its tenant's); gives back what waited too long; asks for a claim when little
-   * is left waiting.
-   */
-  private pump(): void {
-    // stopping: what waits is given back by stop()
-    if (this.stopped) return;
-    // An attempt that ends without waiting (a webhook deleted or inactive) gives its slot back
-    // inside launch(): that pump runs after this one instead of inside it, on the same queues.
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = true;
-    try {
-      do {
-        this.pumpAgain = false;
-        this.startWaiting();
-      } while (this.pumpAgain && !this.stopped);
-    } finally {
-      this.pumping = false;
-    }
-    if (!this.stopped && this.queuedCount < REFILL_BELOW * this.opts.concurrency) this.wakeClaim();
-  }
-
-  private startWaiting(): void {
-    const now = Date.now();
-    const late: ClaimedDelivery[] = [];
-    for (const [webhookId, waiting] of this.queued) {
-      if (this.inFlight >= this.opts.concurrency) break;
-      const silent = (this.silentInARow.get(webhookId) ?? 0) >= UNRESPONSIVE_AFTER;
-      const perWebhook = silent ? UNRESPONSIVE_CONCURRENCY : this.opts.perWebhookConcurrency;
-      let started = 0;
-      while (started < waiting.length && this.inFlight < this.opts.concurrency) {
-        const { d, claimedAt } = waiting[started]!;
-        if (now - claimedAt > QUEUED_MAX_MS) {
-          late.push(d);
-        } else {
-          if ((this.inFlightByWebhook.get(webhookId) ?? 0) >= perWebhook) break;
-          if ((this.inFlightByTenant.get(d.tenant_id) ?? 0) >= this.opts.perTenantConcurrency) break;
-          this.launch(d, claimedAt);
-        }
-        countIn(this.queuedByTenant, d.tenant_id, -1);
-        this.queuedCount--;
-        started++;
-      }
-      if (started === waiting.length) this.queued.delete(webhookId);
-      else if (started > 0) waiting.splice(0, started);
-    }
-    if (late.length) void this.giveBack(late).then(() => this.wake());
-  }
-
-  /** A claim soon: at once unless one is running (then right after it). */
-  private wakeClaim(): void {
-    if (this.claiming) this.wakeAgain = true;
-    else if (!this.timer || this.claimFailures === 0) this.wake();
-  }
-
-  private launch(d: ClaimedDelivery, claimedAt: number): void {
+  private launch(d: ClaimedDelivery): void {
+    const claimedAt = Date.now();
     this.inFlight++;
     countIn(this.inFlightByWebhook, d.webhook_id, 1);
     countIn(this.inFlightByTenant, d.tenant_id, 1);
@@ -277,7 +164,7 @@ export class DeliveryWorker {
       countIn(this.inFlightByWebhook, d.webhook_id, -1);
       countIn(this.inFlightByTenant, d.tenant_id, -1);
       this.deps.metrics.inFlight.dec();
-      this.pump();
+      this.wake();
     };
     const p = this.deliver(d, claimedAt, release)
       .catch((err) => this.logger.error({ err, delivery_id: d.id }, 'delivery attempt could not be recorded; the lease will expire and it will be retried'))

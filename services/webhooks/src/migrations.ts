@@ -150,16 +150,6 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    id: '006_deliveries_room_for_leases',
-    sql: `
-      -- ADR 0102: a claim changes only lease_until, which no index holds, so PostgreSQL can update
-      -- the row in place (a HOT update, no new entry in any of the five indexes) when its page has
-      -- room. Pages filled to 100 % by the inserts had none, so every claim wrote five index
-      -- entries per delivery. New pages keep 30 % free; existing pages are left as they are.
-      ALTER TABLE deliveries SET (fillfactor = 70);
-    `,
-  },
-  {
     id: '007_notifications',
     sql: `
       -- ADR 0090: who is e-mailed about a project's alarms. recipients and escalation_recipients

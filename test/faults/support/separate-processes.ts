@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generatePlatformKeys, keyFileSettings, type Party, type PlatformKeys } from '@mp/grpc';
+import { generatePlatformKeys, keyFileSettings, type Party } from '@mp/grpc';
 import { newMasterKey } from '@mp/kit';
 import { createTestDatabase, createTestStream, httpsRequest, testCertificate, type ApiResponse, type TestDatabase, type TestStream } from '@mp/testing';
 import { startProcess, type StartedProcess } from '../../support/process.js';
@@ -24,8 +24,6 @@ export interface Replica {
 export interface SeparatePlatform {
   db: TestDatabase;
   stream: TestStream;
-  /** The service keys every process was given (for operator calls straight to a service). */
-  keys: PlatformKeys;
   admin: { username: string; password: string };
   replicas: Replica[];
   of(service: Service): Replica[];
@@ -102,10 +100,8 @@ export async function startSeparatePlatform(replicas: Partial<Record<Service, nu
     MP_WEBHOOKS_ADDR: addr('webhooks'),
     ...extraEnv,
   };
-  // The gateways' Redis: rate limits, and the principal versions identity publishes (ADR 0100).
-  const redis = { MP_REDIS_URL: process.env.MP_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', MP_REDIS_PREFIX: `mpt:${stream.stream}` };
   const own: Record<Service, Record<string, string>> = {
-    identity: { MP_ADMIN_USERNAME: admin.username, MP_ADMIN_PASSWORD: admin.password, ...redis },
+    identity: { MP_ADMIN_USERNAME: admin.username, MP_ADMIN_PASSWORD: admin.password },
     projects: {},
     'monitoring-data': {},
     webhooks: { MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', NODE_EXTRA_CA_CERTS: join(dir, 'tls.crt') },
@@ -115,7 +111,8 @@ export async function startSeparatePlatform(replicas: Partial<Record<Service, nu
       MP_BIND_HOST: '127.0.0.1',
       MP_TLS_CERT_FILE: join(dir, 'tls.crt'),
       MP_TLS_KEY_FILE: join(dir, 'tls.key'),
-      ...redis,
+      MP_REDIS_URL: process.env.MP_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      MP_REDIS_PREFIX: `mpt:${stream.stream}`,
       MP_LIMIT_API_PER_MINUTE: '100000',
       MP_LIMIT_DATA_RECORDS_PER_MINUTE: '100000000',
       MP_LIMIT_CONCURRENT: '10000',
@@ -141,7 +138,6 @@ export async function startSeparatePlatform(replicas: Partial<Record<Service, nu
   const p: SeparatePlatform = {
     db,
     stream,
-    keys,
     admin,
     replicas: all,
     of: (service) => all.filter((r) => r.service === service),

@@ -1,7 +1,6 @@
 import type { Middleware } from 'koa';
 import type { RateLimits } from '@mp/ratelimit';
 import type { ServiceClients } from '../clients.js';
-import type { CredentialCache } from '../credential-cache.js';
 import type { JwtVerifier } from '../jwt-verifier.js';
 import { authenticate, requireAnyPermission, requireFeature, requirePermission } from '../middleware/authenticate.js';
 import { jsonOrFormBody } from '../middleware/form-body.js';
@@ -13,8 +12,6 @@ import type { RouteGuards, RouteSpec } from './route-spec.js';
 export interface RouteGuardDeps {
   clients: ServiceClients;
   jwt: JwtVerifier;
-  /** This replica's cache of identity's answers (ADR 0100); absent: identity is asked every time. */
-  credentials?: CredentialCache | undefined;
   limits: RateLimits;
   /** Bodies of authenticated routes, and of the anonymous ones (sign-in, refresh, logout, OAuth). */
   bodyLimits: BodyLimits;

@@ -2,7 +2,6 @@ import type { identity } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import { anonymousContext, type CallerContext } from '@mp/grpc';
 import type { ServiceClients } from '../clients.js';
-import { CredentialCache } from '../credential-cache.js';
 import type { JwtVerifier } from '../jwt-verifier.js';
 import type { GatewayContext, GatewayMiddleware } from '../state.js';
 
@@ -13,9 +12,8 @@ import type { GatewayContext, GatewayMiddleware } from '../state.js';
 export type AuthMethods = 'api_key' | 'api_key_or_bearer' | 'api_key_or_session';
 
 /**
- * Establishes who is calling, from identity's answer (ADR 0010), or from this replica's cache of
- * it while the tenant's principal version says nothing changed (ADR 0100): a revocation still
- * applies at the next request on every gateway replica.
+ * Establishes who is calling, asking the identity service on every request so that a revocation
+ * applies at once on every gateway replica (ADR 0010):
  * - `X-API-Key`: identity checks the key (revoked, expired, rolled past its grace period, other
  *   environment → 401001);
  * - `Authorization: Bearer`: the signature and claims are verified here (401002 expired, 401003
@@ -25,20 +23,7 @@ export type AuthMethods = 'api_key' | 'api_key_or_bearer' | 'api_key_or_session'
  * the sandbox is 403004. `methods` follows the Auth column of spec §4 for the webhook endpoints
  * (an API key), widened to the console's user sessions (ADR 0055).
  */
-export function authenticate(
-  deps: { clients: ServiceClients; jwt: JwtVerifier; credentials?: CredentialCache | undefined },
-  methods: AuthMethods = 'api_key_or_bearer',
-): GatewayMiddleware {
-  const cache = deps.credentials;
-  /** The cached answer for `key`, or identity's (kept for the next request). */
-  const cached = async (key: string, ask: () => Promise<identity.Principal>): Promise<identity.Principal> => {
-    if (!cache?.enabled) return ask();
-    const hit = await cache.get(key);
-    if (hit) return hit;
-    const principal = await ask();
-    await cache.keep(key, principal);
-    return principal;
-  };
+export function authenticate(deps: { clients: ServiceClients; jwt: JwtVerifier }, methods: AuthMethods = 'api_key_or_bearer'): GatewayMiddleware {
   return async (ctx, next) => {
     const state = ctx.state;
     const apiKey = ctx.get('x-api-key');
@@ -46,9 +31,7 @@ export function authenticate(
     const anonymous = anonymousContext(state.requestId, state.environment);
     let principal: identity.Principal;
     if (apiKey) {
-      principal = await cached(CredentialCache.apiKey(state.environment, apiKey), () =>
-        deps.clients.identity.authenticateApiKey({ key: apiKey, environment: state.environment }, anonymous),
-      );
+      principal = await deps.clients.identity.authenticateApiKey({ key: apiKey, environment: state.environment }, anonymous);
       state.authMethod = 'api_key';
     } else if (authorization) {
       if (methods === 'api_key') {
@@ -59,18 +42,16 @@ export function authenticate(
         });
       }
       const claims = await deps.jwt.verify(bearerToken(authorization), state.environment, state.requestId);
-      principal = await cached(CredentialCache.session(state.environment, claims), () =>
-        deps.clients.identity.checkSession(
-          {
-            sessionId: claims.sid,
-            userId: claims.sub,
-            tenantId: claims.tid,
-            environment: state.environment,
-            scope: claims.scope.split(' ').filter(Boolean),
-            ...(claims.client_id ? { clientId: claims.client_id } : {}),
-          },
-          anonymous,
-        ),
+      principal = await deps.clients.identity.checkSession(
+        {
+          sessionId: claims.sid,
+          userId: claims.sub,
+          tenantId: claims.tid,
+          environment: state.environment,
+          scope: claims.scope.split(' ').filter(Boolean),
+          ...(claims.client_id ? { clientId: claims.client_id } : {}),
+        },
+        anonymous,
       );
       if (methods === 'api_key_or_session' && principal.clientId) {
         throw new DomainError('401001', {

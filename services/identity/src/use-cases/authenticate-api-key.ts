@@ -5,13 +5,9 @@ import { API_KEY_PATTERN } from '../api-key-value.js';
 import type { IdentityDeps } from '../deps.js';
 import { parseEnvironment } from '../environment.js';
 import { PLAN_COLUMNS, requireEnvironment, toPlan, type PlanRow } from '../plans.js';
-import { cacheFields } from '../principal-cache-fields.js';
 
-/**
- * last_used_at is written at most this often per key, so busy keys do not write on every call.
- * With a gateway's cache (ADR 0100: an answer is used for at most 30 s) it stays within a minute.
- */
-const LAST_USED_RESOLUTION_MS = 30_000;
+/** last_used_at is written at most this often per key, so busy keys do not write on every call. */
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 interface KeyCheckRow extends PlanRow {
   id: string;
@@ -25,7 +21,6 @@ interface KeyCheckRow extends PlanRow {
   /** the stored hash the value matched: the current one, or a rolled one still in its grace period */
   matched_hash: string;
   grace_expires_at: string | null;
-  principal_version: string | number;
 }
 
 // One answer for every failure: the caller must not learn whether a key exists, was revoked,
@@ -48,7 +43,7 @@ export async function authenticateApiKey(deps: IdentityDeps, req: identity.Authe
   const hash = sha256Hex(req.key);
   const { rows } = await deps.db.query<KeyCheckRow>(
     `SELECT k.id, k.tenant_id, k.environment, k.name AS key_name, k.permissions, k.expires_at, k.revoked_at, k.last_used_at,
-            m.hash AS matched_hash, m.grace_expires_at, t.principal_version, ${PLAN_COLUMNS}
+            m.hash AS matched_hash, m.grace_expires_at, ${PLAN_COLUMNS}
        FROM (SELECT id AS key_id, key_hash AS hash, NULL::timestamptz AS grace_expires_at FROM api_keys WHERE key_hash = $1
              UNION ALL
              SELECT key_id, key_hash, expires_at FROM api_key_previous_values WHERE key_hash = $1) m
@@ -81,16 +76,5 @@ export async function authenticateApiKey(deps: IdentityDeps, req: identity.Authe
       new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString(),
     ]);
   }
-  // A key stops on its own at its expiry, a rolled value at the end of its grace period: a cached answer must not outlive either.
-  const ends = [row.expires_at, row.grace_expires_at].filter((t): t is string => t !== null).map((t) => Date.parse(t));
-  return {
-    tenantId: row.tenant_id,
-    environment,
-    principalId: row.id,
-    principalType: 'api_key',
-    permissions: row.permissions,
-    name: row.key_name,
-    plan,
-    ...(await cacheFields(deps, row.principal_version, ends.length ? new Date(Math.min(...ends)) : null)),
-  };
+  return { tenantId: row.tenant_id, environment, principalId: row.id, principalType: 'api_key', permissions: row.permissions, name: row.key_name, plan };
 }

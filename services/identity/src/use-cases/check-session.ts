@@ -3,7 +3,6 @@ import { DomainError } from '@mp/errors';
 import type { IdentityDeps } from '../deps.js';
 import { parseEnvironment } from '../environment.js';
 import { PLAN_COLUMNS, requireEnvironment, toPlan, type PlanRow } from '../plans.js';
-import { cacheFields } from '../principal-cache-fields.js';
 
 interface SessionCheckRow extends PlanRow {
   user_id: string;
@@ -14,7 +13,6 @@ interface SessionCheckRow extends PlanRow {
   disabled: boolean;
   permissions: string[];
   user_name: string;
-  principal_version: string | number;
 }
 
 const ended = (detail: string) => new DomainError('401003', { field: 'Authorization', detail, suggestion: 'Sign in again with POST /auth/login.' });
@@ -29,7 +27,7 @@ const ended = (detail: string) => new DomainError('401003', { field: 'Authorizat
 export async function checkSession(deps: IdentityDeps, req: identity.CheckSessionRequest): Promise<identity.Principal> {
   const environment = parseEnvironment(req.environment);
   const { rows } = await deps.db.query<SessionCheckRow>(
-    `SELECT s.user_id, s.tenant_id, s.environment, s.client_id, s.revoked_at, u.disabled, u.permissions, u.name AS user_name, t.principal_version, ${PLAN_COLUMNS}
+    `SELECT s.user_id, s.tenant_id, s.environment, s.client_id, s.revoked_at, u.disabled, u.permissions, u.name AS user_name, ${PLAN_COLUMNS}
        FROM sessions s
        JOIN users u ON u.id = s.user_id
        JOIN tenants t ON t.id = u.tenant_id
@@ -71,7 +69,5 @@ export async function checkSession(deps: IdentityDeps, req: identity.CheckSessio
     plan,
     ...(row.client_id !== null ? { clientId: row.client_id } : {}),
     sessionId: req.sessionId,
-    // The access token's own expiry is checked by the gateway on every request.
-    ...(await cacheFields(deps, row.principal_version, null)),
   };
 }

@@ -7,7 +7,6 @@ import type { IdentityDeps } from '../deps.js';
 import { CLIENT_COLUMNS, clientNotFound, toOAuthClient, type OAuthClientRow } from '../oauth/clients.js';
 import { requireReachable } from '../permissions.js';
 import { revokeSessions } from '../sessions.js';
-import { principalsChanged } from '../principal-versions.js';
 
 /**
  * DELETE /oauth/clients/{client_id}: the application can no longer sign anyone in, its pending
@@ -33,7 +32,6 @@ export async function deleteOAuthClient(deps: IdentityDeps, req: identity.OAuthC
     requireReachable(found[0].creator_permissions, ctx, { field: 'client_id', name: `OAuth client ${req.id}` });
     const { rows } = await tx.query<OAuthClientRow>(`DELETE FROM oauth_clients WHERE id = $1 RETURNING ${CLIENT_COLUMNS}`, [req.id]);
     await revokeSessions(tx, { clientId: req.id }, 'client_deleted', deps.clock.now());
-    await principalsChanged(deps, tx, { tenantIds: [ctx.tenantId] });
     return rows[0];
   });
   deps.logger.info({ client_id: req.id, deleted_by: ctx.principalId, request_id: ctx.requestId }, 'oauth client deleted');

@@ -6,7 +6,6 @@ import type { IdentityDeps } from '../deps.js';
 import { requireReachable } from '../permissions.js';
 import { toUser } from '../rows.js';
 import { loadUser } from '../users.js';
-import { principalsChanged } from '../principal-versions.js';
 
 /**
  * DELETE /users/{id}: the account, its sessions, refresh tokens and pending OAuth codes go
@@ -30,7 +29,6 @@ export async function deleteUser(deps: IdentityDeps, req: identity.UserRef, ctx:
       });
     }
     await tx.query('DELETE FROM users WHERE id = $1', [user.id]);
-    await principalsChanged(deps, tx, { tenantIds: [user.tenant_id] });
     return user;
   });
   deps.logger.info({ user_id: req.id, deleted_by: ctx.principalId, request_id: ctx.requestId }, 'user deleted');

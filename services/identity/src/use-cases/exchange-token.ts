@@ -12,7 +12,6 @@ import { USER_COLUMNS, type UserRow } from '../rows.js';
 import { openSession, revokeSessions } from '../sessions.js';
 import { issueTokens } from '../tokens.js';
 import { rotateRefreshToken } from './refresh.js';
-import { principalsChanged } from '../principal-versions.js';
 
 interface CodeRow {
   code_hash: string;
@@ -92,10 +91,7 @@ async function redeemCode(
     const code = rows[0];
     if (!code || code.client_id !== client.id || code.environment !== environment) return { kind: 'invalid' as const };
     if (code.used_at !== null) {
-      if (code.session_id) {
-        await revokeSessions(tx, { id: code.session_id }, 'code_reused', now);
-        await principalsChanged(deps, tx, { tenantIds: [client.tenant_id] });
-      }
+      if (code.session_id) await revokeSessions(tx, { id: code.session_id }, 'code_reused', now);
       return { kind: 'reused' as const, sessionId: code.session_id };
     }
     if (Date.parse(code.expires_at) <= now.getTime() || code.redirect_uri !== req.redirectUri) return { kind: 'invalid' as const };

@@ -4,7 +4,6 @@ import type { IdentityDeps } from '../deps.js';
 import { parseEnvironment } from '../environment.js';
 import { revokeSessions, SESSION_COLUMNS, type SessionRow } from '../sessions.js';
 import { verifyRefreshToken } from './refresh.js';
-import { principalsChanged } from '../principal-versions.js';
 
 const invalid = (field: string) =>
   new DomainError('401003', {
@@ -45,7 +44,6 @@ export async function logout(deps: IdentityDeps, req: identity.LogoutRequest): P
     if (!session || session.user_id !== userId || session.environment !== environment) throw invalid(field);
     const now = deps.clock.now();
     await revokeSessions(tx, { id: session.id }, 'logout', now);
-    await principalsChanged(deps, tx, { tenantIds: [session.tenant_id] });
     return { sessionId: session.id, revokedAt: session.revoked_at ?? now.toISOString() };
   });
 }

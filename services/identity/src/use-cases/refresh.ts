@@ -8,7 +8,6 @@ import { requireEnvironment, tenantPlan } from '../plans.js';
 import { USER_COLUMNS, type UserRow } from '../rows.js';
 import { revokeSessions, SESSION_COLUMNS, type SessionRow } from '../sessions.js';
 import { issueTokens, REFRESH_TOKEN_SECONDS, REFRESH_TOKEN_TYPE } from '../tokens.js';
-import { principalsChanged } from '../principal-versions.js';
 
 export interface RefreshClaims extends JWTPayload {
   sub: string;
@@ -100,7 +99,6 @@ export async function rotateRefreshToken(
     if ((session.client_id ?? null) !== clientId) return { kind: 'wrong_client' as const, oauth: session.client_id !== null };
     if (row.used_at !== null) {
       await revokeSessions(tx, { id: session.id }, 'refresh_token_reused', now);
-      await principalsChanged(deps, tx, { tenantIds: [session.tenant_id] });
       return { kind: 'reused' as const, sessionId: session.id, userId: row.user_id };
     }
     requireEnvironment(await tenantPlan(tx, user.tenant_id), environment);

@@ -9,7 +9,6 @@ import { toUser, USER_COLUMNS, type UserRow } from '../rows.js';
 import { revokeSessions } from '../sessions.js';
 import { loadTenant } from '../tenants.js';
 import { checkPassword } from '../users.js';
-import { principalsChanged } from '../principal-versions.js';
 
 /**
  * Operator RPC (`mp-operator reset-password`): the way back in when an administrator's password
@@ -43,7 +42,6 @@ export async function resetPassword(deps: IdentityDeps, req: identity.ResetPassw
     );
     await clearAllFailures(tx, found.username);
     const sessions = await revokeSessions(tx, { userId: found.id }, 'password_reset', now);
-    await principalsChanged(deps, tx, { tenantIds: [found.tenant_id] });
     return { row: updated[0]!, ended: sessions.length };
   });
   deps.logger.warn(

@@ -5,7 +5,6 @@ import type { IdentityDeps } from '../deps.js';
 import { requireReachable } from '../permissions.js';
 import { toApiKey, type ApiKeyRow } from '../rows.js';
 import { checkKeyId, keyNotFound } from './get-api-key.js';
-import { principalsChanged } from '../principal-versions.js';
 
 /**
  * Revokes a key at once: AuthenticateApiKey reads the row on every request, so every gateway
@@ -29,7 +28,6 @@ export async function revokeApiKey(deps: IdentityDeps, req: identity.ApiKeyRef, 
                  NULL::timestamptz AS previous_expires_at`,
       [req.id, deps.clock.now().toISOString()],
     );
-    await principalsChanged(deps, tx, { tenantIds: [ctx.tenantId] });
     return rows[0]!;
   });
   deps.logger.info({ key_id: req.id, revoked_by: ctx.principalId, request_id: ctx.requestId }, 'api key revoked');

@@ -8,7 +8,6 @@ import type { IdentityDeps } from '../deps.js';
 import { requireReachable } from '../permissions.js';
 import { apiKeyColumns, toApiKey, type ApiKeyRow } from '../rows.js';
 import { checkKeyId, keyNotFound } from './get-api-key.js';
-import { principalsChanged } from '../principal-versions.js';
 
 /** How long the previous value keeps working when the request does not say (ADR 0010). */
 export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
@@ -66,8 +65,6 @@ export async function rollApiKey(deps: IdentityDeps, req: identity.RollApiKeyReq
       nowIso,
     ]);
     const { rows: after } = await tx.query<ApiKeyRow>(`SELECT ${apiKeyColumns('$2')} FROM api_keys k WHERE k.id = $1`, [row.id, nowIso]);
-    // a cached answer for the previous value must learn the end of its grace period
-    await principalsChanged(deps, tx, { tenantIds: [ctx.tenantId] });
     return after[0]!;
   });
   deps.logger.info({ key_id: req.id, grace_period_seconds: grace, rolled_by: ctx.principalId, request_id: ctx.requestId }, 'api key rolled');

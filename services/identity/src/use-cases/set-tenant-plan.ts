@@ -3,7 +3,6 @@ import type { CallerContext } from '@mp/grpc';
 import { requireSystem } from '../caller.js';
 import type { IdentityDeps } from '../deps.js';
 import { loadTenant, requirePlan } from '../tenants.js';
-import { principalsChanged } from '../principal-versions.js';
 
 /**
  * Operator RPC: moves a tenant to another plan. Features and limits apply from the tenant's next
@@ -15,7 +14,6 @@ export async function setTenantPlan(deps: IdentityDeps, req: identity.SetTenantP
     await loadTenant(tx, req.tenantId);
     await requirePlan(tx, req.plan);
     await tx.query('UPDATE tenants SET plan = $2 WHERE id = $1', [req.tenantId, req.plan]);
-    await principalsChanged(deps, tx, { tenantIds: [req.tenantId] });
     deps.logger.info({ tenant_id: req.tenantId, plan: req.plan, request_id: ctx.requestId }, 'tenant plan changed');
     return loadTenant(tx, req.tenantId);
   });

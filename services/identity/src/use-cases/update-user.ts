@@ -10,7 +10,6 @@ import { checkPhone } from '../phone.js';
 import { toUser, USER_COLUMNS, type UserRow } from '../rows.js';
 import { revokeSessions } from '../sessions.js';
 import { checkName, checkPassword, loadUser } from '../users.js';
-import { principalsChanged } from '../principal-versions.js';
 
 const CLEARABLE = ['phone'];
 
@@ -75,8 +74,6 @@ export async function updateUser(deps: IdentityDeps, req: identity.UpdateUserReq
     );
     if (req.disabled === true && !row.disabled) await revokeSessions(tx, { userId: row.id }, 'user_disabled', now);
     if (passwordHash !== undefined) await revokeSessions(tx, { userId: row.id }, 'password_changed', now);
-    // permissions, the account's state and its name are in the gateways' cached answers
-    await principalsChanged(deps, tx, { tenantIds: [row.tenant_id] });
     return rows[0]!;
   });
   deps.logger.info({ user_id: req.id, updated_by: ctx.principalId, request_id: ctx.requestId }, 'user updated');

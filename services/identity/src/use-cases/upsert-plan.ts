@@ -4,7 +4,6 @@ import type { CallerContext } from '@mp/grpc';
 import { requireSystem } from '../caller.js';
 import type { IdentityDeps } from '../deps.js';
 import { FEATURES, PLAN_COLUMNS, toPlan, type PlanRow } from '../plans.js';
-import { principalsChanged } from '../principal-versions.js';
 
 const PLAN_NAME = /^[a-z0-9][a-z0-9_-]{0,49}$/;
 /** 100 years: more is "forever", which is said by leaving the setting out. */
@@ -44,29 +43,15 @@ export async function upsertPlan(deps: IdentityDeps, req: identity.Plan, ctx: Ca
     });
   }
   const now = deps.clock.now().toISOString();
-  const rows = await deps.db.transaction(async (tx) => {
-    const { rows } = await tx.query<PlanRow>(
-      `INSERT INTO plans AS p (name, features, api_per_minute, data_records_per_minute, reports_per_hour, concurrent_requests, raw_retention_months, created_at, updated_at)
+  const { rows } = await deps.db.query<PlanRow>(
+    `INSERT INTO plans AS p (name, features, api_per_minute, data_records_per_minute, reports_per_hour, concurrent_requests, raw_retention_months, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $8, $7, $7)
      ON CONFLICT (name) DO UPDATE SET features = EXCLUDED.features, api_per_minute = EXCLUDED.api_per_minute,
        data_records_per_minute = EXCLUDED.data_records_per_minute, reports_per_hour = EXCLUDED.reports_per_hour,
        concurrent_requests = EXCLUDED.concurrent_requests, raw_retention_months = EXCLUDED.raw_retention_months, updated_at = EXCLUDED.updated_at
      RETURNING ${PLAN_COLUMNS}`,
-      [
-        req.name,
-        [...new Set(req.features)],
-        limits.apiPerMinute,
-        limits.dataRecordsPerMinute,
-        limits.reportsPerHour,
-        limits.concurrentRequests,
-        now,
-        retention,
-      ],
-    );
-    // every tenant on the plan has its features and limits in the gateways' cached answers
-    await principalsChanged(deps, tx, { plan: req.name });
-    return rows;
-  });
+    [req.name, [...new Set(req.features)], limits.apiPerMinute, limits.dataRecordsPerMinute, limits.reportsPerHour, limits.concurrentRequests, now, retention],
+  );
   deps.logger.info({ plan: req.name, request_id: ctx.requestId }, 'plan saved');
   return toPlan(rows[0]!);
 }
