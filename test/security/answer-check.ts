@@ -2,7 +2,9 @@ import type { GatewayRoute } from '@mp/gateway';
 import type { RawResponse } from './raw-https.js';
 
 /** Endpoints that answer a browser with HTML pages (spec §4 OAuth sign-in and consent), not JSON. */
-const BROWSER_PAGES = new Set(['GET /v3/oauth/authorize', 'POST /v3/oauth/authorize']);
+// The OAuth consent page and a notification's acknowledge page (docs/notifications.md) answer
+// people in a browser: HTML, refusals included.
+const BROWSER_PAGES = new Set(['GET /v3/oauth/authorize', 'POST /v3/oauth/authorize', 'GET /v3/alarm-ack/:token', 'POST /v3/alarm-ack/:token']);
 /** The OpenAPI document: a plain JSON document, not an envelope. */
 const DOCUMENTS = new Set(['GET /v3/openapi.json']);
 
