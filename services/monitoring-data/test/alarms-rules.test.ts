@@ -106,7 +106,7 @@ describe('threshold alarms in the write transaction', () => {
       project_name: 'Dam crest',
       point_id: pt,
       point_name: 'CR-01',
-      channel: null,
+      channel: 'dz',
       rule: 'threshold',
       status: 'open',
       data_id: first.dataId[0],
