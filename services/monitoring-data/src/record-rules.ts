@@ -118,6 +118,18 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
   let i = 0;
   const f = (code: string, field: string, detail: string, suggestion?: string) =>
     failures.push({ index: i, code, field: `records[${i}].${field}`, detail, ...(suggestion ? { suggestion } : {}) });
+  /** A second record of a point at one instant in this request: 409003 recorded; else the instant is taken. */
+  const heldAlready = (point: PointInfo, pointId: string, ms: number): boolean => {
+    let instants = seen.get(point);
+    if (instants === undefined) seen.set(point, (instants = new Map()));
+    const first = instants.get(ms);
+    if (first !== undefined) {
+      f('409003', 'measured_at', `records[${first}] already holds point ${pointId} at this instant.`, 'Send one record per point and measured_at.');
+      return true;
+    }
+    instants.set(ms, i);
+    return false;
+  };
   /**
    * The displacement on axis `k` (mm): the one given, or the one its coordinate gives against the
    * reference; undefined, with 422204 recorded, when both are there and disagree.
@@ -228,14 +240,7 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
         f('422202', 'measured_at', `measured_at ${cols.measuredAt[i]} lies in the future.`, 'Check the instrument clock and the UTC offset of measured_at.');
         continue;
       }
-      let instants = seen.get(point);
-      if (instants === undefined) seen.set(point, (instants = new Map()));
-      const first = instants.get(at.ms);
-      if (first !== undefined) {
-        f('409003', 'measured_at', `records[${first}] already holds point ${pointId} at this instant.`, 'Send one record per point and measured_at.');
-        continue;
-      }
-      instants.set(at.ms, i);
+      if (heldAlready(point, pointId, at.ms)) continue;
       const crossed = triggerStatus(point.triggerLevels, (c) => checked.channels[c]);
       ok.push({
         index: i,
@@ -337,14 +342,7 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
       );
       continue;
     }
-    let instants = seen.get(point);
-    if (instants === undefined) seen.set(point, (instants = new Map()));
-    const first = instants.get(at.ms);
-    if (first !== undefined) {
-      f('409003', 'measured_at', `records[${first}] already holds point ${pointId} at this instant.`, 'Send one record per point and measured_at.');
-      continue;
-    }
-    instants.set(at.ms, i);
+    if (heldAlready(point, pointId, at.ms)) continue;
     ok.push({ index: i, point, ms: at.ms, offset: at.offset, x, y, z, dx, dy, dz, channels: null, ...geodeticStatus(x, y, z, dx, dy, dz, point) });
   }
   return { ok, failures };

@@ -1,4 +1,4 @@
-import type { projects } from '@mp/contracts';
+import { isGeodetic, type projects } from '@mp/contracts';
 import { expectRefused, startTestProjects, type TestProjects } from './support/harness.js';
 
 // Monitoring points (number unique per project, sensor types, thresholds, devices, bounds) and
@@ -105,8 +105,7 @@ describe('monitoring points and devices', () => {
       ]) {
         // Displacement thresholds and reference coordinates belong to the geodetic types; the
         // other instruments take trigger levels on their channels (docs/instruments.md).
-        const geodetic = ['total_station', 'gnss', 'level'].includes(sensorType);
-        const req = geodetic ? point({ sensorType }) : { ...point({ sensorType }), reference: undefined, warningThreshold: 0, alarmThreshold: 0 };
+        const req = isGeodetic(sensorType) ? point({ sensorType }) : { ...point({ sensorType }), reference: undefined, warningThreshold: 0, alarmThreshold: 0 };
         expect((await t.client.createPoint(req, t.key)).sensorType).toBe(sensorType);
       }
     });

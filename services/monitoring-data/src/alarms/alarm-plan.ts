@@ -1,7 +1,8 @@
 import type { Queryable } from '@mp/db';
 import { appendEvents, type HandedEvent, type NewEvent } from '@mp/events';
 import { newId } from '@mp/kit';
-import { LEVEL_RANK, type AlarmRow, type Breach, type Scope } from './alarm-store.js';
+import type { AlarmRow, Breach, Scope } from './alarm-store.js';
+import { higher } from './settings.js';
 
 type Action = 'opened' | 'escalated' | 'cleared';
 
@@ -75,7 +76,7 @@ export class AlarmPlan {
 
   /** A further breaking reading: the level rises (never falls); a rise re-opens an acknowledged alarm. */
   breach(current: AlarmRow, b: Breach, readings: number): { row: AlarmRow; escalated: boolean } {
-    const level = LEVEL_RANK[b.level]! > LEVEL_RANK[current.level]! ? b.level : current.level;
+    const level = higher(current.level, b.level);
     const escalated = level !== current.level;
     const row = this.set(current, {
       level,

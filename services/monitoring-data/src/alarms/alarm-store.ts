@@ -1,6 +1,6 @@
 import type { Queryable } from '@mp/db';
 import { newId } from '@mp/kit';
-import type { AlarmLevel, AlarmRule, AlarmStatus } from './settings.js';
+import { higher, type AlarmLevel, type AlarmRule, type AlarmStatus } from './settings.js';
 
 /** An alarm row as stored (timestamps as the driver gives them). */
 export interface AlarmRow {
@@ -63,9 +63,6 @@ export interface Breach {
    */
   first?: { dataId: string; measuredAt: string; count: number };
 }
-
-/** Levels rise, never fall, while an alarm is active. */
-export const LEVEL_RANK: Readonly<Record<string, number>> = { warning: 1, alarm: 2, action: 3 };
 
 /**
  * Key space of the per-point alarm lock. Advisory locks with two 32-bit keys never collide with
@@ -180,7 +177,7 @@ async function tryOpen(tx: Queryable, scope: Scope, pointId: string, rule: Alarm
  * `alarm` re-opens an acknowledged alarm: it needs someone's attention again.
  */
 export async function recordBreach(tx: Queryable, row: AlarmRow, b: Breach, readings: number, now: string): Promise<{ row: AlarmRow; escalated: boolean }> {
-  const level = LEVEL_RANK[b.level] > LEVEL_RANK[row.level] ? b.level : row.level;
+  const level = higher(row.level, b.level);
   const escalated = level !== row.level;
   const update = `UPDATE alarms SET level = $2, status = $3, reason = $4, threshold_warning = $5, threshold_alarm = $6, value = $7,
                        last_data_id = coalesce($8, last_data_id), last_measured_at = coalesce($9, last_measured_at),
