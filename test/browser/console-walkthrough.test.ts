@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { startHttpsReceiver, type HttpsReceiver } from '@mp/testing';
 import { launchChromium } from '../support/browser.js';
-import { LAPTOP, screenshot, signIn } from '../support/console.js';
+import { LAPTOP, openPage, screenshot, signIn } from '../support/console.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 
 // Issue 19's proof: someone who has never seen the API, from the console alone, creates a key, a
@@ -29,7 +29,9 @@ describe('console walkthrough: from a key to data on the chart and a webhook rec
   it('walks through it', async () => {
     await signIn(page, t);
 
-    // 1. A key for the site's data logger, its value copied from the page.
+    // 1. A key for the site's data logger, its value copied from the page. (Signing in lands on
+    // the overview; keys have a page of their own.)
+    await openPage(page, 'API keys');
     await page.getByLabel('Key name').fill('Data logger');
     await page.getByRole('group', { name: 'Permissions' }).getByLabel('data:write').check();
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -58,7 +60,8 @@ describe('console walkthrough: from a key to data on the chart and a webhook rec
     await page.getByLabel('Warning threshold (mm)').fill('5');
     await page.getByLabel('Alarm threshold (mm)').fill('10');
     await page.getByRole('button', { name: 'Add point' }).click();
-    await page.getByRole('link', { name: 'Wall top' }).click();
+    // (exact: the site plan beside the list links the point too, as "HW-P1 Wall top: no data")
+    await page.getByRole('link', { name: 'Wall top', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Point HW-P1 · Wall top' }).waitFor();
     await page.getByText('No readings yet.').waitFor();
     const pointId = new URL(page.url()).hash.split('/').pop()!;

@@ -76,7 +76,17 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
       },
     ]);
     const events = await h.outbox();
-    expect(events.map((e) => e.event_type)).toEqual(['data.created', 'data.abnormal']);
+    // the two crossings also open an alarm each (JC-02 at warning, JC-01 at alarm), which the
+    // notification rules are fed from
+    expect(events.map((e) => e.event_type)).toEqual(['data.created', 'data.abnormal', 'alarm.opened', 'alarm.opened']);
+    const opened = events.slice(2).map((e) => [e.data.point_id, e.data.level, e.data.channel, e.data.data_id]);
+    expect(opened).toHaveLength(2);
+    expect(opened).toEqual(
+      expect.arrayContaining([
+        [b, 'warning', 'dz', res.dataId[1]],
+        [a, 'alarm', 'dz', res.dataId[2]],
+      ]),
+    );
     expect(events[0]!.data).toEqual({
       project_id: p.id,
       project_name: 'Metro Line 4 tunnel',
@@ -187,7 +197,9 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
       ].sort((x, y) => x.measured_at.localeCompare(y.measured_at) || x.point_id.localeCompare(y.point_id)),
     );
     const events = (await h.outbox()).slice(before);
-    expect(events.map((e) => e.event_type)).toEqual(['data.created', 'data.abnormal']);
+    // JC-02 at -21 mm opens an alarm (JC-01 stays normal)
+    expect(events.map((e) => e.event_type)).toEqual(['data.created', 'data.abnormal', 'alarm.opened']);
+    expect(events[2]!.data).toMatchObject({ point_id: b, level: 'alarm', channel: 'dz' });
     expect((events[0]!.data.records as { point_id: string; measured_at: string }[]).map((r) => [r.point_id, r.measured_at])).toEqual(
       records.map((r) => [r.point_id, r.measured_at]),
     );
