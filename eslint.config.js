@@ -27,10 +27,9 @@ export default tseslint.config(
   {
     // Libraries are what services are built from, never the other way round: a package that
     // imported a service would drag the service's process, database and config into every user
-    // of the package (the console into the browser). The launcher composes the services into one
-    // process, so it is an application and exempt until it moves out of packages/.
-    files: ['packages/**/*.{ts,tsx,js,mjs}'],
-    ignores: ['packages/launcher/**'],
+    // of the package (the console into the browser). What composes services (the one-process
+    // platform) is an application and lives in apps/.
+    files: ['packages/**/*.{ts,tsx,js,mjs,cjs}'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -30,7 +30,7 @@ describe('npm run data:backup / data:restore on the embedded default', () => {
   };
   /** Runs the command as `npm run data:*` does; resolves with its exit code and output. */
   const data = async (dataDir: string, args: string[]) => {
-    const proc = startProcess(process.execPath, ['packages/launcher/dist/data-cli.js', ...args], { env: env(dataDir) });
+    const proc = startProcess(process.execPath, ['apps/platform/dist/data-cli.js', ...args], { env: env(dataDir) });
     const code = await new Promise<number | null>((resolve) => proc.child.once('exit', resolve));
     return { code, out: proc.output() };
   };
