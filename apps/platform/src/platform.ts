@@ -1,24 +1,23 @@
 import { resolve } from 'node:path';
 import type { Database } from '@mp/db';
 import type { EventTransport } from '@mp/events';
-import { parseGatewayConfig, startGateway, type RunningGateway } from '@mp/gateway';
-import { IDENTITY_SCHEMA, identityMigrations, parseIdentityConfig, startIdentityService, type FirstAdmin } from '@mp/identity';
+import { gatewayArgsFrom, parseGatewayConfig, startGateway, type RunningGateway } from '@mp/gateway';
+import { IDENTITY_SCHEMA, identityOptionsFrom, openIdentityDatabase, parseIdentityConfig, startIdentityService, type FirstAdmin } from '@mp/identity';
 import { generatePlatformKeys, writeOperatorCredential, type PlatformKeys } from '@mp/grpc';
 import { z } from 'zod';
 import { createLogger, opsSettings, parseConfig, serviceLogger, startProcessOps, type Logger } from '@mp/kit';
 import {
-  alarmSettingsOf,
-  archiveOptionsOf,
   MONITORING_DATA_SCHEMA,
-  monitoringDataMigrations,
+  monitoringDataOptionsFrom,
+  openMonitoringDataDatabase,
   parseMonitoringDataConfig,
   startMonitoringDataService,
 } from '@mp/monitoring-data';
-import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
-import { REPORTS_SCHEMA, parseReportsConfig, reportsMigrations, startReportsService } from '@mp/reports';
-import { legacyEmbeddedSchemas, loadSecretsKey, lockDataDir, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
+import { PROJECTS_SCHEMA, openProjectsDatabase, parseProjectsConfig, projectsOptionsFrom, startProjectsService } from '@mp/projects';
+import { openReportsDatabase, parseReportsConfig, reportsOptionsFrom, startReportsService } from '@mp/reports';
+import { legacyEmbeddedSchemas, loadSecretsKey, lockDataDir, openTransport } from '@mp/runtime';
 import { startMaintenanceEndpoint } from './backup.js';
-import { WEBHOOKS_SCHEMA, notificationOptions, parseWebhooksConfig, readExtraCa, startWebhooksService, webhooksMigrations } from '@mp/webhooks';
+import { WEBHOOKS_SCHEMA, openWebhooksDatabase, parseWebhooksConfig, startWebhooksService, webhooksOptionsFrom } from '@mp/webhooks';
 
 export interface PlatformOptions {
   /** Settings as environment variables (process.env by default). */
@@ -93,11 +92,14 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     }
     const keys = opts.keys ?? (await generatePlatformKeys({ mtls: true }));
 
-    const open = async (config: InfraConfig, schema: string, migrations: Parameters<typeof openServiceDatabase>[2]) => {
-      const db: Database = await openServiceDatabase(config, schema, migrations);
+    // Each service's database is opened, and its options made, by the service's own compose
+    // functions, the ones its standalone process uses: what differs here is passed to them
+    // explicitly (the peers' loopback addresses, and what starts later).
+    const track = (db: Database) => {
       stops.push(() => db.close());
       return db;
     };
+    const loopback = (port: number | undefined) => `127.0.0.1:${port}`;
     const transport: EventTransport = await openTransport(idConfig, logger);
     stops.push(() => transport.close());
 
@@ -105,113 +107,67 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     // Its notifications ask projects and monitoring-data and link to the gateway, which start
     // later: their addresses are read when first needed.
     const later: { projects?: number; monitoringData?: number; gateway?: RunningGateway } = {};
-    const whDb = await open(whConfig, WEBHOOKS_SCHEMA, webhooksMigrations);
-    const webhooks = await startWebhooksService({
-      auth: keys.authFor('webhooks'),
-      db: whDb,
-      transport,
-      logger: serviceLogger(logger, 'webhooks'),
-      secretsKey,
-      host: whConfig.MP_GRPC_HOST,
-      port: whConfig.MP_WEBHOOKS_GRPC_PORT,
-      allowPrivateTargets: whConfig.MP_WEBHOOK_ALLOW_PRIVATE_TARGETS,
-      timeoutMs: whConfig.MP_WEBHOOK_TIMEOUT_MS,
-      concurrency: whConfig.MP_WEBHOOK_CONCURRENCY,
-      perWebhookConcurrency: whConfig.MP_WEBHOOK_CONCURRENCY_PER_WEBHOOK,
-      perTenantConcurrency: whConfig.MP_WEBHOOK_CONCURRENCY_PER_TENANT,
-      statsIntervalMs: whConfig.MP_WEBHOOK_STATS_INTERVAL_MS,
-      deliveryRetentionDays: whConfig.MP_WEBHOOK_DELIVERY_RETENTION_DAYS,
-      extraCa: readExtraCa(whConfig.NODE_EXTRA_CA_CERTS),
-      notifications: {
-        ...notificationOptions(whConfig),
-        sources: () => ({ projects: `127.0.0.1:${later.projects}`, monitoringData: `127.0.0.1:${later.monitoringData}` }),
-        publicUrls: () => ({ live: later.gateway!.baseUrl, sandbox: later.gateway!.sandboxBaseUrl }),
-      },
-    });
+    const whDb = track(await openWebhooksDatabase(whConfig));
+    const webhooks = await startWebhooksService(
+      webhooksOptionsFrom(
+        whConfig,
+        { auth: keys.authFor('webhooks'), db: whDb, transport, logger: serviceLogger(logger, 'webhooks'), secretsKey },
+        {
+          sources: () => ({ projects: loopback(later.projects), monitoringData: loopback(later.monitoringData) }),
+          publicUrls: () => ({ live: later.gateway!.baseUrl, sandbox: later.gateway!.sandboxBaseUrl }),
+        },
+      ),
+    );
     stops.push(() => webhooks.stop());
 
-    const idDb = await open(idConfig, IDENTITY_SCHEMA, identityMigrations);
-    const identity = await startIdentityService({
-      auth: keys.authFor('identity'),
-      db: idDb,
-      transport,
-      logger: serviceLogger(logger, 'identity'),
-      config: idConfig,
-      secretsKey,
-      outboxRetentionMs: outboxRetentionMs(idConfig),
-    });
+    const idDb = track(await openIdentityDatabase(idConfig));
+    const identity = await startIdentityService(
+      identityOptionsFrom(idConfig, { auth: keys.authFor('identity'), db: idDb, transport, logger: serviceLogger(logger, 'identity'), secretsKey }),
+    );
     stops.push(() => identity.stop());
 
-    const prDb = await open(prConfig, PROJECTS_SCHEMA, projectsMigrations);
-    const projects = await startProjectsService({
-      auth: keys.authFor('projects'),
-      db: prDb,
-      transport,
-      logger: serviceLogger(logger, 'projects'),
-      host: prConfig.MP_GRPC_HOST,
-      port: prConfig.MP_PROJECTS_GRPC_PORT,
-      overdueSweepMs: prConfig.MP_TASK_OVERDUE_SWEEP_MS,
-      outboxRetentionMs: outboxRetentionMs(prConfig),
-    });
+    const prDb = track(await openProjectsDatabase(prConfig));
+    const projects = await startProjectsService(
+      projectsOptionsFrom(
+        prConfig,
+        { auth: keys.authFor('projects'), db: prDb, transport, logger: serviceLogger(logger, 'projects') },
+        { ingestVersionsLater: true },
+      ),
+    );
     stops.push(() => projects.stop());
     later.projects = projects.port;
 
-    const mdConfig = parseMonitoringDataConfig({ ...env, MP_PROJECTS_ADDR: `127.0.0.1:${projects.port}`, MP_IDENTITY_ADDR: `127.0.0.1:${identity.port}` });
-    const mdDb = await openServiceDatabase(mdConfig, MONITORING_DATA_SCHEMA, monitoringDataMigrations, { poolSize: mdConfig.MP_MONITORING_DATA_DB_POOL });
-    stops.push(() => mdDb.close());
-    const monitoringData = await startMonitoringDataService({
-      auth: keys.authFor('monitoring-data'),
-      db: mdDb,
-      transport,
-      logger: serviceLogger(logger, 'monitoring-data'),
-      host: mdConfig.MP_GRPC_HOST,
-      port: mdConfig.MP_MONITORING_DATA_GRPC_PORT,
-      projects: mdConfig.MP_PROJECTS_ADDR,
-      contextTtlMs: mdConfig.MP_MONITORING_DATA_CONTEXT_TTL_MS,
-      batchChunk: mdConfig.MP_MONITORING_DATA_BATCH_CHUNK,
-      outboxRetentionMs: outboxRetentionMs(mdConfig),
-      alarms: alarmSettingsOf(mdConfig),
-      ...archiveOptionsOf(mdConfig, serviceLogger(logger, 'monitoring-data')),
-    });
+    const mdConfig = parseMonitoringDataConfig({ ...env, MP_PROJECTS_ADDR: loopback(projects.port), MP_IDENTITY_ADDR: loopback(identity.port) });
+    const mdDb = track(await openMonitoringDataDatabase(mdConfig));
+    const monitoringData = await startMonitoringDataService(
+      monitoringDataOptionsFrom(mdConfig, { auth: keys.authFor('monitoring-data'), db: mdDb, transport, logger: serviceLogger(logger, 'monitoring-data') }),
+    );
     stops.push(() => monitoringData.stop());
     later.monitoringData = monitoringData.port;
     // Projects hands each change's ingest version to monitoring-data before committing (ADR 0022);
     // on the one embedded database in-process, so that the hand-over joins the projects
     // transaction instead of waiting for the session it holds (ADR 0051).
-    projects.connectIngestVersions(embedded ? monitoringData.ingestVersions : `127.0.0.1:${monitoringData.port}`);
+    projects.connectIngestVersions(embedded ? monitoringData.ingestVersions : loopback(monitoringData.port));
 
     // Reports reads projects and monitoring-data as the person who asked for a report.
-    const rpConfig = parseReportsConfig(env);
-    const rpDb = await open(rpConfig, REPORTS_SCHEMA, reportsMigrations);
-    const reports = await startReportsService({
-      auth: keys.authFor('reports'),
-      db: rpDb,
-      transport,
-      logger: serviceLogger(logger, 'reports'),
-      host: rpConfig.MP_GRPC_HOST,
-      port: rpConfig.MP_REPORTS_GRPC_PORT,
-      sources: { projects: `127.0.0.1:${projects.port}`, monitoringData: `127.0.0.1:${monitoringData.port}` },
-      concurrency: rpConfig.MP_REPORTS_CONCURRENCY,
-      leaseMs: rpConfig.MP_REPORTS_LEASE_MS,
-      pollMs: rpConfig.MP_REPORTS_POLL_MS,
-      schedulePollMs: rpConfig.MP_REPORTS_SCHEDULE_POLL_MS,
-      generate: rpConfig.MP_REPORTS_GENERATE,
-      outboxRetentionMs: outboxRetentionMs(rpConfig),
-    });
+    const rpConfig = parseReportsConfig({ ...env, MP_PROJECTS_ADDR: loopback(projects.port), MP_MONITORING_DATA_ADDR: loopback(monitoringData.port) });
+    const rpDb = track(await openReportsDatabase(rpConfig));
+    const reports = await startReportsService(
+      reportsOptionsFrom(rpConfig, { auth: keys.authFor('reports'), db: rpDb, transport, logger: serviceLogger(logger, 'reports') }),
+    );
     stops.push(() => reports.stop());
 
     const gwConfig = parseGatewayConfig({
       ...env,
-      MP_IDENTITY_ADDR: `127.0.0.1:${identity.port}`,
-      MP_PROJECTS_ADDR: `127.0.0.1:${projects.port}`,
-      MP_WEBHOOKS_ADDR: `127.0.0.1:${webhooks.port}`,
-      MP_MONITORING_DATA_ADDR: `127.0.0.1:${monitoringData.port}`,
-      MP_REPORTS_ADDR: `127.0.0.1:${reports.port}`,
+      MP_IDENTITY_ADDR: loopback(identity.port),
+      MP_PROJECTS_ADDR: loopback(projects.port),
+      MP_WEBHOOKS_ADDR: loopback(webhooks.port),
+      MP_MONITORING_DATA_ADDR: loopback(monitoringData.port),
+      MP_REPORTS_ADDR: loopback(reports.port),
     });
-    const gateway = await startGateway(gwConfig, serviceLogger(logger, 'gateway'), {
-      auth: keys.authFor('gateway'),
-      ...(opts.tls ? { tls: opts.tls } : {}),
-    });
+    const gateway = await startGateway(
+      ...gatewayArgsFrom(gwConfig, { auth: keys.authFor('gateway'), logger: serviceLogger(logger, 'gateway'), ...(opts.tls ? { tls: opts.tls } : {}) }),
+    );
     stops.push(() => gateway.stop());
     later.gateway = gateway;
 
@@ -223,7 +179,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       stops.push(() => maintenance.close());
     }
 
-    const operatorFile = writeOperatorCredential(idConfig.MP_DATA_DIR, keys, `127.0.0.1:${identity.port}`);
+    const operatorFile = writeOperatorCredential(idConfig.MP_DATA_DIR, keys, loopback(identity.port));
 
     // The gateway drains before anything behind it stops, so that what it answers can still reach
     // the services; past the bound, what is left is cut by the gateway's stop.

@@ -2,6 +2,7 @@ import { loadServiceAuth } from '@mp/grpc';
 import { createLogger, requireSettings, startLifecycle, startOrExit } from '@mp/kit';
 import { parseGatewayConfig } from './config.js';
 import { startGateway } from './gateway.js';
+import { gatewayArgsFrom } from './compose.js';
 import type { Tracing } from '@mp/telemetry';
 
 // The standalone process (one gateway replica): `main.ts` starts tracing first, then imports this.
@@ -14,7 +15,7 @@ export async function run(tracing: Tracing | null): Promise<void> {
     // The ops server before anything is opened (a taken port stops the start at once): /livez
     // answers during migrations, /readyz says "not yet" until the process serves (ADR 0045).
     const life = await startLifecycle('gateway', config, logger);
-    const gateway = await startGateway(config, logger, { auth, ready: life.ready });
+    const gateway = await startGateway(...gatewayArgsFrom(config, { auth, logger, ready: life.ready }));
     logger.info({ baseUrl: gateway.baseUrl, sandboxBaseUrl: gateway.sandboxBaseUrl }, 'gateway listening');
     return { gateway, life, logger };
   });

@@ -7,3 +7,4 @@ export { ALL_PERMISSIONS, type Permission } from './permissions.js';
 export { API_KEY_PREFIXES, API_KEY_PATTERN } from './api-key-value.js';
 export { FEATURES, DEFAULT_PLAN, type Feature } from './plans.js';
 export { maskPhone } from './phone.js';
+export { identityOptionsFrom, openIdentityDatabase, type IdentityInfra } from './compose.js';

@@ -1,8 +1,8 @@
 import { loadServiceAuth } from '@mp/grpc';
 import { createLogger, requireSettings, startLifecycle, startOrExit } from '@mp/kit';
-import { loadSecretsKey, openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
+import { loadSecretsKey, openTransport } from '@mp/runtime';
 import { parseIdentityConfig } from './config.js';
-import { migrations, SCHEMA } from './migrations.js';
+import { identityOptionsFrom, openIdentityDatabase } from './compose.js';
 import { describeFirstAdmin } from './bootstrap.js';
 import { startIdentityService } from './service.js';
 import type { Tracing } from '@mp/telemetry';
@@ -18,17 +18,9 @@ export async function run(tracing: Tracing | null): Promise<void> {
     // answers during migrations, /readyz says "not yet" until the process serves (ADR 0045).
     const life = await startLifecycle('identity', config, logger);
     const secretsKey = loadSecretsKey(config);
-    const db = await openServiceDatabase(config, SCHEMA, migrations);
+    const db = await openIdentityDatabase(config);
     const transport = await openTransport(config, logger);
-    const service = await startIdentityService({
-      auth,
-      db,
-      transport,
-      logger,
-      config,
-      secretsKey,
-      outboxRetentionMs: outboxRetentionMs(config),
-    });
+    const service = await startIdentityService(identityOptionsFrom(config, { auth, db, transport, logger, secretsKey }));
     logger.info({ port: service.port }, 'identity service listening');
 
     const { admin } = service;

@@ -5,3 +5,4 @@ export { archiveOnce, type ArchiveResult } from './archive.js';
 export { MAX_RECORDS_PER_WRITE } from './use-cases/write-records.js';
 export { alarmSettingsOf } from './alarms/config.js';
 export { rebuildRollups } from './rollups.js';
+export { monitoringDataOptionsFrom, openMonitoringDataDatabase, type MonitoringDataInfra } from './compose.js';

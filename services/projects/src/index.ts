@@ -5,3 +5,4 @@ export { PROJECT_STATUSES, PROJECT_TRANSITIONS, TASK_STATUSES, TASK_TRANSITIONS 
 export { SENSOR_TYPES } from './point-row.js';
 export { DEVICE_STATUSES, DEVICE_TYPES } from './device-row.js';
 export { ROLES } from './access.js';
+export { projectsOptionsFrom, openProjectsDatabase, type ProjectsInfra, type ProjectsInOneProcess } from './compose.js';

@@ -1,8 +1,8 @@
 import { loadServiceAuth } from '@mp/grpc';
 import { createLogger, requireSettings, startLifecycle, startOrExit } from '@mp/kit';
-import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
+import { openTransport } from '@mp/runtime';
 import { parseProjectsConfig } from './config.js';
-import { migrations, SCHEMA } from './migrations.js';
+import { openProjectsDatabase, projectsOptionsFrom } from './compose.js';
 import { startProjectsService } from './service.js';
 import type { Tracing } from '@mp/telemetry';
 
@@ -16,19 +16,9 @@ export async function run(tracing: Tracing | null): Promise<void> {
     // The ops server before anything is opened (a taken port stops the start at once): /livez
     // answers during migrations, /readyz says "not yet" until the process serves (ADR 0045).
     const life = await startLifecycle('projects', config, logger);
-    const db = await openServiceDatabase(config, SCHEMA, migrations);
+    const db = await openProjectsDatabase(config);
     const transport = await openTransport(config, logger);
-    const service = await startProjectsService({
-      auth,
-      db,
-      transport,
-      logger,
-      host: config.MP_GRPC_HOST,
-      port: config.MP_PROJECTS_GRPC_PORT,
-      overdueSweepMs: config.MP_TASK_OVERDUE_SWEEP_MS,
-      outboxRetentionMs: outboxRetentionMs(config),
-      ingestVersions: config.MP_MONITORING_DATA_ADDR,
-    });
+    const service = await startProjectsService(projectsOptionsFrom(config, { auth, db, transport, logger }));
     logger.info({ port: service.port }, 'projects service listening');
     return { service, transport, db, life, config };
   });

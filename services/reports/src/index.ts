@@ -7,3 +7,4 @@ export type { ReportData, PointData } from './gather.js';
 export { ReportScheduler } from './scheduler.js';
 export type { ReportMailer, ScheduledReportMail } from './mailer.js';
 export { TableRenderer, TABLE_THREAD_LIMITS } from './render/table-thread.js';
+export { reportsOptionsFrom, openReportsDatabase, type ReportsInfra } from './compose.js';
