@@ -15,7 +15,7 @@ import {
   startMonitoringDataService,
 } from '@mp/monitoring-data';
 import { PROJECTS_SCHEMA, parseProjectsConfig, projectsMigrations, startProjectsService } from '@mp/projects';
-import { REPORTS_SCHEMA, parseReportsConfig, reportsMigrations, startReportsService } from '@mp/reports';
+import { REPORTS_SCHEMA, parseReportsConfig, reportMailOptions, reportsMigrations, startReportsService } from '@mp/reports';
 import { legacyEmbeddedSchemas, loadSecretsKey, lockDataDir, openServiceDatabase, openTransport, outboxRetentionMs, type InfraConfig } from '@mp/runtime';
 import { startMaintenanceEndpoint } from './backup.js';
 import { WEBHOOKS_SCHEMA, notificationOptions, parseWebhooksConfig, readExtraCa, startWebhooksService, webhooksMigrations } from '@mp/webhooks';
@@ -197,6 +197,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
       schedulePollMs: rpConfig.MP_REPORTS_SCHEDULE_POLL_MS,
       generate: rpConfig.MP_REPORTS_GENERATE,
       outboxRetentionMs: outboxRetentionMs(rpConfig),
+      mail: reportMailOptions(rpConfig),
     });
     stops.push(() => reports.stop());
 

@@ -1,7 +1,7 @@
 import { loadServiceAuth } from '@mp/grpc';
 import { createLogger, requireSettings, startLifecycle, startOrExit } from '@mp/kit';
 import { openServiceDatabase, openTransport, outboxRetentionMs } from '@mp/runtime';
-import { parseReportsConfig } from './config.js';
+import { parseReportsConfig, reportMailOptions } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
 import { startReportsService } from './service.js';
 import type { Tracing } from '@mp/telemetry';
@@ -30,6 +30,7 @@ export async function run(tracing: Tracing | null): Promise<void> {
       schedulePollMs: config.MP_REPORTS_SCHEDULE_POLL_MS,
       generate: config.MP_REPORTS_GENERATE,
       outboxRetentionMs: outboxRetentionMs(config),
+      mail: reportMailOptions(config),
     });
     logger.info({ port: service.port, ops_port: life.ops.port }, 'reports service listening');
     return { service, transport, db, life, config };
