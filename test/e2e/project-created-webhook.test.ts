@@ -129,8 +129,18 @@ describe('project.created travels from the API write to signed webhooks', () => 
     expect(d).toMatchObject({ status: 'failed', http_status: 400, retry_count: 0 });
     expect(d.error).toMatch(/400/);
     expect(new Date(d.failed_at).toISOString()).toBe(d.failed_at);
-    // Longer than the 1 s back-off: a retry would have arrived by now.
-    await new Promise((r) => setTimeout(r, 2500));
+    // The marker that the 1 s back-off has passed: a probe hook, subscribed only now, answers 500 to
+    // its first attempt; its retry is due a back-off after a failure later than this one, so by the
+    // time it arrives a retry of the rejected delivery would have been sent first.
+    receivers.probe = await startHttpsReceiver({ replies: [{ status: 500 }] });
+    const probe = await t.api('POST', '/webhooks', {
+      headers: { 'x-api-key': key },
+      body: { name: 'probe', url: receivers.probe.url, events: ['project.status_changed'], retry_policy: { max_retries: 3, retry_interval: 1 }, active: true },
+    });
+    expect(probe.status).toBe(200);
+    expect((await t.api('PUT', `/projects/${project.id}/status`, { headers: { 'x-api-key': key }, body: { status: 'in_progress' } })).status).toBe(200);
+    const [failedProbe, retriedProbe] = await receivers.probe.waitFor(2, 15_000);
+    expect(retriedProbe!.json.event_id).toBe(failedProbe!.json.event_id);
     expect(receivers.rejecting!.requests).toHaveLength(1);
   });
 

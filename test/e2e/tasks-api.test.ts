@@ -145,8 +145,16 @@ describe('tasks over the API', () => {
     });
     expect(extended.body.data).toMatchObject({ overdue: false, version: 2 });
     expect((await status(task.id, { status: 'in_progress' })).body.data.status).toBe('in_progress');
-    // Several sweeps later, still exactly one task.overdue for the first deadline.
-    await new Promise((r) => setTimeout(r, 600));
+    // Two more sweeps, each proven by a task created past its deadline and flagged: one flagged by a
+    // sweep that started after the other's task.overdue was on the stream. Still exactly one
+    // task.overdue for the first deadline.
+    for (const name of ['Late marker 1', 'Late marker 2']) {
+      const marker = await createTask({ name, due_at: new Date(Date.now() - 60_000).toISOString() });
+      await waitUntil(async () => (await eventsOf(marker.id)).some((e) => e.event_type === 'task.overdue'), {
+        timeoutMs: 15_000,
+        message: `no task.overdue for ${name}`,
+      });
+    }
     expect((await eventsOf(task.id)).filter((e) => e.event_type === 'task.overdue')).toHaveLength(1);
   });
 

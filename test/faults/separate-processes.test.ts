@@ -39,6 +39,7 @@ describe('the platform as separate processes, one of each kind killed mid-stream
       if (res && res.status !== 502 && res.status !== 503) return res;
       if (Date.now() > deadline) throw new Error(`${method} ${path} not answered in 30 s: ${res?.text ?? 'connection failed'}`);
       retries++;
+      // The client's own back-off between retries, as a real client paces itself; it proves nothing.
       await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** Math.min(attempt, 5))));
     }
   }

@@ -1,5 +1,6 @@
 import { catalogue, errorCodes, DomainError } from '@mp/errors';
 import type { ErrorCategory } from '@mp/errors';
+import { assembleCatalogue, catalogueFamilies } from '../src/catalogue/index.js';
 
 const range = (prefix: string, from: number, to: number): string[] =>
   Array.from({ length: to - from + 1 }, (_, i) => `${prefix}${String(from + i).padStart(3, '0')}`);
@@ -82,6 +83,30 @@ describe('error catalogue', () => {
     expect(catalogue['404001']!.message).toBe('project does not exist');
     expect(catalogue['409006']!.message).toBe('idempotency key reused with a different request');
     expect(catalogue['502001']!.message).toBe('upstream service error');
+  });
+});
+
+describe('error catalogue families', () => {
+  it('keeps each code in the family file of its HTTP status, once', () => {
+    const seen = new Set<string>();
+    for (const family of catalogueFamilies) {
+      for (const entry of family.entries) {
+        expect(family.statuses).toContain(entry.code.slice(0, 3));
+        expect(seen.has(entry.code)).toBe(false);
+        seen.add(entry.code);
+      }
+    }
+    expect([...seen].sort()).toEqual(errorCodes);
+  });
+
+  it('refuses a code that appears twice', () => {
+    const twice = { file: 'twice', statuses: ['404'], entries: [catalogue['404001']!] };
+    expect(() => assembleCatalogue([...catalogueFamilies, twice])).toThrow('error catalogue: code 404001 appears twice');
+  });
+
+  it('refuses a code filed under another family', () => {
+    const misfiled = { file: '400-invalid-request', statuses: ['400'], entries: [catalogue['404001']!] };
+    expect(() => assembleCatalogue([misfiled])).toThrow('error catalogue: code 404001 does not belong in family 400-invalid-request (400)');
   });
 });
 

@@ -4,7 +4,7 @@ import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { DomainError } from '@mp/errors';
 import { anonymousContext } from '@mp/grpc';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { MAX_LENGTH, text } from '../bounds.js';
 import { consoleAsset, consolePageHeaders } from '../console-assets.js';
 import { ok } from '../envelope.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { Route } from '../api/route-spec.js';
 import { ok } from '../envelope.js';
 
