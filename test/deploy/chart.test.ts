@@ -6,7 +6,7 @@ import { validateK8s } from './support/k8s-schemas.js';
 import { CHART, helmRenderBinary, objects, render, type K8sObject, type Rendered } from './support/helm.js';
 import { allowed, podOf, type Endpoint, type Pod } from './support/network-policy.js';
 
-// Issue 18 part 2: the Helm chart, rendered as `helm template` renders it (support/helm.ts) and
+// ADR 0041: the Helm chart, rendered as `helm template` renders it (support/helm.ts) and
 // checked object by object: validity against the Kubernetes schemas, names and selectors per
 // release, pod security, probes, credentials only by reference, and the network flows.
 const NS = 'platform';

@@ -7,7 +7,7 @@ import { pngImage, queryTestDatabase, sampleLogo, waitUntil } from '@mp/testing'
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp.js';
 
-// Issue 29 (items 5 and 6) through the HTTPS gateway: a project's time zone, the tenant's logo,
+// ADR 0107, 0108 through the HTTPS gateway: a project's time zone, the tenant's logo,
 // reports shown in the zone with page numbers, the logo and no nearly blank page (pdftotext per
 // page), and report schedules, whose scheduler (polling every 200 ms here) asks for a report
 // once its period has ended and mails it, documents attached, to the schedule's list through a real

@@ -3,7 +3,7 @@ import { queryTestDatabase, startHttpsReceiver, waitUntil, type HttpsReceiver } 
 import { verifySignature } from '@mp/webhooks';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Issue 2's proof: a project created through the HTTPS gateway reaches subscribers as a signed
+// Proof: a project created through the HTTPS gateway reaches subscribers as a signed
 // project.created webhook, through PostgreSQL, the outbox, NATS JetStream and the webhooks service.
 describe('project.created travels from the API write to signed webhooks', () => {
   let t: TestPlatform;
@@ -45,7 +45,7 @@ describe('project.created travels from the API write to signed webhooks', () => 
     await t?.stop();
   });
 
-  it('delivers the event envelope of spec 2.5 with the headers of 6.3, signed with the webhook secret', async () => {
+  it('delivers the event envelope with its delivery headers, signed with the webhook secret', async () => {
     const [req] = await receivers.ok!.waitFor(1);
     const body = req!.json;
     expect(Object.keys(body).sort()).toEqual(['data', 'event_id', 'event_type', 'timestamp', 'webhook_id']);
@@ -61,7 +61,7 @@ describe('project.created travels from the API write to signed webhooks', () => 
     const ts = req!.headers['x-service-timestamp'] as string;
     expect(ts).toMatch(/^\d+$/);
     expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(300);
-    // Spec 6.4, computed independently of the platform's own code …
+    // docs/rules.md#signatures, computed independently of the platform's own code …
     const expected = 'sha256=' + createHmac('sha256', hooks.ok!.secret).update(`${ts}.${req!.rawBody}`).digest('hex');
     expect(req!.headers['x-service-signature']).toBe(expected);
     // … and with the verifier we document for receivers.

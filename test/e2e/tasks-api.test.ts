@@ -2,7 +2,7 @@ import { queryTestDatabase, waitUntil } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { projectsEvents } from '../support/projects-events.js';
 
-// Tasks over HTTPS: the status endpoint with spec 2.8's event on JetStream, assignment, the
+// Tasks over HTTPS: the status endpoint with its event on JetStream, assignment, the
 // paused-project (422302) and overdue (422304) rules, the overdue sweep on the running platform,
 // PATCH with If-Match, list filters, and the task:* permissions.
 describe('tasks over the API', () => {
@@ -42,7 +42,7 @@ describe('tasks over the API', () => {
   });
   afterAll(() => t?.stop());
 
-  it('creates, assigns, starts and completes a task, with spec 2.8’s task.status_changed on the stream', async () => {
+  it('creates, assigns, starts and completes a task, with task.status_changed on the stream', async () => {
     const task = await createTask({ priority: 'high', due_at: '2099-05-10T18:00:00+08:00' });
     expect(task).toMatchObject({
       project_id: projectId,

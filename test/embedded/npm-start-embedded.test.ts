@@ -5,7 +5,7 @@ import { httpsRequest, startHttpsReceiver, testCertificate, type HttpsReceiver }
 import { verifySignature } from '@mp/webhooks';
 import { type StartedProcess, startProcess, userEnv } from '../support/process.js';
 
-// Issue 3: the README's start command with nothing but Node.js: no database, broker or cache
+// The README's start command with nothing but Node.js: no database, broker or cache
 // settings, so every service runs on its embedded adapters under a fresh data folder.
 describe('npm start: the embedded default', () => {
   let dataDir: string;
@@ -149,8 +149,8 @@ describe('npm start: the embedded default', () => {
     proc = null;
   }, 240_000);
 
-  // Issue 13: a second copy on the same data folder, and the operator command against npm start.
-  // Issue 30: the second copy is started as a user would, with the same settings, so the first
+  // A second copy on the same data folder, and the operator command against npm start.
+  // The second copy is started as a user would, with the same settings, so the first
   // one's ops port is taken too; the folder is what the answer names.
   it('refuses a second copy on the same data folder in one line, and serves the operator command', async () => {
     const base = await start();

@@ -3,7 +3,7 @@ import { startCountingReceiver, type CountingReceiver } from './support/receiver
 import { reportDuplicates, startFaultPlatform, type FaultPlatform } from './support/platform.js';
 import { allDelivered, EVENTS, missing, until, writeStream, type WriteProgress } from './support/stream.js';
 
-// Issue 7: NATS restarted while events are written. A nats-server of this test's own (free port,
+// NATS restarted while events are written. A nats-server of this test's own (free port,
 // own JetStream store), so the test files that share the machine's server are not disturbed. It
 // is killed (SIGKILL, no clean shutdown) while the producer commits events and the webhooks
 // service consumes them, and started again on the same store.

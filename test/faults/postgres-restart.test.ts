@@ -3,7 +3,7 @@ import { startCountingReceiver, type CountingReceiver } from './support/receiver
 import { reportDuplicates, startFaultPlatform, type FaultPlatform } from './support/platform.js';
 import { allDelivered, EVENTS, missing, until, writeStream, type WriteProgress } from './support/stream.js';
 
-// Issue 7: PostgreSQL restarted. A throw-away cluster of this test's own (initdb in a temp dir,
+// PostgreSQL restarted. A throw-away cluster of this test's own (initdb in a temp dir,
 // free port), so the machine's server and the test files using it are not disturbed. It is
 // stopped in `immediate` mode (a crash: no checkpoint, WAL recovery on start) while the producer
 // commits, the relay publishes, and the webhooks service ingests, claims and records.

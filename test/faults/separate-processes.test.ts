@@ -2,7 +2,7 @@ import https from 'node:https';
 import { holdDatabaseLock, queryTestDatabase, testCertificate, startHttpsReceiver, waitUntil, type ApiResponse, type HttpsReceiver } from '@mp/testing';
 import { startSeparatePlatform, type Replica, type SeparatePlatform } from './support/separate-processes.js';
 
-// Issue 18 part 3: the platform as the chart runs it, every service its own process (two gateways,
+// The platform as the chart runs it, every service its own process (two gateways,
 // two monitoring-data replicas, one of each other service), against real PostgreSQL, NATS and
 // Redis. A client writes monitoring data through both gateways while one process of each kind is
 // killed (SIGKILL) or stopped (SIGTERM, a drain) and started again; the client retries a failed

@@ -5,7 +5,7 @@ import { assembleCatalogue, catalogueFamilies } from '../src/catalogue/index.js'
 const range = (prefix: string, from: number, to: number): string[] =>
   Array.from({ length: to - from + 1 }, (_, i) => `${prefix}${String(from + i).padStart(3, '0')}`);
 
-/** Every code of spec §7 plus the documented extras 401008, 404009-404015, 404018, 404019, 409006-409011, 502001 and the notification codes 401020, 404020-404021, 409020. */
+/** Every code of the original catalogue plus the extras of docs/adr/0004, 401008, 404009-404015, 404018, 404019, 409006-409011, 502001 and the notification codes 401020, 404020-404021, 409020. */
 const expectedCodes: string[] = [
   ...range('400', 1, 5),
   ...range('401', 1, 8),
@@ -43,7 +43,7 @@ const categoryByStatus: Record<string, ErrorCategory> = {
 const allowedStatuses = Object.keys(categoryByStatus);
 
 describe('error catalogue', () => {
-  it('contains every code of spec §7 and the documented extras', () => {
+  it('contains every original code and the documented extras', () => {
     expect(expectedCodes).toHaveLength(77);
     for (const code of expectedCodes) {
       expect(catalogue[code]).toBeDefined();
@@ -77,7 +77,7 @@ describe('error catalogue', () => {
     expect(typeof entry.example.correct).toBe('object');
   });
 
-  it('uses the spec meanings as messages', () => {
+  it('uses the documented meanings as messages', () => {
     expect(catalogue['400001']!.message).toBe('invalid request parameters');
     expect(catalogue['401001']!.message).toBe('API key invalid');
     expect(catalogue['404001']!.message).toBe('project does not exist');

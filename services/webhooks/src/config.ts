@@ -9,7 +9,7 @@ export const webhooksConfigSchema = infraSchema.extend({
   MP_GRPC_HOST: z.string().default('127.0.0.1'),
   /** `true` lets webhook URLs point at loopback/private addresses (tests, on-premises receivers). */
   MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: envBoolean(false),
-  /** Per-attempt timeout (spec §6.5: 30 s). */
+  /** Per-attempt timeout (30 s, docs/rules.md#retry-policy). */
   MP_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
   /** Attempts in flight at once across all receivers. */
   MP_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(1024),

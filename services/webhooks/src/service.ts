@@ -25,7 +25,7 @@ export interface WebhooksServiceOptions {
   host?: string;
   port: number;
   allowPrivateTargets: boolean;
-  /** Per attempt; spec §6.5 says 30 s, the default. */
+  /** Per attempt; 30 s by default (docs/rules.md#retry-policy). */
   timeoutMs?: number;
   concurrency?: number;
   perWebhookConcurrency?: number;
