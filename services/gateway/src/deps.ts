@@ -16,7 +16,7 @@ export interface AppDeps {
   /** True while this gateway process serves; false while it drains (its public /readyz then says 503). */
   ready: () => boolean;
   logger: Logger;
-  /** `{docs_url}` of spec §7.1; a function because the port may be known only after listening. */
+  /** `{docs_url}` of an error envelope (docs/rules.md#error-envelope); a function because the port may be known only after listening. */
   docsUrl: () => string;
   /** Bodies of authenticated routes (5 MB) and of the anonymous ones: sign-in, refresh, logout, OAuth (64 KB). */
   bodyLimits: BodyLimits;

@@ -240,8 +240,8 @@ export const authenticationErrors: ErrorEntry[] = [
       },
     },
   },
-  // Not in the specification's table: wrong username or password needs a code of its own in the
-  // 401 family (spec §5 rule 5); see docs/adr/0004-error-code-extensions.md.
+  // An extra code (ADR 0004): a wrong username or password needs a code of its own in the 401
+  // family (docs/rules.md#sign-in).
   {
     code: '401008',
     message: 'username or password incorrect',

@@ -9,13 +9,13 @@ import { rateLimitErrors } from './429-rate-limit.js';
 import { serverErrors } from './5xx-server.js';
 
 /*
- * The error catalogue: every six-digit code of spec §7, plus two documented extras:
+ * The error catalogue: every six-digit code of the API (docs/rules.md#error-codes), including two extras (ADR 0004):
  *   409006  idempotency key reused with a different request (design: Idempotency-Key rule)
- *   502001  upstream service error (spec §7.1 names the 502 family without listing codes)
+ *   502001  upstream service error (the 502 family has no listed codes of its own)
  *
- * `message` is the spec's "Meaning" text and is used as the envelope's `message`.
+ * `message` is the code's meaning and is used as the envelope's `message`.
  * `suggestion` is the default `data.suggestion` when the raising code gives none.
- * `GET /errors/{code}` returns an entry as the error detail record of spec §2.9.
+ * `GET /errors/{code}` returns an entry as the error detail record (docs/rules.md#error-codes).
  *
  * Examples are illustrative request shapes: `request` shows the failing call, `correct`
  * the corrected one. Placeholders in angle brackets stand for secrets.
