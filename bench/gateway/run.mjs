@@ -1,4 +1,4 @@
-// Gateway benchmark (issue 13). One command: `npm run bench:gateway`.
+// Gateway benchmark (ADR 0020). One command: `npm run bench:gateway`.
 //
 // What the whole gateway costs per request, against a bare Koa HTTPS route in the same run:
 //   read   GET /v3/projects?limit=1 — TLS, authentication by API key (identity over gRPC), the

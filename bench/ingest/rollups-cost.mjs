@@ -1,7 +1,7 @@
 // What rollups add to a write, measured where a shared machine cannot blur it: the CPU time of
 // the PostgreSQL backend (from /proc) running the write path's statements, for 1,000-record writes
 // shaped as bench/ingest sends them (200 points × 5 readings a minute apart), alternately without
-// rollups (the insert alone, as before issue 14) and with them (the insert and addToRollups, plus
+// rollups (the insert alone, as before ADR 0023) and with them (the insert and addToRollups, plus
 // folding every 10 writes, as RollupFolder does once a second at ~50 writes/s).
 // One command: `node bench/ingest/rollups-cost.mjs` (after a build). BENCH_WRITES=300 per variant
 // (BENCH_SMOKE=1: a handful).

@@ -1,4 +1,4 @@
-// Ingestion benchmark (issue 6). One command: `npm run bench:ingest`.
+// Ingestion benchmark (ADR 0008). One command: `npm run bench:ingest`.
 //
 // Starts the platform (real PostgreSQL + NATS JetStream, a database and stream of its own) in a
 // child process, drives POST /projects/{id}/data through the HTTPS gateway with 1,000-record
@@ -97,7 +97,7 @@ const env = {
   MP_ADMIN_USERNAME: 'admin',
   MP_ADMIN_PASSWORD: 'bench password 0123',
   MP_DATA_DIR: dataDir,
-  // This tenant's run is allowed far more than spec §8's defaults (500 records, 100 requests per minute).
+  // This tenant's run is allowed far more than the default limits of docs/rules.md#limits (500 records, 100 requests per minute).
   MP_LIMIT_DATA_RECORDS_PER_MINUTE: '1000000000',
   MP_LIMIT_API_PER_MINUTE: '1000000000',
   MP_LIMIT_CONCURRENT: '1000',
@@ -351,7 +351,7 @@ try {
   );
   const events = Object.values(byType).reduce((n, r) => n + r.n - r.pending, 0);
   const writes = WARM_UP + REQUESTS * LEVELS.length;
-  // Every accepted write emits exactly one data.created (spec 2.7); anything else is a bug.
+  // Every accepted write emits exactly one data.created; anything else is a bug.
   if (byType['data.created']?.n !== writes) throw new Error(`expected ${writes} data.created events, found ${byType['data.created']?.n ?? 0}`);
 
   // Baseline: the same rows straight into PostgreSQL — same table shape (the service's own

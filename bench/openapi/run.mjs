@@ -1,4 +1,4 @@
-// What the OpenAPI machinery costs (issue 16): building the document from the route table (once
+// What the OpenAPI machinery costs (ADR 0030): building the document from the route table (once
 // per gateway process, on the first GET /v3/openapi.json) and the contract check every test answer
 // goes through (packages/testing/src/contract.ts). Baselines in the same run: serialising the
 // finished document, and JSON.parse of the answer the check validates.

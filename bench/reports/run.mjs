@@ -1,4 +1,4 @@
-// Reports benchmark (issue 15): `npm run bench:reports`.
+// Reports benchmark (ADR 0025): `npm run bench:reports`.
 //
 // Starts the platform (one process, real PostgreSQL, a database of its own) with its reports
 // service generating nothing, and one reports process of its own (services/reports/dist/main.js,

@@ -1,4 +1,4 @@
-// Series benchmark (issue 14): `npm run bench:series`.
+// Series benchmark (ADR 0023): `npm run bench:series`.
 //
 // Starts the platform (one process, real PostgreSQL, a database of its own) and measures
 // GET /points/{id}/series through HTTPS at 500 buckets over a month, a year and five years for a

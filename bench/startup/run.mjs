@@ -98,4 +98,4 @@ console.log(
 console.log(
   `RSS after ${idleSeconds} s idle: cold ${median(rows.map((r) => r.cold.idleRssMb)).toFixed(0)} MiB, warm ${median(rows.map((r) => r.warm.idleRssMb)).toFixed(0)} MiB, baseline ${median(rows.map((r) => r.base.idleRssMb)).toFixed(0)} MiB`,
 );
-console.log(`targets (issue 18): cold < 10 s, warm < 3 s, idle RSS < 350 MiB`);
+console.log(`targets: cold < 10 s, warm < 3 s, idle RSS < 350 MiB`);

@@ -1,4 +1,4 @@
-// Cost of tracing (issue 17): `node bench/tracing/run.mjs` (after a build).
+// Cost of tracing (ADR 0035): `node bench/tracing/run.mjs` (after a build).
 //
 // Runs the ingestion benchmark (bench/ingest, split topology: gateway and monitoring-data as
 // processes of their own, as deployed) alternately with tracing off (no OTEL_* variables: the

@@ -1,4 +1,4 @@
-// Webhook delivery throughput and latency (issue 7, part 4).
+// Webhook delivery throughput and latency (ADR 0009, 0021).
 //
 // Starts the projects and webhooks services as separate processes (their standalone main.js) on
 // the machine's PostgreSQL and NATS JetStream, with a database and stream of their own, and a
@@ -17,7 +17,7 @@
 //             send, record), without the producer's relay and the ingestion in front of it
 //   history   (--history N) N delivered deliveries, with their events and attempts, spread over
 //             four webhooks, written before the other phases: the tables of a platform that has
-//             been delivering for a while (issue 20: delivery collapsed with history)
+//             been delivering for a while (ADR 0021: delivery collapsed with history)
 //
 // Usage: npm run bench:webhooks [-- --events 20000 --steady-seconds 20 --steady-rate 500 --warmup-seconds 5 --history 1000000]
 // BENCH_SMOKE=1 (bench/support/smoke.mjs): every phase at tiny sizes, a small history and backlog
@@ -51,7 +51,7 @@ const { values: args } = parseArgs({
     // Phases to run, comma-separated (steady, backlog, max); all by default.
     only: { type: 'string', default: 'steady,backlog,max' },
     // Delivered rows (with their events and attempts) put in the tables before the phases: the
-    // history that made delivery collapse (issue 20). 0 measures on empty tables.
+    // history that made delivery collapse (ADR 0021). 0 measures on empty tables.
     history: { type: 'string', default: smokeOr('0', '200') },
     // Pending deliveries written straight to the webhooks service's tables for the backlog phases
     // (delivery alone: claim, sign, send, record); 0 skips them.

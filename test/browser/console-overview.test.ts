@@ -6,7 +6,7 @@ import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 /** A phone held upright (the width of most current phones, CSS pixels). */
 const PHONE = { width: 390, height: 844 };
 
-// Issue 29 item 3 in headless Chromium: the console opens on what needs attention — projects
+// ADR 0089 in headless Chromium: the console opens on what needs attention — projects
 // coloured by the highest level of their open alarms, the alarm inbox across projects with
 // acknowledge-with-comment in place — and each project has a site plan of its points placed by
 // their coordinates, coloured by their state, stale ones grey, each linking to its chart. The same

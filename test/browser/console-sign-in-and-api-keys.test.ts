@@ -4,7 +4,7 @@ import { launchChromium } from '../support/browser.js';
 import { consoleUrl, LAPTOP, openPage, screenshot } from '../support/console.js';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// The console's sign-in (spec §5 rule 7: access token in memory, refresh token in an HttpOnly
+// The console's sign-in (docs/rules.md#console-session: access token in memory, refresh token in an HttpOnly
 // cookie) and its API management page, in headless Chromium against the real platform.
 describe('console: sign-in and API keys', () => {
   let t: TestPlatform;

@@ -5,7 +5,7 @@ import { launchChromium } from '../support/browser.js';
 import { LAPTOP, openPage, screenshot, signIn } from '../support/console.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Issue 19's proof: someone who has never seen the API, from the console alone, creates a key, a
+// Proof of the console (ADR 0056): someone who has never seen the API, from the console alone, creates a key, a
 // webhook, a project with a point, sees the data a logger sends with that key arrive on the chart,
 // and receives the signed webhook. The only thing outside the console is the logger itself.
 describe('console walkthrough: from a key to data on the chart and a webhook received', () => {

@@ -7,7 +7,7 @@ import { launchChromium } from '../support/browser.js';
 import { LAPTOP, screenshot, signIn } from '../support/console.js';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-/** Spec §6.4: HMAC-SHA256 of "<timestamp>.<raw body>" with the webhook's secret. */
+/** docs/rules.md#signatures: HMAC-SHA256 of "<timestamp>.<raw body>" with the webhook's secret. */
 const signedBy = (secret: string, r: ReceivedRequest) =>
   r.headers['x-service-signature'] === `sha256=${createHmac('sha256', secret).update(`${r.headers['x-service-timestamp']}.${r.rawBody}`).digest('hex')}`;
 

@@ -79,7 +79,7 @@ describe('API reference and error pages', () => {
     await page.locator('#operations-Projects-postProjects .responses-table').first().waitFor();
     expect(await page.locator('#operations-Projects-postProjects').textContent()).toContain('409001 duplicate project number');
     await page.screenshot({ path: join(SCREENSHOTS, 'mp-docs-reference.png'), fullPage: false });
-    // Issue 30: the reference opened with a red block about jsonSchemaDialect (Swagger UI flags
+    // The reference once opened with a red block about jsonSchemaDialect (Swagger UI flags
     // any dialect but OpenAPI 3.1's own); now the dialect is stated, and nothing is flagged.
     expect(await page.locator('.info__jsonschemadialect').textContent()).toBe('JSON Schema dialect: https://spec.openapis.org/oas/3.1/dialect/base');
     expect(await page.locator('.error-wrapper').count()).toBe(0);

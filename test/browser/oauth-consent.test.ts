@@ -61,7 +61,7 @@ describe('OAuth consent page in headless Chromium', () => {
     const cookies = await context!.cookies(t.base);
     expect(cookies.every((c) => c.httpOnly && c.secure && c.sameSite === 'Strict')).toBe(true);
 
-    // The application exchanges the code (spec's JSON form) and gets the token object.
+    // The application exchanges the code (JSON form) and gets the token object.
     const token = await t.api('POST', '/oauth/token', {
       body: { grant_type: 'authorization_code', client_id: client.client_id, client_secret: client.client_secret, code, redirect_uri: REDIRECT },
     });

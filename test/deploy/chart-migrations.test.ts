@@ -5,7 +5,7 @@ import { validateK8s } from './support/k8s-schemas.js';
 import { helmRenderBinary, objects, render, REPO, type K8sObject } from './support/helm.js';
 import { allowed, podOf } from './support/network-policy.js';
 
-// Issue 30: the chart had no migration step (each pod migrated as it started, so a failing
+// ADR 0094: the chart had no migration step (each pod migrated as it started, so a failing
 // migration surfaced as pods that never became ready, halfway through a roll) and no upgrade notes.
 // Now a Job applies every service's migrations as a pre-install and pre-upgrade hook.
 const SERVICES = ['identity', 'projects', 'monitoring-data', 'reports', 'webhooks'];

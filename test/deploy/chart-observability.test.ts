@@ -6,7 +6,7 @@ import { validateK8s } from './support/k8s-schemas.js';
 import { allowed, podOf } from './support/network-policy.js';
 import { CHART, REPO, helmRenderBinary, objects, render, type K8sObject, type Rendered } from './support/helm.js';
 
-// Issue 17 in the chart: the alert rules as a PrometheusRule, the dashboard for Grafana's sidecar,
+// Observability in the chart (ADR 0036): the alert rules as a PrometheusRule, the dashboard for Grafana's sidecar,
 // scrape jobs named as the rules and the dashboard expect, tracing through the OTEL_* variables,
 // and the ops server where the probes look. One copy of the rules and of the dashboard: the
 // chart's files/ (Helm reads nothing outside the chart).

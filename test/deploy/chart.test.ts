@@ -6,7 +6,7 @@ import { validateK8s } from './support/k8s-schemas.js';
 import { CHART, helmRenderBinary, objects, render, type K8sObject, type Rendered } from './support/helm.js';
 import { allowed, podOf, type Endpoint, type Pod } from './support/network-policy.js';
 
-// Issue 18 part 2: the Helm chart, rendered as `helm template` renders it (support/helm.ts) and
+// ADR 0041: the Helm chart, rendered as `helm template` renders it (support/helm.ts) and
 // checked object by object: validity against the Kubernetes schemas, names and selectors per
 // release, pod security, probes, credentials only by reference, and the network flows.
 const NS = 'platform';
@@ -469,7 +469,7 @@ describe('operability', () => {
 });
 
 describe('alarm notifications (ADR 0090)', () => {
-  it('give the webhooks pods the SMTP URL from its Secret, the link base URL and the schedule; none without smtpUrl', () => {
+  it('give the webhooks pods (and the reports pods) the SMTP URL from its Secret, the link base URL and the schedule; none without smtpUrl', () => {
     const on = render({
       files: [
         valuesFile(
@@ -491,6 +491,15 @@ describe('alarm notifications (ADR 0090)', () => {
       .find((p) => p.metadata.name === 'mp-monitoring-platform-webhooks')!
       .spec.egress.filter((e: { ports?: { port: number }[] }) => e.ports?.some((x) => x.port === 465));
     expect(smtpEgress).toHaveLength(1);
+    // the reports pods mail scheduled reports through the same server and From (ADR 0115)
+    const reportsEnv = envOf(byName(on, 'Deployment', 'mp-monitoring-platform-reports'));
+    expect(reportsEnv.MP_SMTP_URL.valueFrom).toEqual({ secretKeyRef: { name: 'mp-smtp', key: 'smtp-url' } });
+    expect(reportsEnv.MP_MAIL_FROM.value).toBe('Alarms <alarms@example.com>');
+    const reportsSmtp = objects(on, 'NetworkPolicy')
+      .find((p) => p.metadata.name === 'mp-monitoring-platform-reports')!
+      .spec.egress.filter((e: { ports?: { port: number }[] }) => e.ports?.some((x) => x.port === 465));
+    expect(reportsSmtp).toHaveLength(1);
+    expect(envOf(byName(render({}), 'Deployment', 'mp-monitoring-platform-reports')).MP_SMTP_URL).toBeUndefined();
 
     const off = envOf(byName(render({}), 'Deployment', 'mp-monitoring-platform-webhooks'));
     expect(off.MP_SMTP_URL).toBeUndefined();

@@ -6,7 +6,7 @@ import { httpsRequest } from '@mp/testing';
 import { REPO_ROOT, startProcess, type StartedProcess } from '../support/process.js';
 import { replayDockerfile, type Stage } from './support/dockerfile.js';
 
-// Issue 18 part 1: the image holds what runs and nothing of the builder's working folder. With no
+// ADR 0040: the image holds what runs and nothing of the builder's working folder. With no
 // Docker engine here, the Dockerfile's own steps are replayed into a folder (support/dockerfile)
 // from a build context that is this checkout plus what a builder's folder typically also holds.
 const CANARY = 'CANARY-do-not-ship-8c1f0b';

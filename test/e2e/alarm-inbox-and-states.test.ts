@@ -1,7 +1,7 @@
 import { queryTestDatabase } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Issue 29 items 1 and 2 through the HTTPS gateway: the tenant's alarm inbox (GET /alarms) across
+// ADR 0087, 0088 through the HTTPS gateway: the tenant's alarm inbox (GET /alarms) across
 // projects with every filter and cursor paging; the open alarms each project carries in
 // GET /projects and GET /projects/{id}; and the state of each point in GET /projects/{id}/points
 // (status, last_measured_at, stale), all following acknowledgements and clears at once.

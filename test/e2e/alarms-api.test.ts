@@ -1,7 +1,7 @@
 import { queryTestDatabase, startHttpsReceiver, waitUntil, type HttpsReceiver } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Issue 14 part 3 through the HTTPS gateway: an alarm opened by the first breaking reading,
+// Alarms (ADR 0024) through the HTTPS gateway: an alarm opened by the first breaking reading,
 // escalated and updated (not duplicated) by the next ones, acknowledged and cleared by people with
 // who and when, cleared by itself after three readings back to normal (the default), with the
 // alarm.acknowledged / alarm.cleared extensions delivered to a webhook — and every refusal code.
@@ -94,7 +94,7 @@ describe('alarms through the gateway', () => {
       last_measured_at: '2026-03-04T08:00:00.000Z',
       reading_count: 3,
       normal_count: 0,
-      // the channel that crossed the level, and the run of readings that opened the alarm (issue 27)
+      // the channel that crossed the level, and the run of readings that opened the alarm (docs/instruments.md)
       channel: 'dz',
       first_over: { data_id: first, measured_at: '2026-03-02T08:00:00.000Z', count: 1 },
       opened_at: expect.any(String),
@@ -184,7 +184,7 @@ describe('alarms through the gateway', () => {
     expect(done.history.at(-1)).toMatchObject({ action: 'cleared', by: null, reason: '3 readings back within the limits (clears after 3)' });
     await waitUntil(() => eventsOf('alarm.cleared').length === 2);
     expect(eventsOf('alarm.cleared')[1]!.json.data).toMatchObject({ alarm_id: open[0].alarm_id, status: 'cleared', by: null, automatic: true });
-    // each opening breach reached the webhook as data.abnormal (spec 2.7 payload)
+    // each opening breach reached the webhook as data.abnormal
     await waitUntil(() => eventsOf('data.abnormal').length === 5);
     expect(eventsOf('data.abnormal').map((e) => e.json.data.alert_level)).toEqual(['warning', 'alarm', 'warning', 'warning', 'alarm']);
   });

@@ -23,7 +23,7 @@ describe('authentication at the gateway', () => {
     await t?.stop();
   });
 
-  it('logs in with the token object of spec 2.1', async () => {
+  it('logs in with the token object', async () => {
     const res = await t.api('POST', '/auth/login', { body: { username: t.admin.username, password: t.admin.password, grant_type: 'password' } });
     expect(res.status).toBe(200);
     const d = res.body.data;
@@ -130,7 +130,7 @@ describe('authentication at the gateway', () => {
     expect(rows).toHaveLength(0);
   });
 
-  describe('access tokens (spec §5 rule 3)', () => {
+  describe('access tokens (refresh and repeat once)', () => {
     it('refuses a JWT with alg none, a wrong aud or iss, an unknown kid, a tampered signature, HS256 or a refresh token with 401003', async () => {
       const token = (await signIn()).access_token;
       const claims = decodeJwt(token);

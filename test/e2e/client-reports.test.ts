@@ -5,13 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pngImage, queryTestDatabase, sampleLogo, waitUntil } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { startSmtpServer, type TestSmtpServer } from '../support/smtp.js';
 
-// Issue 29 (items 5 and 6) through the HTTPS gateway: a project's time zone, the tenant's logo,
+// ADR 0107, 0108 through the HTTPS gateway: a project's time zone, the tenant's logo,
 // reports shown in the zone with page numbers, the logo and no nearly blank page (pdftotext per
 // page), and report schedules, whose scheduler (polling every 200 ms here) asks for a report
-// once its period has ended.
+// once its period has ended and mails it, documents attached, to the schedule's list through a real
+// SMTP server started here.
 describe('reports a client can receive', () => {
   let t: TestPlatform;
+  let smtp: TestSmtpServer;
   let key: string;
   let tenantName: string;
   let projectId: string;
@@ -41,7 +44,9 @@ describe('reports a client can receive', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestPlatform({ MP_REPORTS_SCHEDULE_POLL_MS: '200' });
+    // gone@ is refused for good (550), as a mailbox that no longer exists
+    smtp = await startSmtpServer({ refuse: (address) => (address === 'gone@example.org' ? { code: 550, message: 'no such mailbox' } : null) });
+    t = await startTestPlatform({ MP_REPORTS_SCHEDULE_POLL_MS: '200', MP_SMTP_URL: smtp.url, MP_MAIL_FROM: 'Site reports <reports@platform.example>' });
     key = await t.apiKey(['system:admin', 'project:read', 'project:write', 'data:read', 'data:write', 'report:read', 'report:write']);
     tenantName = (await t.api('GET', '/me', { headers: h() })).body.data.tenant.name;
     const project = await t.api('POST', '/projects', {
@@ -74,6 +79,7 @@ describe('reports a client can receive', () => {
 
   afterAll(async () => {
     await t?.stop();
+    await smtp?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -186,11 +192,12 @@ describe('reports a client can receive', () => {
     expect(berlinPages[0]).toMatch(/Page 1 of 1\s*$/);
   });
 
-  it('keeps report schedules, and the scheduler asks for the report of each ended period once', async () => {
+  it('keeps report schedules, and the scheduler asks for the report of each ended period once and mails it to the list once', async () => {
     const tpl = (await t.api('POST', '/templates', { headers: h(), body: { name: 'Weekly', sections: ['summary', 'latest'], formats: ['pdf', 'csv'] } })).body
       .data;
     const post = (body: Record<string, unknown>) => t.api('POST', `/projects/${projectId}/report-schedules`, { headers: h(), body });
-    const created = await post({ template_id: tpl.id, frequency: 'weekly', recipients: [{ email: 'site@example.com' }, { email: 'client@example.org' }] });
+    const list = [{ email: 'site@example.com' }, { email: 'client@example.org' }, { email: 'gone@example.org' }];
+    const created = await post({ template_id: tpl.id, frequency: 'weekly', recipients: list });
     expect(created.status).toBe(200);
     const s = created.body.data;
     expect(s).toMatchObject({
@@ -198,7 +205,7 @@ describe('reports a client can receive', () => {
       template_id: tpl.id,
       frequency: 'weekly',
       time_zone: 'Asia/Shanghai',
-      recipients: [{ email: 'site@example.com' }, { email: 'client@example.org' }],
+      recipients: list,
       last_report_id: null,
       last_run_at: null,
       last_error: null,
@@ -263,6 +270,41 @@ describe('reports a client can receive', () => {
     // Once: one report of the schedule, however many ticks have run since.
     const ofSchedule = await queryTestDatabase<{ n: number }>(t.db.url, 'SELECT count(*)::int AS n FROM reports.reports WHERE schedule_id = $1', [s.id]);
     expect(ofSchedule[0]!.n).toBe(1);
+
+    // The mail: one message to the list in the envelope (the To header does not show the list), the
+    // report's title as subject, its PDF and CSV attached byte for byte; the refused address is
+    // written on the schedule.
+    const [mail] = await waitUntil(() => (smtp.to('site@example.com').length ? smtp.to('site@example.com') : null), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      message: 'the scheduled report was not mailed',
+    });
+    expect(mail).toMatchObject({ from: '"Site reports" <reports@platform.example>', subject: title, messageId: `<${report.id}@reports.monitoring-platform>` });
+    expect(mail!.to.filter(Boolean)).toEqual([]);
+    expect(mail!.envelopeTo.sort()).toEqual(['client@example.org', 'site@example.com']);
+    expect(smtp.offered.get('gone@example.org')).toBe(1);
+    const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    expect(mail!.attachments.map((a) => [a.filename, a.contentType.split(';')[0], sha(a.content)])).toEqual(
+      // (the file name is the title without the characters file systems refuse, here the colon)
+      report.files.map((f: { format: string; sha256: string }) => [
+        `${title.replace(':', '')}.${f.format}`,
+        f.format === 'pdf' ? 'application/pdf' : 'text/csv',
+        f.sha256,
+      ]),
+    );
+    expect(mail!.text).toContain(`Report: ${report.id}`);
+    const mailed = await queryTestDatabase<{ mailed_at: Date | null }>(t.db.url, 'SELECT mailed_at FROM reports.reports WHERE id = $1', [report.id]);
+    expect(mailed[0]!.mailed_at).not.toBeNull();
+    const refusedNote = (await t.api('GET', `/report-schedules/${s.id}`, { headers: h() })).body.data.last_error;
+    expect(refusedNote).toContain('gone@example.org');
+
+    // Once: a second schedule's report, asked for and mailed by later ticks, arrives, and the first
+    // report was still mailed only once.
+    const other = (await post({ template_id: tpl.id, frequency: 'weekly', recipients: [{ email: 'later@example.com' }] })).body.data;
+    await queryTestDatabase(t.db.url, `UPDATE reports.report_schedules SET next_run_at = next_run_at - interval '7 days' WHERE id = $1`, [other.id]);
+    await waitUntil(() => smtp.to('later@example.com').length === 1, { timeoutMs: 60_000, intervalMs: 100, message: 'the second report was not mailed' });
+    expect(smtp.mails.filter((m) => m.messageId === `<${report.id}@reports.monitoring-platform>`)).toHaveLength(1);
+    expect((await t.api('DELETE', `/report-schedules/${other.id}`, { headers: h() })).status).toBe(200);
 
     const gone = await t.api('DELETE', `/report-schedules/${s.id}`, { headers: h() });
     expect(gone.body.data).toMatchObject({ id: s.id, deleted: true });

@@ -4,9 +4,9 @@ import { createClient, type CallerContext } from '@mp/grpc';
 import { queryTestDatabase, startHttpsReceiver, waitUntil, type HttpsReceiver } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Issue 6's proof: monitoring data written through the HTTPS gateway reaches a subscriber as
+// Proof of ADR 0008: monitoring data written through the HTTPS gateway reaches a subscriber as
 // signed data.created / data.abnormal / data.updated / data.batch_completed webhooks with the
-// payloads of spec 2.6/2.7, through PostgreSQL, the outbox, NATS JetStream and the webhooks service.
+// payloads of docs/rules.md#event-payloads, through PostgreSQL, the outbox, NATS JetStream and the webhooks service.
 describe('monitoring data through the gateway, with webhooks', () => {
   let t: TestPlatform;
   let key: string;
@@ -118,7 +118,7 @@ describe('monitoring data through the gateway, with webhooks', () => {
     });
   });
 
-  it('delivers data.created with exactly the payload of spec 2.6/2.7, signed as spec 6.4 says', async () => {
+  it('delivers data.created with exactly its documented payload, signed as documented', async () => {
     await waitUntil(() => eventsOf('data.created').length >= 1);
     const req = eventsOf('data.created')[0]!;
     const body = req.json;

@@ -1,7 +1,7 @@
 import { queryTestDatabase } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Spec §8: data writes are limited in records per minute per tenant and environment (429002).
+// docs/rules.md#limits: data writes are limited in records per minute per tenant and environment (429002).
 // The operator default is lowered to 10 here so the limit is reached with a few records.
 describe('data-write rate limit', () => {
   let t: TestPlatform;

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { queryTestDatabase, startHttpsReceiver, waitUntil, type HttpsReceiver } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Idempotency-Key (api-surface conventions, ADR 0012) on the creating writes outside the projects
+// Idempotency-Key (docs/rules.md#idempotency, ADR 0012) on the creating writes outside the projects
 // service: POST /webhooks, POST /api-keys, POST /users, POST /oauth/clients, POST /projects/{id}/data
 // and …/data/batches. Same key and body: the first response again, one row, one event. Same key,
 // other body: 409006 and nothing stored. A refused request keeps no key, so its corrected retry

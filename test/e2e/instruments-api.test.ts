@@ -2,7 +2,7 @@ import { SENSOR_TYPES } from '@mp/contracts';
 import { queryTestDatabase } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Issue 27 through the HTTPS gateway: the sensor types with their channels and units, points of
+// Instruments (docs/instruments.md) through the HTTPS gateway: the sensor types with their channels and units, points of
 // instruments without coordinates, records holding their type's channels, trigger levels, dated
 // calibrations that convert raw readings (and recompute them), derived channels and per-channel
 // series, with hand-computed values.
@@ -178,7 +178,7 @@ describe('instruments through the gateway', () => {
       expect(after.body.data.items).toHaveLength(before.body.data.items.length);
     });
 
-    it('keeps a total station as the specification has it: thresholds on displacement, status and values unchanged', async () => {
+    it('keeps a total station as it always was: thresholds on displacement, status and values unchanged', async () => {
       const res = await write([{ point_id: prism, measured_at: '2026-03-01T08:00:00Z', values: { x: 100.012, y: 200, z: 30 } }]);
       expect(res.status).toBe(200);
       expect(res.body.data.records[0].status).toBe('warning');

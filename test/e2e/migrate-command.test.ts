@@ -1,7 +1,7 @@
 import { createTestDatabase, queryTestDatabase, type TestDatabase } from '@mp/testing';
 import { startProcess } from '../support/process.js';
 
-// Issue 30: the chart's migration Job runs `node services/<name>/dist/migrate.js` for every
+// ADR 0094: the chart's migration Job runs `node services/<name>/dist/migrate.js` for every
 // service before an upgrade (and `npm run db:migrate` does the same): each brings its schema to
 // this version, says what it applied, and refuses without a database.
 const SERVICES = { identity: 'identity', projects: 'projects', 'monitoring-data': 'monitoring_data', reports: 'reports', webhooks: 'webhooks' };

@@ -2,7 +2,7 @@ import { queryTestDatabase, waitUntil, type ApiResponse } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { linksOf, startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../support/smtp.js';
 
-// Issue 29 item 4 through the HTTPS gateway, with a real SMTP server (TLS, authentication) in
+// ADR 0090 through the HTTPS gateway, with a real SMTP server (TLS, authentication) in
 // this process: notification rules per project, one mail per alarm transition with what a person
 // on duty needs, the one-click acknowledge link (confirmation page, POST, single use, expiry,
 // tampering), reminders and escalation while unacknowledged, retries and the delivery log, and

@@ -4,7 +4,7 @@ import { queryTestDatabase } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { consentFormOf, createTenant, identityClient, submitConsent, tenantKey, tlsFetch, upsertPlan } from '../support/identity.js';
 
-// Spec §5 rule 4 with a published OAuth 2.0 client library (oauth4webapi) as the third-party
+// docs/rules.md#oauth with a published OAuth 2.0 client library (oauth4webapi) as the third-party
 // application. The user's browser is played by plain HTTPS requests here (the page is driven in
 // headless Chromium in test/browser/oauth-consent.test.ts).
 const REDIRECT = 'https://partner.example.com/oauth/callback';
@@ -224,7 +224,7 @@ describe('OAuth 2.0 authorization code', () => {
       );
     });
 
-    it('refuses wrong client credentials with 401005 (invalid_client), with the full envelope for the spec JSON body', async () => {
+    it('refuses wrong client credentials with 401005 (invalid_client), with the full envelope for the JSON body', async () => {
       const state = oauth.generateRandomState();
       const callback = await authorize({
         client_id: confidential.client.client_id,
@@ -269,7 +269,7 @@ describe('OAuth 2.0 authorization code', () => {
       expectError(res, 401005, 'client_id');
       expect(res.body.error).toBe('invalid_client');
       expectError(await t.api('POST', '/oauth/token', { body: { ...body, client_id: 'cli_aaaaaaaaaaaaaaaaaaaa' } }), 401005, 'client_id');
-      // the spec's JSON form works with the right secret, and the code was not used up by the refusals
+      // the JSON form works with the right secret, and the code was not used up by the refusals
       const ok = await t.api('POST', '/oauth/token', { body: { ...body, client_secret: confidential.secret } });
       expect(ok.status).toBe(200);
       expect(Object.keys(ok.body).sort()).toEqual(['access_token', 'expires_in', 'meta', 'refresh_token', 'scope', 'token_type']);

@@ -4,7 +4,7 @@ import { dataProject, recordAt } from '../support/data-project.js';
 import { ops, sample } from '../support/ops.js';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Issue 17, logs and metrics: one access line per request at info (with the request id the client
+// Logs and metrics (ADR 0036, 0038): one access line per request at info (with the request id the client
 // sent when well formed), every line strict JSON with unique keys, and one /metrics for the whole
 // embedded platform with bounded labels.
 describe('observability: access logs and the platform metrics', () => {

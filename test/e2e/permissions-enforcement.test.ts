@@ -83,7 +83,7 @@ describe('permissions', () => {
         throw new Error(`${method} ${path} without ${permission}: ${refused.status} ${refused.text}\n${(err as Error).message}`);
       }
       const passed = await t.api(method, path, { headers: { 'x-api-key': keys.get(permission)!.only }, ...(body ? { body } : {}) });
-      // A route may need more than its spec's permission (a report's documents hold its project's
+      // A route may need more than its declared permission (a report's documents hold its project's
       // data, so making or downloading one also needs project:read and data:read): a refusal for
       // another permission means this one's guard let the key through.
       const forAnother = passed.body?.code === 401004 && !String(passed.body.data?.detail).includes(` ${permission} `);

@@ -14,7 +14,7 @@ import {
   upsertPlan,
 } from '../support/identity.js';
 
-// Spec §7.8 / §8 on real Redis and PostgreSQL, with two gateway replicas sharing one Redis key
+// docs/rules.md#rate-limits on real Redis and PostgreSQL, with two gateway replicas sharing one Redis key
 // prefix: every limit is counted once for the whole deployment. Limits are per tenant and
 // environment (authentication: per client address, in both environments together) and set per tenant by its plan; each test
 // uses a tenant of its own, set up through identity's operator RPCs so that no sign-in counts
@@ -26,7 +26,7 @@ describe('rate limits', () => {
   let id: ReturnType<typeof identityClient>;
   let bases: [string, string];
 
-  /** The headers of spec §7.8 on a response of a limited route. */
+  /** The headers of docs/rules.md#rate-limit-headers on a response of a limited route. */
   function expectLimitHeaders(res: ApiResponse, limit: number, remaining: number): void {
     expect(res.headers['x-ratelimit-limit']).toBe(String(limit));
     expect(res.headers['x-ratelimit-remaining']).toBe(String(remaining));

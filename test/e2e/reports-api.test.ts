@@ -8,7 +8,7 @@ import { queryTestDatabase, startHttpsReceiver, waitUntil, type HttpsReceiver } 
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { ops, sample } from '../support/ops.js';
 
-// Issue 15's proof: templates and reports through the HTTPS gateway, the documents checked against
+// Proof of ADR 0025: templates and reports through the HTTPS gateway, the documents checked against
 // what the API itself reports (pdftotext for the PDF, the data list for the CSV, a reader library
 // for the XLSX), and report.generated / report.approved / report.rejected at a webhook receiver.
 describe('reports through the gateway', () => {

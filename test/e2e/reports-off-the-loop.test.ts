@@ -2,7 +2,7 @@ import { queryTestDatabase, waitUntil } from '@mp/testing';
 import { createTenant, identityClient, tenantKey } from '../support/identity.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Issue 26 item 12: the CSV and XLSX of a report were encoded on the process's event loop, which in
+// ADR 0093: the CSV and XLSX of a report were encoded on the process's event loop, which in
 // one process (as here, and as `npm start` runs) is the gateway's too. One tenant exports a large
 // period as CSV and XLSX; while the export is being written, another tenant's requests are
 // answered, and the export goes on after them and is complete.

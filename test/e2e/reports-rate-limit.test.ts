@@ -2,7 +2,7 @@ import { queryTestDatabase } from '@mp/testing';
 import { createTenant, identityClient, tenantKey, upsertPlan } from '../support/identity.js';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Spec §8: report generation is limited per tenant and environment (10 per hour by default,
+// docs/rules.md#limits: report generation is limited per tenant and environment (10 per hour by default,
 // 429003), with the X-RateLimit-* headers on the answers and Retry-After on the refusal, and a
 // refused generation stores nothing. A plan sets its own limit, or leaves reports out (403004);
 // one tenant never sees another's templates or reports.

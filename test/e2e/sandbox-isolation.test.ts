@@ -2,7 +2,7 @@ import { queryTestDatabase } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { createTenant, identityClient, tenantKey, upsertPlan } from '../support/identity.js';
 
-// Spec §1 / api-surface: the sandbox ({sandbox_base_url}, MP_SANDBOX_HTTPS_PORT) has the same
+// docs/rules.md#tenant-isolation: the sandbox ({sandbox_base_url}, MP_SANDBOX_HTTPS_PORT) has the same
 // paths over isolated data. Live and sandbox share no data, keys or tokens; users belong to the
 // tenant and sign in at either base URL, and each token is bound to the environment that issued it.
 describe('sandbox isolation', () => {

@@ -4,7 +4,7 @@ import { verifySignature } from '@mp/webhooks';
 import { startSeparatePlatform, type Replica, type SeparatePlatform } from '../faults/support/separate-processes.js';
 import { startProcess } from '../support/process.js';
 
-// Issue 18 / ADR 0047: the master key rotates as an operator does it on separate processes. The
+// ADR 0047: the master key rotates as an operator does it on separate processes. The
 // services restart with the ring "new,old" (new secrets sealed under the new key, old ones still
 // read), `npm run secrets:reseal` rewrites every stored secret under the new key while they run,
 // and then the old key leaves the ring: nothing sealed before is lost.

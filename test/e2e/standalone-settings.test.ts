@@ -6,7 +6,7 @@ import { newMasterKey } from '@mp/kit';
 import { createTestDatabase, parseStrictJson, queryTestDatabase, TEST_NATS_URL, type TestDatabase } from '@mp/testing';
 import { startProcess } from '../support/process.js';
 
-// Issue 18: a standalone service started without the infrastructure it needs refuses to start in
+// ADR 0045: a standalone service started without the infrastructure it needs refuses to start in
 // one line naming the setting, instead of falling back to the embedded adapters (PGlite, the
 // in-process event transport, a key file of its own) that only `npm start` may use.
 describe('a standalone process without its infrastructure settings', () => {

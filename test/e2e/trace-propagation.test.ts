@@ -5,7 +5,7 @@ import { queryTestDatabase, startHttpsReceiver, waitUntil, type HttpsReceiver } 
 import { dataProject, recordAt } from '../support/data-project.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Issue 17: the trace context crosses what no library crosses for us — the outbox row, the NATS
+// ADR 0037: the trace context crosses what no library crosses for us — the outbox row, the NATS
 // JetStream message and the webhook delivery — with spans exported to an in-memory exporter.
 // (Library spans — http, koa, grpc, pg — need the instrumentations loaded before the application,
 // which jest's module system does not allow: test/faults/tracing-otlp.test.ts runs the real
@@ -91,7 +91,7 @@ describe('trace context through outbox, stream and webhook delivery', () => {
     expect(retry!.links.map((l) => [l.context.traceId, l.context.spanId])).toEqual([[traceId, receive.spanContext().spanId]]);
     expect(retry!.attributes).toMatchObject({ 'mp.attempt': 2, 'mp.outcome': 'delivered', 'http.response.status_code': 200 });
 
-    // the receiver got no trace header: the delivery's headers are the spec's
+    // the receiver got no trace header: the delivery's headers are the documented ones
     expect(receiver.requests.every((r) => r.headers.traceparent === undefined)).toBe(true);
   });
 

@@ -1,7 +1,7 @@
 import { queryTestDatabase } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// api-surface "users": GET/POST /users, GET/PATCH/DELETE /users/{user_id} (system:admin), GET /me.
+// Users: GET/POST /users, GET/PATCH/DELETE /users/{user_id} (system:admin), GET /me.
 describe('users API', () => {
   let t: TestPlatform;
   let h: Record<string, string>;

@@ -2,7 +2,7 @@ import { queryTestDatabase, startHttpsReceiver, waitUntil, type HttpsReceiver } 
 import { verifySignature } from '@mp/webhooks';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Issue 7, part 3 through the HTTPS API: the delivery list with filters and cursors, one delivery
+// ADR 0009 through the HTTPS API: the delivery list with filters and cursors, one delivery
 // with its attempts, resend, secret rotation, the success rate on the webhook resource, and the
 // test event's payload.
 describe('operating webhooks through the API', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, startProcess, type StartedProcess } from '../support/process.js';
 
-// Issue 16: the README's quickstart cannot rot. The local receiver (examples/webhook-receiver.mjs)
+// The README's quickstart cannot rot. The local receiver (examples/webhook-receiver.mjs)
 // and `npm start` are started as the README says, then examples/quickstart.sh (curl and jq) and
 // examples/sdk-end-to-end.mjs (@mp/sdk) run against them, as a user would.
 describe('the README quickstart against npm start', () => {
@@ -79,7 +79,7 @@ describe('the README quickstart against npm start', () => {
     await receiver!.waitForOutput(/"received":"webhook.test","event_id":"evt_\w+","signature":"sha256=[0-9a-f]{64}"/);
   });
 
-  // Issue 30: a second run on the same platform makes its own project (no 409002 on the number)
+  // A second run on the same platform makes its own project (no 409002 on the number)
   // and reuses the webhook the first run made (a tenant holds at most 50).
   it('examples/quickstart.sh runs again on the same platform', async () => {
     const first = await run('bash', ['examples/quickstart.sh']);
@@ -94,7 +94,7 @@ describe('the README quickstart against npm start', () => {
     expect(second.out).toMatch(/^test event: webhook.test delivered \(HTTP 204\)$/m);
   });
 
-  // Issue 30: a refused call stops the script and shows the error envelope, not just curl's status.
+  // A refused call stops the script and shows the error envelope, not just curl's status.
   it('examples/quickstart.sh prints the error envelope of a refused call', async () => {
     const proc = startProcess('bash', ['examples/quickstart.sh'], { env: { ...env, ADMIN_PASSWORD: 'not-the-password' } });
     const code = await new Promise<number | null>((resolve) => proc.child.once('exit', resolve));

@@ -5,7 +5,7 @@ import { startPlatform, type RunningPlatform } from '@mp/launcher';
 import { createLogger } from '@mp/kit';
 import { httpsRequest, testCertificate } from '@mp/testing';
 
-// Issue 14 part 1 (ADR 0022) on the embedded default: PGlite and the in-process transport, one
+// Read after write (ADR 0022) on the embedded default: PGlite and the in-process transport, one
 // process, default settings. The launcher connects projects to monitoring-data once both listen,
 // so a change answered through the API is seen by the very next data write, as in production.
 describe('read-your-writes on the embedded default', () => {

@@ -6,7 +6,7 @@ import { connect } from 'node:tls';
 import { createSelfSignedCertificate } from '@mp/kit';
 import { startProcess, userEnv, type StartedProcess } from '../support/process.js';
 
-// Issue 30: a renewed serving certificate needed a restart. The platform as `npm start` runs it
+// A renewed serving certificate once needed a restart. The platform as `npm start` runs it
 // (scripts/start.mjs, the process to send signals to) reads its certificate files again on SIGHUP.
 describe('npm start: SIGHUP reloads the serving certificate', () => {
   let dataDir: string;

@@ -3,7 +3,7 @@ import { startCountingReceiver, type CountingReceiver } from './support/receiver
 import { reportDuplicates, startFaultPlatform, type FaultPlatform } from './support/platform.js';
 import { EVENTS, missing, writeStream } from './support/stream.js';
 
-// Issue 7: a receiver that hangs past the timeout, one that answers slowly, one that resets
+// ADR 0009: a receiver that hangs past the timeout, one that answers slowly, one that resets
 // connections, next to a healthy one, on one stream of 10,000 events. The timeout is shortened
 // to 2 s here (MP_WEBHOOK_TIMEOUT_MS); the last test shows that 30 s is the configured default.
 const TIMEOUT_MS = 2000;
@@ -71,7 +71,7 @@ describe('misbehaving receivers', () => {
     reportDuplicates('misbehaving receivers', [healthy, slow, resetting, hanging]);
   }, 240_000);
 
-  it('uses the 30 s timeout of spec §6.5 when MP_WEBHOOK_TIMEOUT_MS is not set', async () => {
+  it('uses the 30 s default timeout when MP_WEBHOOK_TIMEOUT_MS is not set', async () => {
     expect(parseWebhooksConfig({}).MP_WEBHOOK_TIMEOUT_MS).toBe(30_000);
     await p.webhooks!.stop('SIGKILL');
     const proc = await p.startWebhooks();

@@ -1,9 +1,9 @@
 import { startPrivateNats, type PrivateNats } from './support/infra.js';
 import { startCountingReceiver, type CountingReceiver } from './support/receiver.js';
 import { reportDuplicates, startFaultPlatform, type FaultPlatform } from './support/platform.js';
-import { allDelivered, EVENTS, missing, writeStream } from './support/stream.js';
+import { allDelivered, EVENTS, missing, until, writeStream, type WriteProgress } from './support/stream.js';
 
-// Issue 7: NATS restarted while events are written. A nats-server of this test's own (free port,
+// NATS restarted while events are written. A nats-server of this test's own (free port,
 // own JetStream store), so the test files that share the machine's server are not disturbed. It
 // is killed (SIGKILL, no clean shutdown) while the producer commits events and the webhooks
 // service consumes them, and started again on the same store.
@@ -27,18 +27,23 @@ describe('NATS JetStream restarted while events are written', () => {
   });
 
   it('loses no event', async () => {
-    const writing = writeStream(p);
+    const progress: WriteProgress = { committedChunks: 0, failedWrites: 0 };
+    const writing = writeStream(p, 100, progress);
     await receivers[0]!.waitForAccepted(2000, 60_000);
     await nats.stop('SIGKILL');
     const acceptedWhileDown = receivers[0]!.accepted.size;
-    // Commits go on while the server is away; the relay keeps them in the outbox.
-    await new Promise((r) => setTimeout(r, 2000));
+    const chunksAtKill = progress.committedChunks;
+    // Commits go on while the server is away; the relay keeps them in the outbox. The server stays
+    // away until two more chunks are committed (or the last one, if the stream is that far).
+    await until(() => progress.committedChunks >= Math.min(chunksAtKill + 2, EVENTS / 500), 60_000, 'commits while NATS is down');
+    const waitingWhileDown = (await p.sql<{ n: number }>('SELECT count(*)::int AS n FROM projects.outbox WHERE dispatched_at IS NULL'))[0]!.n;
     await nats.start();
     await writing;
     for (const r of receivers) await r.waitForAccepted(EVENTS, 120_000);
     await allDelivered(p, EVENTS * receivers.length);
 
     expect(acceptedWhileDown).toBeLessThan(EVENTS);
+    if (chunksAtKill < EVENTS / 500) expect(waitingWhileDown).toBeGreaterThan(0);
     for (const r of receivers) expect(missing(r)).toEqual([]);
     expect(await p.sql('SELECT count(*)::int AS n FROM projects.outbox WHERE dispatched_at IS NULL')).toEqual([{ n: 0 }]);
     expect(await p.streamMessages()).toBe(EVENTS);

@@ -2,7 +2,7 @@ import { startCountingReceiver, type CountingReceiver } from './support/receiver
 import { reportDuplicates, startFaultPlatform, type FaultPlatform } from './support/platform.js';
 import { allDelivered, EVENTS, missing, until, writeStream } from './support/stream.js';
 
-// Issue 7: kill -9 of a producing service between its commit and the publish. The projects
+// kill -9 of a producing service between its commit and the publish. The projects
 // service is killed while its outbox holds committed events its relay has not published yet
 // (and, likely, a batch published but not yet marked); events keep being committed while it is
 // down. Restarted, its relay publishes what is left; JetStream drops re-published ones by

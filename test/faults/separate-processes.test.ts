@@ -2,7 +2,7 @@ import https from 'node:https';
 import { holdDatabaseLock, queryTestDatabase, testCertificate, startHttpsReceiver, waitUntil, type ApiResponse, type HttpsReceiver } from '@mp/testing';
 import { startSeparatePlatform, type Replica, type SeparatePlatform } from './support/separate-processes.js';
 
-// Issue 18 part 3: the platform as the chart runs it, every service its own process (two gateways,
+// The platform as the chart runs it, every service its own process (two gateways,
 // two monitoring-data replicas, one of each other service), against real PostgreSQL, NATS and
 // Redis. A client writes monitoring data through both gateways while one process of each kind is
 // killed (SIGKILL) or stopped (SIGTERM, a drain) and started again; the client retries a failed
@@ -39,6 +39,7 @@ describe('the platform as separate processes, one of each kind killed mid-stream
       if (res && res.status !== 502 && res.status !== 503) return res;
       if (Date.now() > deadline) throw new Error(`${method} ${path} not answered in 30 s: ${res?.text ?? 'connection failed'}`);
       retries++;
+      // The client's own back-off between retries, as a real client paces itself; it proves nothing.
       await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** Math.min(attempt, 5))));
     }
   }

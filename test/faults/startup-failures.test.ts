@@ -7,7 +7,7 @@ import { newMasterKey } from '@mp/kit';
 import { createTestDatabase, parseStrictJson, queryTestDatabase, TEST_NATS_URL, type TestDatabase } from '@mp/testing';
 import { startProcess } from '../support/process.js';
 
-// Issue 17: a process that cannot start says so in one JSON log line naming the setting to
+// ADR 0038: a process that cannot start says so in one JSON log line naming the setting to
 // change, and exits 1, before it opened anything else.
 describe('start-up failures: one line naming the setting', () => {
   let dir: string;

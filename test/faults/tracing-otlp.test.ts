@@ -60,7 +60,7 @@ async function startOtlpReceiver() {
   };
 }
 
-// Issue 17's proof: `npm start`'s process with tracing on (OTEL_* variables, OTLP/HTTP JSON to a
+// Proof of ADR 0035: `npm start`'s process with tracing on (OTEL_* variables, OTLP/HTTP JSON to a
 // real receiver), against real PostgreSQL, NATS JetStream and Redis. One data write with a
 // subscribed webhook yields one trace holding the gateway's request, the gRPC call to
 // monitoring-data, its PostgreSQL statements, the relay's publish, the webhooks consumer and the

@@ -2,7 +2,7 @@ import { startCountingReceiver, type CountingReceiver } from './support/receiver
 import { reportDuplicates, startFaultPlatform, type FaultPlatform } from './support/platform.js';
 import { allDelivered, EVENTS, missing, writeStream } from './support/stream.js';
 
-// Issue 7: kill -9 of the webhooks service in the middle of a stream of 10,000 events. The path
+// kill -9 of the webhooks service in the middle of a stream of 10,000 events. The path
 // is the real one: outbox rows committed in the producer's database → its relay → JetStream →
 // the webhooks service (its own process) → two HTTPS receivers.
 const PER_WEBHOOK = 32;

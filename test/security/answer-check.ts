@@ -1,7 +1,7 @@
 import type { GatewayRoute } from '@mp/gateway';
 import type { RawResponse } from './raw-https.js';
 
-/** Endpoints that answer a browser with HTML pages (spec §4 OAuth sign-in and consent), not JSON. */
+/** Endpoints that answer a browser with HTML pages (the OAuth sign-in and consent), not JSON. */
 // The OAuth consent page and a notification's acknowledge page (docs/notifications.md) answer
 // people in a browser: HTML, refusals included.
 const BROWSER_PAGES = new Set(['GET /v3/oauth/authorize', 'POST /v3/oauth/authorize', 'GET /v3/alarm-ack/:token', 'POST /v3/alarm-ack/:token']);
@@ -19,7 +19,7 @@ export interface Verdict {
 }
 
 /**
- * The fuzzer's oracle. An answer must be the spec's error envelope (§7.1) with a 4xx code whose
+ * The fuzzer's oracle. An answer must be the error envelope (docs/rules.md#error-envelope) with a 4xx code whose
  * first three digits are the HTTP status, or a success (the mutated request happened to be valid).
  * Never a 5xx, never another shape. The OAuth browser pages answer HTML (their errors too).
  */

@@ -5,7 +5,7 @@ import { ALL_PERMISSIONS, expectError, startTestPlatform, type TestPlatform } fr
 import { signWithPlatformKey, testSecretsKey } from '../support/identity.js';
 
 /**
- * Issue 13 items 2, 6 and 7 (tokens), tried through the HTTPS API as an attacker would, with the
+ * ADR 0019 (tokens), tried through the HTTPS API as an attacker would, with the
  * default lockout settings (ADR 0019).
  */
 describe('security: privilege escalation, lockout as a weapon, forged token times', () => {

@@ -5,7 +5,7 @@ import { runOperatorCommand } from '@mp/operator';
 import { queryTestDatabase } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Issue 13, finding 1: every service trusted tenant, principal and permissions from plain gRPC
+// ADR 0016: every service trusted tenant, principal and permissions from plain gRPC
 // metadata. Here a process that reaches the service ports tries what an attacker in the cluster
 // would: no certificate, the old plain metadata, a context it signs itself while claiming to be the
 // gateway, its own genuine credential on methods it may not call, and the gateway's credential on

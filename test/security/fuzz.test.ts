@@ -7,9 +7,9 @@ import { checkAnswer } from './answer-check.js';
 import { fuzzCases, type FuzzCase, type FuzzSeeds } from './fuzz-requests.js';
 import { encodeRequest, RawHttpsClient } from './raw-https.js';
 
-// Issue 13's fuzzer: malformed requests over every endpoint the gateway mounts (read from its own
+// The fuzzer (ADR 0018): malformed requests over every endpoint the gateway mounts (read from its own
 // routers, so a new route is fuzzed without editing this file), against the real platform on
-// PostgreSQL, NATS JetStream and Redis. Every answer must be the spec's error envelope with a 4xx
+// PostgreSQL, NATS JetStream and Redis. Every answer must be the error envelope with a 4xx
 // code (a 2xx only when the mutation happened to leave the request valid), within a deadline.
 // MP_FUZZ_SEED and MP_FUZZ_REQUESTS replay or lengthen a run; request i is generated from
 // seed + i alone, so a failure is reproduced from the two numbers printed with it.

@@ -2,7 +2,7 @@ import { httpsRequest, queryTestDatabase, waitUntil } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { closedByPeer, connectTcp, connectTls, readResponse, requestHead, writeAll, type RawResponse } from './raw-http.js';
 
-// Issue 13 items 4 and 7: what an anonymous, slow or greedy client can make the gateway hold.
+// ADR 0017: what an anonymous, slow or greedy client can make the gateway hold.
 // Bodies are read only after authentication and limits; a process-wide budget caps buffered
 // bodies; every stage of a connection has a deadline; connections are capped; refused bodies are
 // drained before the close; every answer carries the security headers; TLS offers AEAD only.

@@ -1,8 +1,8 @@
 import { queryTestDatabase, type ApiResponse } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Issue 13, items 3, 5 and 7 (webhook port): hostile input at the gateway and in the services.
-// Every refusal is the spec's envelope with the exact code and data.field, nothing is stored, and
+// ADR 0018 (webhook port too): hostile input at the gateway and in the services.
+// Every refusal is the error envelope with the exact code and data.field, nothing is stored, and
 // the service that used to echo the input answers the next request at once.
 describe('hostile input', () => {
   let t: TestPlatform;

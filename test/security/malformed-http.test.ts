@@ -3,7 +3,7 @@ import { startTestPlatform, type TestPlatform } from '../support/platform.js';
 import { RawHttpsClient, type RawRequest } from './raw-https.js';
 
 // Requests that Node's HTTP parser refuses before the application sees them: they must still be
-// answered with the spec's error envelope (§7.1), not Node's bare "400 Bad Request" without a body.
+// answered with the error envelope (docs/rules.md#error-envelope), not Node's bare "400 Bad Request" without a body.
 const get = (target: string | Buffer, headers: Array<[string, string | Buffer]> = []): RawRequest => ({
   method: 'GET',
   target: Buffer.isBuffer(target) ? target : Buffer.from(target),

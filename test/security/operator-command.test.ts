@@ -11,7 +11,7 @@ import { newId, newMasterKey } from '@mp/kit';
 import { createTestDatabase, createTestStream, queryTestDatabase, type TestDatabase } from '@mp/testing';
 import { startProcess, type StartedProcess } from '../support/process.js';
 
-// Issue 13: operator calls need an operator credential, and the project ships the command for
+// ADR 0016: operator calls need an operator credential, and the project ships the command for
 // them. A deployment makes its keys with `keygen`; an identity pod started from those files (with
 // mutual TLS) serves the command; a pod without its key does not start at all.
 describe('the operator command against a standalone identity process', () => {
@@ -60,7 +60,7 @@ describe('the operator command against a standalone identity process', () => {
     const p = startProcess(process.execPath, ['services/identity/dist/main.js'], { env: baseEnv() });
     const code = await new Promise<number | null>((resolve) => p.child.once('exit', resolve));
     expect(code).toBe(1);
-    // one JSON log line (issue 17: every line of a process is JSON)
+    // one JSON log line (ADR 0038: every line of a process is JSON)
     const lines = p.output().trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({
@@ -176,7 +176,7 @@ describe('the operator command with a stale credential of MP_DATA_DIR', () => {
   });
 });
 
-// Issue 30: the certificates of keygen --mtls run out (825 days) and had no documented renewal.
+// The certificates of keygen --mtls run out (825 days); their renewal is documented.
 // renew-grpc-tls makes successors and a CA bundle with which old and new certificates meet.
 describe('renewing the gRPC certificates', () => {
   let dir: string;

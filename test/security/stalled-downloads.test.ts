@@ -25,6 +25,7 @@ const heldBuffers = async () => {
   let least = Infinity;
   for (let i = 0; i < 5; i++) {
     gc();
+    // Time for V8's background task to free what the collection released; the least reading counts.
     await new Promise((r) => setTimeout(r, 50));
     least = Math.min(least, process.memoryUsage().arrayBuffers);
   }

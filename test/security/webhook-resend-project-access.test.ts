@@ -1,7 +1,7 @@
 import { queryTestDatabase, startHttpsReceiver, waitUntil, type HttpsReceiver } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
-// Issue 26 item 14, the part left open: the webhooks service trusts the gateway for project
+// ADR 0095: the webhooks service trusts the gateway for project
 // access, and a resend hands an event to the receiver again. A delivery of a project the caller
 // can no longer read (deleted), or of a project its webhook no longer takes (project_ids
 // narrowed), is refused, and nothing reaches the receiver; a readable one is sent again.

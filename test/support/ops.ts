@@ -1,6 +1,6 @@
 import http from 'node:http';
 
-// The ops port of a process (issue 17): /livez, /readyz and the Prometheus /metrics exposition.
+// The ops port of a process (docs/operations.md#the-ops-port): /livez, /readyz and the Prometheus /metrics exposition.
 
 /** GET on the platform's ops port (plain HTTP, loopback). */
 export function ops(port: number, path: string): Promise<{ status: number; text: string; type: string | undefined }> {

@@ -118,7 +118,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, opts: 
   };
 }
 
-/** Asserts the whole error envelope of spec §7.1. */
+/** Asserts the whole error envelope (docs/rules.md#error-envelope). */
 export function expectError(res: ApiResponse, code: number, field: string | null = null): void {
   expect({ status: res.status, code: res.body?.code, field: res.body?.data?.field }).toEqual({ status: Math.floor(code / 1000), code, field });
   expect(typeof res.body.message).toBe('string');

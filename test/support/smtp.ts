@@ -5,7 +5,11 @@ import { testCertificate } from '@mp/testing';
 
 export interface ReceivedMail {
   from: string;
+  /** The To header's addresses. */
   to: string[];
+  /** The recipients the server was asked to deliver to and accepted (RCPT TO), whatever the headers say. */
+  envelopeTo: string[];
+  attachments: { filename: string; contentType: string; content: Buffer }[];
   subject: string;
   text: string;
   html: string;
@@ -22,7 +26,7 @@ export interface TestSmtpServer {
   mails: ReceivedMail[];
   /** How often each recipient was offered (accepted or refused). */
   offered: Map<string, number>;
-  /** Mails accepted for one recipient. */
+  /** Mails accepted for one recipient (in the envelope). */
   to(address: string): ReceivedMail[];
   close(): Promise<void>;
 }
@@ -56,13 +60,16 @@ export async function startSmtpServer(opts: { refuse?: (address: string, offer: 
       if (!refusal) return callback();
       callback(Object.assign(new Error(refusal.message), { responseCode: refusal.code }));
     },
-    onData(stream, _session, callback) {
+    onData(stream, session, callback) {
+      const envelopeTo = session.envelope.rcptTo.map((a) => a.address);
       simpleParser(stream).then(
         (parsed) => {
           const to = parsed.to ? (Array.isArray(parsed.to) ? parsed.to : [parsed.to]).flatMap((a) => a.value.map((v) => v.address ?? '')) : [];
           mails.push({
             from: parsed.from?.text ?? '',
             to,
+            envelopeTo,
+            attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? '', contentType: a.contentType, content: a.content })),
             subject: parsed.subject ?? '',
             text: parsed.text ?? '',
             html: typeof parsed.html === 'string' ? parsed.html : '',
@@ -83,7 +90,7 @@ export async function startSmtpServer(opts: { refuse?: (address: string, offer: 
     url: `smtps://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}`,
     mails,
     offered,
-    to: (address) => mails.filter((m) => m.to.includes(address)),
+    to: (address) => mails.filter((m) => m.envelopeTo.includes(address)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,11 +1,11 @@
 /**
  * Every call the console makes, one function per operation of the public API, through the
  * TypeScript SDK's browser entry (`@mp/sdk/browser`: fetch, typed route names, Idempotency-Key on
- * creating writes, the spec's retry guidance) against `/v3` of the origin that served the console,
+ * creating writes, the retry guidance of docs/rules.md#client-retries) against `/v3` of the origin that served the console,
  * so the live console talks to live and the sandbox console to the sandbox. Nothing else in the
  * console calls the API.
  *
- * Sign-in follows spec §5 rule 7: the access token lives in this module's memory only; the
+ * Sign-in follows docs/rules.md#console-session: the access token lives in this module's memory only; the
  * refresh token is an HttpOnly cookie the gateway's /console/session endpoints set and read, so
  * no script (ours or an injected one) can read it. Those endpoints belong to the console, not to
  * the API, so they stay outside the SDK; the SDK reaches them through its session hook.
@@ -19,7 +19,7 @@ export interface Page<T> {
   has_more: boolean;
 }
 
-/** A refusal of the API: the spec §7.1 envelope, kept whole so that pages can show it. */
+/** A refusal of the API: the error envelope (docs/rules.md#error-envelope), kept whole so that pages can show it. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -109,7 +109,7 @@ export const whenSignedOut = (f: () => void) => {
   onSignedOut = f;
 };
 
-/** Spec §5 rule 3: on an expired access token (401002) the SDK asks for a new one and repeats the call once. */
+/** docs/rules.md#token-refresh: on an expired access token (401002) the SDK asks for a new one and repeats the call once. */
 async function renew(): Promise<boolean> {
   if (await session.resume()) return true;
   onSignedOut();
@@ -251,7 +251,7 @@ export const api = {
   createUser: (body: Json) => call('POST /users', { body }),
   updateUser: (userId: string, body: Json) => call('PATCH /users/{user_id}', { path: { user_id: userId }, body }),
 
-  // Reports (issue 15's shapes)
+  // Reports (shapes of docs/adr/0025)
   listTemplates: (): Promise<Page<Json>> => call('GET /templates', { query: { limit: 100 } }),
   createTemplate: (body: Json) => call('POST /templates', { body }),
   listReports: (q: Query = {}): Promise<Page<Json>> => call('GET /reports', { query: { limit: 100, ...q } }),

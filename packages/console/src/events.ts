@@ -1,4 +1,4 @@
-/** Spec §6.2 and the alarm events (ADR 0024), by group; the console test checks them against @mp/events. */
+/** The event types (docs/rules.md#event-types) and the alarm events (ADR 0024), by group; the console test checks them against @mp/events. */
 export const EVENT_GROUPS: [string, string[]][] = [
   ['Data', ['data.created', 'data.updated', 'data.abnormal', 'data.batch_completed']],
   ['Tasks', ['task.created', 'task.assigned', 'task.status_changed', 'task.completed', 'task.overdue']],

@@ -115,7 +115,7 @@ export function Badge({ tone, children }: { tone: string; children: ComponentChi
 
 export { PERMISSIONS };
 
-/** Checkboxes for permission identifiers (spec §2.2) in a labelled group. */
+/** Checkboxes for permission identifiers (docs/rules.md#permissions) in a labelled group. */
 export function PermissionPicker({
   legend,
   value,

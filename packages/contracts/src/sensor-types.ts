@@ -1,4 +1,4 @@
-// The instrument model as data (issue 27, docs/instruments.md): each sensor type, the channels a
+// The instrument model as data (docs/instruments.md): each sensor type, the channels a
 // reading of it holds, their units and plausible ranges, and which channel is primary. The gateway
 // lists it (GET /v3/sensor-types), the services validate and convert readings with it, the console
 // labels charts with it. Browser-safe: plain constants only (vocabulary.ts re-exports it).
@@ -51,7 +51,7 @@ export interface SensorTypeSpec {
   name: string;
   /**
    * Geodetic types measure coordinates: they need reference coordinates and keep the
-   * specification's x, y, z (m) and dx, dy, dz (mm) with the displacement thresholds.
+   * survey values x, y, z (m) and dx, dy, dz (mm) with the displacement thresholds.
    */
   geodetic: boolean;
   /** The channel charts and series show when none is named. */

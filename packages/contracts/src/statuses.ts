@@ -46,7 +46,7 @@ export const REPORT_STATUSES = ['generating', 'generated', 'failed', 'approved',
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
 
 /**
- * A report's status (issue 15, ADR 0026): generation ends in `generated` or `failed`; a person
+ * A report's status (docs/rules.md#report-generation, ADR 0026): generation ends in `generated` or `failed`; a person
  * approves or rejects a generated report (POST /reports/{id}/approve|reject), anything else is
  * 409011. The reports service moves only along this table.
  */

@@ -9,7 +9,7 @@
 import { SENSOR_TYPES } from './sensor-types.js';
 
 export * from './statuses.js';
-// Sensor types with their channels, units and plausible ranges (issue 27).
+// Sensor types with their channels, units and plausible ranges (docs/instruments.md).
 export * from './sensor-types.js';
 
 /** The permission identifiers: the only values a key, user or OAuth grant may carry. */

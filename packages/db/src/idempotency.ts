@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DomainError } from '@mp/errors';
 import type { Database, Migration, Queryable } from './types.js';
 
-/** How long a key's first response is replayed (api-surface conventions). */
+/** How long a key's first response is replayed (docs/rules.md#idempotency). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 
 /** Expired keys a keyed write deletes on its way (besides its own), so the table cannot grow without a sweep. */

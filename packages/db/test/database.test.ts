@@ -77,8 +77,13 @@ describe('reserved connections (PostgreSQL)', () => {
     try {
       const reserved = db.reserve(1);
       let release!: () => void;
-      const held = db.transaction(() => new Promise<void>((r) => (release = r)));
-      await new Promise((r) => setTimeout(r, 50));
+      let entered!: () => void;
+      const inTransaction = new Promise<void>((r) => (entered = r));
+      const held = db.transaction(() => {
+        entered();
+        return new Promise<void>((r) => (release = r));
+      });
+      await inTransaction;
       // The only pooled connection is in the transaction; a pooled query would wait for it.
       let pooledDone = false;
       const pooled = db.query('SELECT 1 AS v').then(() => (pooledDone = true));

@@ -1,4 +1,4 @@
-import { catalogue } from './catalogue.js';
+import { catalogue } from './catalogue/index.js';
 
 export interface DomainErrorDetails {
   /** The offending field, e.g. `name` or `records[3].measured_at`. */

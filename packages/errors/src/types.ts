@@ -1,8 +1,8 @@
-/** Categories group the six-digit codes by their HTTP family (spec §7.1). */
+/** Categories group the six-digit codes by their HTTP family (docs/rules.md#error-codes). */
 export type ErrorCategory =
   'invalid_request' | 'authentication' | 'permission' | 'not_found' | 'conflict' | 'business_rule' | 'rate_limit' | 'internal' | 'gateway' | 'unavailable';
 
-/** One entry of the error catalogue; `GET /errors/{code}` returns it as spec §2.9. */
+/** One entry of the error catalogue; `GET /errors/{code}` returns it as the error detail record (docs/rules.md#error-codes). */
 export interface ErrorEntry {
   /** Six digits; the first three are the HTTP status. */
   code: string;

@@ -1,10 +1,11 @@
 import { catalogue, errorCodes, DomainError } from '@mp/errors';
 import type { ErrorCategory } from '@mp/errors';
+import { assembleCatalogue, catalogueFamilies } from '../src/catalogue/index.js';
 
 const range = (prefix: string, from: number, to: number): string[] =>
   Array.from({ length: to - from + 1 }, (_, i) => `${prefix}${String(from + i).padStart(3, '0')}`);
 
-/** Every code of spec §7 plus the documented extras 401008, 404009-404015, 404018, 404019, 409006-409011, 502001 and the notification codes 401020, 404020-404021, 409020. */
+/** Every code of the original catalogue plus the extras of docs/adr/0004, 401008, 404009-404015, 404018, 404019, 409006-409011, 502001 and the notification codes 401020, 404020-404021, 409020. */
 const expectedCodes: string[] = [
   ...range('400', 1, 5),
   ...range('401', 1, 8),
@@ -42,7 +43,7 @@ const categoryByStatus: Record<string, ErrorCategory> = {
 const allowedStatuses = Object.keys(categoryByStatus);
 
 describe('error catalogue', () => {
-  it('contains every code of spec §7 and the documented extras', () => {
+  it('contains every original code and the documented extras', () => {
     expect(expectedCodes).toHaveLength(77);
     for (const code of expectedCodes) {
       expect(catalogue[code]).toBeDefined();
@@ -76,12 +77,36 @@ describe('error catalogue', () => {
     expect(typeof entry.example.correct).toBe('object');
   });
 
-  it('uses the spec meanings as messages', () => {
+  it('uses the documented meanings as messages', () => {
     expect(catalogue['400001']!.message).toBe('invalid request parameters');
     expect(catalogue['401001']!.message).toBe('API key invalid');
     expect(catalogue['404001']!.message).toBe('project does not exist');
     expect(catalogue['409006']!.message).toBe('idempotency key reused with a different request');
     expect(catalogue['502001']!.message).toBe('upstream service error');
+  });
+});
+
+describe('error catalogue families', () => {
+  it('keeps each code in the family file of its HTTP status, once', () => {
+    const seen = new Set<string>();
+    for (const family of catalogueFamilies) {
+      for (const entry of family.entries) {
+        expect(family.statuses).toContain(entry.code.slice(0, 3));
+        expect(seen.has(entry.code)).toBe(false);
+        seen.add(entry.code);
+      }
+    }
+    expect([...seen].sort()).toEqual(errorCodes);
+  });
+
+  it('refuses a code that appears twice', () => {
+    const twice = { file: 'twice', statuses: ['404'], entries: [catalogue['404001']!] };
+    expect(() => assembleCatalogue([...catalogueFamilies, twice])).toThrow('error catalogue: code 404001 appears twice');
+  });
+
+  it('refuses a code filed under another family', () => {
+    const misfiled = { file: '400-invalid-request', statuses: ['400'], entries: [catalogue['404001']!] };
+    expect(() => assembleCatalogue([misfiled])).toThrow('error catalogue: code 404001 does not belong in family 400-invalid-request (400)');
   });
 });
 

@@ -23,7 +23,7 @@ export const EVENT_TYPES = [
   'report.generated',
   'report.approved',
   'report.rejected',
-  // Extensions beyond spec §6.2 (docs/adr/0024-alarms.md, 0090): an alarm was opened or its level
+  // Our own event types (docs/rules.md#alarm-events, docs/adr/0024-alarms.md, 0090): an alarm was opened or its level
   // rose; a person acknowledged an alarm; an alarm was cleared, by a person or by the readings
   // returning within the limits.
   'alarm.opened',
@@ -101,7 +101,7 @@ export function readPermissionOf(type: EventType): string {
 
 /**
  * A domain event as it travels from the outbox through the transport to the webhooks service.
- * The webhook envelope (spec §2.5) is built from it per subscriber.
+ * The webhook envelope (docs/rules.md#event-envelope) is built from it per subscriber.
  */
 export interface DomainEvent<D = Record<string, unknown>> {
   event_id: string;

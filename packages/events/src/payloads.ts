@@ -57,7 +57,7 @@ export const abnormalRecordSchema = z
     values: values
       .pick({ dx: true, dy: true, dz: true })
       .catchall(z.number())
-      .meta({ description: 'dx, dy, dz (mm) of a geodetic record (spec 2.6); the channels of an instrument’s.' }),
+      .meta({ description: 'dx, dy, dz (mm) of a geodetic record; the channels of an instrument’s.' }),
     status: alertLevel,
     threshold: z.object({ warning: z.number(), alarm: z.number() }),
     reason: z.string(),

@@ -37,6 +37,31 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
       return e;
     });
 
+  /**
+   * The marker that a subscriber would have had back anything it gave back: one more event, which
+   * `handled` fails on its first delivery, written and relayed. Every event given back earlier was
+   * nak'd earlier with the same delay and has a lower stream sequence, so it comes back first; once
+   * the marker came back twice, nothing earlier is still on its way.
+   */
+  const redeliveryMarker = () => {
+    let id: string | null = null;
+    let failed = false;
+    return {
+      /** Throws for the marker's first delivery; call it last in a handler. */
+      handled(event: DomainEvent) {
+        if (event.event_id !== id || failed) return;
+        failed = true;
+        throw new Error('the marker fails once');
+      },
+      async send(project: string) {
+        const e = await write(project);
+        id = e.event_id;
+        await new OutboxRelay({ db, transport, logger }).drain();
+        return e.event_id;
+      },
+    };
+  };
+
   it('publishes committed events with Nats-Msg-Id = event_id and marks them dispatched', async () => {
     const e1 = await write('a');
     const e2 = await write('b');
@@ -102,44 +127,53 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
     let inFlight = 0;
     let most = 0;
     const seen: string[] = [];
+    const marker = redeliveryMarker();
     const sub = await transport.subscribe(
       'concurrent-consumer',
       async (event) => {
         inFlight++;
         most = Math.max(most, inFlight);
+        // Each handler takes a while, so the consumer has to hand out several at once.
         await new Promise((r) => setTimeout(r, 50));
         seen.push(event.event_id);
         inFlight--;
+        marker.handled(event);
       },
       { concurrency: 4 },
     );
     await waitUntil(() => seen.length >= total, { timeoutMs: 10_000 });
-    // Nothing comes back after the acks (ack wait would have to pass first; a nak would be at once).
-    await new Promise((r) => setTimeout(r, 300));
+    // Nothing comes back after the acks (ack wait would have to pass first; a nak comes back after the retry delay).
+    const markerId = await marker.send('c-marker');
+    await waitUntil(() => seen.filter((id) => id === markerId).length === 2, { timeoutMs: 10_000 });
     await sub.stop();
     expect(most).toBe(4);
-    expect(seen).toHaveLength(total);
-    expect(new Set(seen).size).toBe(total);
+    const events = seen.filter((id) => id !== markerId);
+    expect(events).toHaveLength(total);
+    expect(new Set(events).size).toBe(total);
   });
 
   it('redelivers to a durable consumer whose handler failed, and not after an ack', async () => {
     const seen: string[] = [];
     let failOnce = true;
+    const marker = redeliveryMarker();
     const sub = await transport.subscribe('test-consumer', async (event: DomainEvent) => {
       seen.push(event.event_id);
       if (failOnce && event.data.project_id === 'a') {
         failOnce = false;
         throw new Error('handler failed');
       }
+      marker.handled(event);
     });
     const all = await stream.messages();
     await waitUntil(() => seen.length >= all.length + 1, { timeoutMs: 10_000 });
-    await new Promise((r) => setTimeout(r, 300));
+    const markerId = await marker.send('r-marker');
+    await waitUntil(() => seen.filter((id) => id === markerId).length === 2, { timeoutMs: 10_000 });
     await sub.stop();
+    const events = seen.filter((id) => id !== markerId);
     const first = all[0]!.msgId!;
-    expect(seen.filter((id) => id === first)).toHaveLength(2);
-    expect(new Set(seen).size).toBe(all.length);
-    expect(seen.length).toBe(all.length + 1);
+    expect(events.filter((id) => id === first)).toHaveLength(2);
+    expect(new Set(events).size).toBe(all.length);
+    expect(events.length).toBe(all.length + 1);
   });
   it('deletes published events once past the retention, never pending or recent ones', async () => {
     const old = await write('old');
@@ -244,6 +278,7 @@ describe('in-process transport (embedded default)', () => {
     const t = new MemoryTransport();
     const taken: string[] = [];
     await t.subscribe('webhooks', async (e) => {
+      // The handler takes a while, so a publish that resolved on hand-over, before the handler, would show.
       await new Promise((r) => setTimeout(r, 20));
       taken.push(e.event_id);
     });

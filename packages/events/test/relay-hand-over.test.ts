@@ -72,6 +72,7 @@ describe('outbox relay with data handed over (real PostgreSQL and NATS JetStream
     const relay = new OutboxRelay({ db, transport, logger, heldMaxAgeMs: 1 });
     const e = await commit('late');
     relay.kick([{ eventId: e.event_id, dataJson: '{"handed":"late"}' }]);
+    // Ages the handed data past heldMaxAgeMs (1 ms) before the claim: the condition under test, not a wait for an absence.
     await new Promise((r) => setTimeout(r, 20));
     await relay.drain();
     expect(relay.heldCount).toBe(0);

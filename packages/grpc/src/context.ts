@@ -13,7 +13,7 @@ export interface CallerContext {
   principalType: 'user' | 'api_key' | 'system' | 'anonymous';
   permissions: string[];
   traceparent?: string;
-  /** The client's Idempotency-Key header on creating writes (api-surface conventions). */
+  /** The client's Idempotency-Key header on creating writes (docs/rules.md#idempotency). */
   idempotencyKey?: string;
   /**
    * The party whose key authenticated this context (`gateway`, `monitoring-data`, `operator`):

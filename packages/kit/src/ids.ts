@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 
-/** Type prefixes of api-surface.md: every id says what it names. */
+/** Type prefixes (docs/rules.md#ids): every id says what it names. */
 export const ID_PREFIXES = {
   tenant: 'ten',
   user: 'usr',

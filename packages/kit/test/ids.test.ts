@@ -3,7 +3,7 @@ import { isId, newId, randomToken } from '@mp/kit';
 // Ids and tokens draw from a pooled CSPRNG buffer (ids.ts); these check the shape, that no value
 // repeats across many pool refills, and that every character stays equally likely.
 describe('ids and random tokens', () => {
-  it('makes ids of the api-surface shape that isId accepts only for their own kind', () => {
+  it('makes ids of the documented shape that isId accepts only for their own kind', () => {
     const id = newId('project');
     expect(id).toMatch(/^prj_[0-9a-z]{20}$/);
     expect(isId('project', id)).toBe(true);

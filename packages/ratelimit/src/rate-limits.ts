@@ -7,7 +7,7 @@ export interface RateLimitsOptions {
   redisUrl?: string;
   /** Key prefix, so environments and test runs never share counters. */
   prefix?: string;
-  /** Operator defaults replacing spec §8's (per-tenant plans override these per call). */
+  /** Operator defaults of docs/rules.md#limits (per-tenant plans override these per call). */
   limits?: Partial<Record<LimitKind, Partial<LimitRule>>>;
   concurrency?: number;
   onRedisError?: (err: unknown) => void;
@@ -30,7 +30,7 @@ const SLOT_TTL_SECONDS = 120;
 type SlotCommand = Record<typeof SLOT_COMMAND, (key: string, max: number, ttlSeconds: number) => Promise<number>>;
 
 /**
- * Counters for the limits of spec §8. With Redis they are shared by all gateway replicas. When
+ * Counters for the limits of docs/rules.md#limits. With Redis they are shared by all gateway replicas. When
  * Redis fails, each call falls back to an in-process limiter with the same rule (rate-limiter-
  * flexible's insurance limiter), so requests keep flowing and limits still hold per replica rather
  * than failing open or refusing everything; see docs/adr/0011-rate-limits.md.

@@ -8,7 +8,7 @@ const SUGGESTIONS: Record<Verdict['kind'], string> = {
   auth: 'Wait for Retry-After seconds; reuse access tokens and refresh them instead of signing in again.',
 };
 
-/** The 429 error of a refused verdict, carrying the rate-limit headers of spec §7.8. */
+/** The 429 error of a refused verdict, carrying the headers of docs/rules.md#rate-limit-headers. */
 export function rateLimitError(v: Verdict): DomainError {
   const rule = DEFAULT_LIMITS[v.kind];
   return new DomainError(rule.code, {

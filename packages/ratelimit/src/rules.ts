@@ -1,4 +1,4 @@
-/** The limits of spec §8, each with its error code. Windows are fixed per key. */
+/** The limits of docs/rules.md#limits, each with its error code. Windows are fixed per key. */
 export type LimitKind = 'api' | 'data_records' | 'reports' | 'auth';
 
 export interface LimitRule {
@@ -18,7 +18,7 @@ export const DEFAULT_LIMITS: Record<LimitKind, LimitRule> = {
 /** A tenant plan's limits per kind and its concurrency; 0 or absent = the operator default. */
 export type PlanLimits = Partial<Record<LimitKind, number>> & { concurrency?: number };
 
-/** Spec §8: at most 50 requests in flight at once (429004). */
+/** At most 50 requests in flight at once (429004, docs/rules.md#limits). */
 export const DEFAULT_CONCURRENCY = 50;
 
 export interface Verdict {
@@ -32,7 +32,7 @@ export interface Verdict {
   retryAfter: number;
 }
 
-/** The headers of spec §7.8, sent on every limited route; Retry-After only on refusals. */
+/** The headers of docs/rules.md#rate-limit-headers, sent on every limited route; Retry-After only on refusals. */
 export function rateLimitHeaders(v: Verdict): Record<string, string> {
   const h: Record<string, string> = {
     'X-RateLimit-Limit': String(v.limit),

@@ -4,7 +4,7 @@ import { createLogger, newId } from '@mp/kit';
 import { openTransport, parseInfraConfig } from '@mp/runtime';
 import { createTestStream, type TestStream } from '@mp/testing';
 
-// Issue 18: the event stream's retention (age, bytes, replicas) is the operator's setting, applied
+// ADR 0046: the event stream's retention (age, bytes, replicas) is the operator's setting, applied
 // when the stream is made and again whenever a process starts with different limits.
 describe('JetStream retention settings', () => {
   const logger = createLogger('test', 'silent');

@@ -63,7 +63,7 @@ export interface SessionHook {
   refresh(): Promise<boolean>;
 }
 
-/** Spec §7.9 client guidance. */
+/** Client guidance of docs/rules.md#client-retries. */
 const SERVER_ERROR_BACKOFF_MS = [1000, 2000, 4000];
 const RATE_LIMIT_RETRIES = 3;
 const DEFAULT_RETRY_AFTER_S = 60;
@@ -73,7 +73,7 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 /**
  * The Monitoring Platform API v3. `request('POST /projects', { body })` answers the `data` of the
  * success envelope, typed from the OpenAPI document; a refusal throws ApiError. It follows the
- * specification's client guidance: on 401002 it refreshes the session and repeats once; on 429 it
+ * client guidance of docs/rules.md#client-retries: on 401002 it refreshes the session and repeats once; on 429 it
  * waits Retry-After (60 s when absent); on 5xx it backs off 1 s, 2 s, 4 s (three retries at most);
  * a creating write carries one Idempotency-Key across all its attempts, so a retry never creates
  * twice.

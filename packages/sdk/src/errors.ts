@@ -1,6 +1,6 @@
 import type { ErrorCode } from './generated.js';
 
-/** The error envelope of the specification (§7.1). */
+/** The error envelope (docs/rules.md#error-envelope). */
 export interface ErrorEnvelope {
   code: number;
   message: string;
@@ -51,7 +51,7 @@ export class TransportError extends Error {
   }
 }
 
-/** A webhook delivery whose signature or timestamp does not hold (spec §6.4). */
+/** A webhook delivery whose signature or timestamp does not hold (docs/rules.md#signatures). */
 export class WebhookVerificationError extends Error {
   constructor(message: string) {
     super(message);

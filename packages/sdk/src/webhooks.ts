@@ -24,7 +24,7 @@ function header(headers: HeaderBag, name: string): string | undefined {
 }
 
 /**
- * Checks a webhook delivery as spec §6.4 says and returns its event: the timestamp within
+ * Checks a webhook delivery as docs/rules.md#signatures says and returns its event: the timestamp within
  * `toleranceSeconds` (300) of now, then HMAC-SHA256 over `timestamp.rawBody` with the webhook's
  * secret, compared in constant time. `rawBody` must be the bytes as received, before any JSON
  * parsing. Throws WebhookVerificationError otherwise. While a rotated secret is in its grace

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { startHttpsReceiver, testCertificate, type HttpsReceiver } from '@mp/testing';
 import { ApiError, MonitoringPlatform, verifyWebhook, WebhookVerificationError } from '../src/index.js';
 
-// The client guidance of spec §7.9 and §5 rule 3, against an HTTPS server that answers as
+// The client guidance of docs/rules.md#client-retries and docs/rules.md#token-refresh, against an HTTPS server that answers as
 // scripted (the platform cannot be made to fail on cue). The waits are recorded, not slept.
 const envelope = (code: number, field: string | null = null) =>
   JSON.stringify({

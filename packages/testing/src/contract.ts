@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 
-// Contract tests (issue 16): every answer the gateway gives a test is checked against the OpenAPI
+// Contract tests (ADR 0033): every answer the gateway gives a test is checked against the OpenAPI
 // document (docs/openapi.json, which the gateway's own test keeps equal to its route table):
 // the status is one the operation documents, a success body matches its schema, an error is the
 // envelope with a code the operation lists, and the documented headers (X-Request-Id,

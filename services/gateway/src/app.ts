@@ -1,16 +1,12 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import { DomainError, excerpt } from '@mp/errors';
-import type { Logger } from '@mp/kit';
-import type { Environment, ServiceClients } from './clients.js';
-import type { JwtVerifier } from './jwt-verifier.js';
 import { clientAddress, TrustedProxies } from './client-address.js';
+import type { AppDeps } from './deps.js';
 import { closeWhenBodyUnread, securityHeaders } from './middleware/front-door.js';
 import { closeStalledResponses } from './middleware/send-deadline.js';
-import type { BodyLimits } from './middleware/read-body.js';
 import { requestContext } from './middleware/request-context.js';
 import { boundPathParameters, PATH_PARAMETERS, requestInput } from './middleware/request-input.js';
-import type { RateLimits } from '@mp/ratelimit';
 import { alarmRoutes } from './routes/alarms.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
@@ -31,26 +27,7 @@ import { routeGuards } from './api/route-guards.js';
 import { gatewayRouter, mount } from './api/route-spec.js';
 import { docsRoutes } from './docs/docs-routes.js';
 
-export interface AppDeps {
-  environment: Environment;
-  clients: ServiceClients;
-  jwt: JwtVerifier;
-  /** True while this gateway process serves; false while it drains (its public /readyz then says 503). */
-  ready: () => boolean;
-  logger: Logger;
-  /** `{docs_url}` of spec §7.1; a function because the port may be known only after listening. */
-  docsUrl: () => string;
-  /** Bodies of authenticated routes (5 MB) and of the anonymous ones: sign-in, refresh, logout, OAuth (64 KB). */
-  bodyLimits: BodyLimits;
-  authBodyLimits: BodyLimits;
-  limits: RateLimits;
-  /** MP_WEBHOOK_SOURCE_ADDRESSES: where webhook deliveries come from, for receivers to permit. */
-  webhookSourceAddresses?: readonly string[];
-  /** MP_TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client (none by default). */
-  trustedProxies?: TrustedProxies;
-  /** MP_SEND_STALL_TIMEOUT_MS: a streamed answer whose client takes nothing for this long is closed. */
-  sendStallTimeoutMs?: number;
-}
+export type { AppDeps } from './deps.js';
 
 /** One Koa application per environment (live, sandbox); the environment is fixed by the port. */
 export function createApp(deps: AppDeps): Koa {

@@ -66,13 +66,13 @@ export const gatewayConfigSchema = z.object({
   /** Redis shared by gateway replicas for rate limits; unset → per-process memory (embedded). */
   MP_REDIS_URL: z.string().optional(),
   MP_REDIS_PREFIX: z.string().default('mp:rl'),
-  /** Operator defaults of spec §8's limits (per-tenant plans may override). */
+  /** Operator defaults of the rate limits (per-tenant plans may override; docs/rules.md#limits). */
   MP_LIMIT_API_PER_MINUTE: z.coerce.number().int().positive().default(100),
   MP_LIMIT_DATA_RECORDS_PER_MINUTE: z.coerce.number().int().positive().default(500),
   MP_LIMIT_REPORTS_PER_HOUR: z.coerce.number().int().positive().default(10),
   MP_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().positive().default(10),
   MP_LIMIT_CONCURRENT: z.coerce.number().int().positive().default(50),
-  /** Request body limit (spec §8: 5 MB). */
+  /** Request body limit (5 MB, docs/rules.md#body-limit). */
   MP_BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()

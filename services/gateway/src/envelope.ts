@@ -5,7 +5,7 @@ export interface EnvelopeOptions {
   docsUrl: string;
 }
 
-/** Success envelope: `{ code: 200, data, meta }` (spec §1, api-surface conventions). */
+/** Success envelope: `{ code: 200, data, meta }` (docs/rules.md#success-envelope). */
 export function ok(ctx: GatewayContext, data: unknown): void {
   const state = ctx.state;
   ctx.status = 200;
@@ -24,7 +24,7 @@ export function okJson(ctx: GatewayContext, dataJson: string): void {
   ctx.body = Buffer.from(`{"code":200,"data":${dataJson},"meta":${JSON.stringify({ request_id: state.requestId, timestamp: new Date().toISOString() })}}`);
 }
 
-/** Error envelope of spec §7.1; HTTP status = the code's first three digits. */
+/** Error envelope (docs/rules.md#error-envelope); HTTP status = the code's first three digits. */
 export function errorBody(err: DomainError, requestId: string, docsUrl: string) {
   return {
     code: Number(err.code),

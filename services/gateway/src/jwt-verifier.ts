@@ -14,7 +14,7 @@ export interface AccessClaims extends JWTPayload {
   client_id?: string;
 }
 
-/** Spec §2.1: identity issues access tokens for exactly 7200 s; a longer-lived one was not made by it. */
+/** Identity issues access tokens for exactly 7200 s (docs/rules.md#sign-in); a longer-lived one was not made by it. */
 export const MAX_ACCESS_TOKEN_SECONDS = 7200;
 /** How far a token's `iat` may lie ahead of this replica's clock (clocks of replicas drift a little). */
 export const MAX_CLOCK_SKEW_SECONDS = 60;

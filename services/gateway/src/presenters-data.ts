@@ -10,7 +10,7 @@ function valuesOf(v: monitoringData.Values | undefined): Record<string, number> 
 
 /** API shapes (snake_case JSON) of the monitoring-data contract messages. */
 export const presentData = {
-  /** A stored record: `data_id` as in the events of spec 2.6; coordinates in m, displacements in mm. */
+  /** A stored record: `data_id` as in the data events; coordinates in m, displacements in mm. */
   record: (r: monitoringData.DataRecord) => ({
     data_id: r.id,
     project_id: r.projectId,

@@ -18,7 +18,7 @@ export const presentWebhooks = {
       : null,
     secret_rotation: w.secretRotation ? { rotated_at: w.secretRotation.rotatedAt, new_secret_signs_from: w.secretRotation.newSecretSignsFrom } : null,
   }),
-  /** Spec §2.4: fields present by status (delivered: delivered_at, duration_ms; failed: error, retry_count, failed_at). */
+  /** docs/rules.md#delivery-record: fields present by status (delivered: delivered_at, duration_ms; failed: error, retry_count, failed_at). */
   delivery: (d: webhooks.Delivery) => ({
     delivery_id: d.deliveryId,
     event_id: d.eventId,

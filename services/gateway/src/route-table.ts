@@ -1,4 +1,5 @@
-import { createApp, type AppDeps } from './app.js';
+import { createApp } from './app.js';
+import type { AppDeps } from './deps.js';
 import { routesOf, type GatewayRoute } from './api/routes-of.js';
 
 export type { GatewayRoute };

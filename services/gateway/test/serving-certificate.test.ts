@@ -8,7 +8,7 @@ import { createLogger, createSelfSignedCertificate, machineNames } from '@mp/kit
 import { parseGatewayConfig } from '../src/config.js';
 import { startGateway, type RunningGateway } from '../src/gateway.js';
 
-// Issue 30: the self-signed certificate named only localhost although the gateway listens on
+// The self-signed certificate named only localhost although the gateway listens on
 // every address, and a renewed certificate needed a restart to be served.
 
 /** The certificate a new connection to host:port is served, and whether `ca` vouches for it under `servername`. */

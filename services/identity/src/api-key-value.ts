@@ -5,7 +5,7 @@ import type { Environment } from './environment.js';
 export const API_KEY_PREFIXES: Record<Environment, string> = { live: 'mp_live_', sandbox: 'mp_test_' };
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-/** Spec §2.2: a fixed prefix followed by 32 characters (~190 bits). */
+/** A fixed prefix followed by 32 characters (~190 bits): docs/rules.md#api-keys. */
 const BODY_LENGTH = 32;
 /** How much of the value is kept for display (prefix plus four characters). */
 export const DISPLAY_PREFIX_LENGTH = 12;

@@ -24,7 +24,7 @@ export interface FirstAdmin {
 const PASSWORD_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /**
- * Creates the first tenant and its administrator (every permission of spec §2.2) when no user
+ * Creates the first tenant and its administrator (every permission identifier, docs/rules.md#first-administrator) when no user
  * exists yet; does nothing otherwise. Replicas starting together create exactly one: the insert
  * runs under an advisory lock and re-checks.
  */

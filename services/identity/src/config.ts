@@ -16,7 +16,7 @@ export const identityConfigSchema = infraSchema.extend({
   MP_ADMIN_PASSWORD: optionalString(z.string().min(8, 'at least 8 characters').max(1000)),
   MP_JWT_ISSUER: z.string().min(1).default('monitoring-platform'),
   MP_JWT_AUDIENCE: z.string().min(1).default('monitoring-platform-api'),
-  /** Spec §5 rule 6 / §8: too many failed logins lock the account (401007). */
+  /** Too many failed logins lock the account (401007, docs/rules.md#lockout). */
   MP_LOGIN_MAX_FAILURES: positiveInt(5),
   MP_LOGIN_FAILURE_WINDOW_SECONDS: positiveInt(900),
   MP_LOGIN_LOCK_SECONDS: positiveInt(1800),

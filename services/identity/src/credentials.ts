@@ -29,8 +29,8 @@ export function lockedError(lockedUntil: string, now: Date): DomainError {
 }
 
 /**
- * Checks a username and password, for POST /auth/login and the OAuth consent page alike (spec §5
- * rules 2 and 6). Failures are counted per username and source address (`clientAddress`, the
+ * Checks a username and password, for POST /auth/login and the OAuth consent page alike (docs/rules.md#sign-in,
+ * docs/rules.md#lockout). Failures are counted per username and source address (`clientAddress`, the
  * TCP peer the gateway saw; ADR 0019): while the lock of this source lasts even the right
  * password is refused (401007), and the owner signing in from elsewhere is not. An unknown
  * username is counted, answered and timed exactly like a wrong password (a dummy hash is

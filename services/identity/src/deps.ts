@@ -8,7 +8,7 @@ import type { SigningKeys } from './signing-keys.js';
 export interface IdentitySettings {
   issuer: string;
   audience: string;
-  /** Failed logins within the window that lock the account (spec §5 rule 6). */
+  /** Failed logins within the window that lock the account (docs/rules.md#lockout). */
   maxFailures: number;
   failureWindowSeconds: number;
   lockSeconds: number;

@@ -82,7 +82,7 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    // Issue 4: plans, sessions, users' profiles, rolled API keys, OAuth 2.0 (docs/adr/0010).
+    // Plans, sessions, users' profiles, rolled API keys, OAuth 2.0 (docs/adr/0010).
     id: '002_identity_complete',
     sql: `
       -- A tenant's plan licenses features (403004 otherwise) and sets its rate limits; a limit of
@@ -186,7 +186,7 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    // Issue 13: failed sign-ins lock a username per source, not the whole account (docs/adr/0019).
+    // Failed sign-ins lock a username per source, not the whole account (docs/adr/0019).
     // users.failed_count and first_failed_at are no longer written (kept for replicas of the
     // previous version during a rolling upgrade); users.locked_until shows the latest lock of any source.
     id: '003_login_failures_per_source',

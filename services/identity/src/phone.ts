@@ -17,7 +17,7 @@ export function checkPhone(raw: string, field = 'phone'): string {
   return value;
 }
 
-/** Spec 2.8's masked form: first three and last four digits kept (13812345678 → 138****5678). */
+/** The masked form of docs/rules.md#event-payloads: first three and last four digits kept (13812345678 → 138****5678). */
 export function maskPhone(raw: string): string {
   const digits = raw.replace(/\D/g, '');
   if (digits.length >= 8) return `${digits.slice(0, 3)}****${digits.slice(-4)}`;

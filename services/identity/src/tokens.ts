@@ -5,9 +5,9 @@ import { randomToken } from '@mp/kit';
 import type { IdentityDeps } from './deps.js';
 import type { Environment } from './environment.js';
 
-/** Spec §2.1 / §8: access tokens live 7200 seconds. */
+/** Access tokens live 7200 seconds (docs/rules.md#sign-in). */
 export const ACCESS_TOKEN_SECONDS = 7200;
-/** The specification leaves the refresh-token lifetime open; 30 days, rotated on every use (ADR 0010). */
+/** A refresh token lives 30 days, rotated on every use (ADR 0010). */
 export const REFRESH_TOKEN_SECONDS = 30 * 86_400;
 
 export const ACCESS_TOKEN_TYPE = 'at+jwt';

@@ -18,7 +18,7 @@ export const userNotFound = (id: string, field = 'user_id') =>
   new DomainError('404007', { field, detail: `User ${id} does not exist.`, suggestion: 'Check the user id, or list users with GET /users.' });
 
 /**
- * A user of the caller's tenant: 404007 when unknown, 403003 when another tenant's (api-surface:
+ * A user of the caller's tenant: 404007 when unknown, 403003 when another tenant's (docs/rules.md#tenant-isolation:
  * another tenant's resource never shows its content). Users belong to the tenant, not to an
  * environment: the same account signs in at the live and the sandbox base URL.
  */

@@ -27,7 +27,7 @@ describe('identity: login', () => {
   afterAll(() => t?.stop());
   afterEach(() => t?.clock.reset());
 
-  it('signs in and returns the token object of spec 2.1, verifiable with the published JWKS', async () => {
+  it('signs in and returns the token object, verifiable with the published JWKS', async () => {
     const res = await t.client.login({ ...ADMIN, environment: 'live', clientAddress: '' }, anon());
     expect(res).toMatchObject({ tokenType: 'Bearer', expiresIn: 7200 });
     expect(res.scope.split(' ').sort()).toEqual([...ALL_PERMISSIONS].sort());

@@ -27,7 +27,7 @@ export interface EventRecord extends Pick<CheckedRecord, 'ms' | 'offset' | 'x' |
   qualityFlag: string;
 }
 
-/** One monitoring record of spec 2.6 as data.created and data.updated carry it. */
+/** One monitoring record as data.created and data.updated carry it. */
 export function createdRecord(r: EventRecord) {
   return {
     data_id: r.id,
@@ -94,7 +94,7 @@ function valuesJson(r: CheckedRecord): string {
 }
 
 /**
- * data.created (spec 2.7: every record of the accepted request, as createdRecord shows one) as
+ * data.created (docs/rules.md#event-payloads: every record of the accepted request, as createdRecord shows one) as
  * JSON text, written directly — a test holds it equal to JSON.stringify of the payload object —
  * without building an object per record first: for a 1,000-record
  * write that is most of the event's cost. `records[i]` has id `ids[i]` and `measuredAt[i]`.
@@ -134,7 +134,7 @@ function reasonOf(r: EventRecord): string {
 }
 
 /**
- * data.abnormal (spec 2.6/2.7): the records over a threshold, values reduced to dx, dy, dz, with
+ * data.abnormal (docs/rules.md#event-payloads): the records over a threshold, values reduced to dx, dy, dz, with
  * the point's thresholds and a reason, and no quality_flag. alert_level is the highest status
  * among them.
  */
@@ -147,7 +147,7 @@ export function dataAbnormal(project: ProjectInfo, records: EventRecord[]) {
     project_name: project.name,
     alert_level: level,
     records: abnormal.map((r) => {
-      // spec 2.6: a total station's abnormal record holds dx, dy, dz only; an instrument's, its channels
+      // docs/rules.md#event-payloads: a total station's abnormal record holds dx, dy, dz only; an instrument's, its channels
       const values: Values = r.channels ? { ...r.channels } : {};
       if (r.dx !== null) values.dx = r.dx;
       if (r.dy !== null) values.dy = r.dy;
@@ -162,8 +162,8 @@ export function dataAbnormal(project: ProjectInfo, records: EventRecord[]) {
         status: r.status,
         threshold: { warning: r.point.warning, alarm: r.point.alarm },
         reason: reasonOf(r),
-        // level and channel name the limit crossed; a geodetic point with only the specification's
-        // thresholds keeps the specification's record exactly (docs/instruments.md)
+        // level and channel name the limit crossed; a geodetic point with only warning and alarm
+        // thresholds keeps the original record shape exactly (docs/instruments.md)
         ...(r.channels || r.point.triggerLevels?.length ? { level: r.status, ...(r.channel ? { channel: r.channel } : {}) } : {}),
       };
     }),

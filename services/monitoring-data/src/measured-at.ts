@@ -1,5 +1,5 @@
 /**
- * measured_at is ISO 8601 with a UTC offset (api-surface: it keeps the offset it was sent with).
+ * measured_at is ISO 8601 with a UTC offset (docs/rules.md#timestamps: it keeps the offset it was sent with).
  * It is stored as an instant plus the offset in minutes; resolution is one millisecond.
  */
 const PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;

@@ -139,7 +139,7 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    // Instruments (issue 27, docs/adr/0082): the channels of a point without coordinates, by
+    // Instruments (docs/adr/0082): the channels of a point without coordinates, by
     // name, as jsonb (NULL for geodetic records); alarms name the channel whose level was
     // crossed, and the first reading over it of the run that opened them.
     id: '020_instrument_channels',

@@ -50,8 +50,8 @@ const COORDS = ['x', 'y', 'z'] as const;
 const DISPLACEMENTS = ['dx', 'dy', 'dz'] as const;
 
 /**
- * The project-level rules of a data write (spec §3): not started → 422303, archived → 422301.
- * Paused and completed projects keep receiving data: the specification forbids only new tasks in a
+ * The project-level rules of a data write (docs/rules.md#project-rules): not started → 422303, archived → 422301.
+ * Paused and completed projects keep receiving data: the rules forbid only new tasks in a
  * paused project, monitoring goes on during a pause, and the last readings of a completed project
  * often arrive after it was closed (it can also be reopened); archiving makes it read-only.
  */
@@ -385,7 +385,7 @@ function checkPrecision(values: readonly (number | null)[], stated: number | nul
 }
 
 /**
- * A geodetic record's status: its displacement thresholds (the specification's, statusOf), then any
+ * A geodetic record's status: its displacement thresholds (docs/rules.md#record-status, statusOf), then any
  * trigger levels on x … dz, the highest level winning; the channel is the one that gave it.
  */
 export function geodeticStatus(

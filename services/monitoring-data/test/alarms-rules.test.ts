@@ -1,7 +1,7 @@
 import type { Clock } from '@mp/kit';
 import { columns, startHarness, type Harness, type RecordIn } from './harness.js';
 
-// Issue 14 part 3 at the service: alarms opened, escalated, updated and cleared by the readings in
+// Alarms (ADR 0024) at the service: alarms opened, escalated, updated and cleared by the readings in
 // the write's transaction (threshold and rate rules), and the scheduled stale-data check, on real
 // PostgreSQL with two replicas on one database.
 
@@ -83,7 +83,7 @@ describe('threshold alarms in the write transaction', () => {
         point_id: pt,
         rule: 'threshold',
         level: 'alarm',
-        // the channel whose limit was crossed (issue 27)
+        // the channel whose limit was crossed (docs/instruments.md)
         channel: 'dz',
         status: 'cleared',
         reason: 'threshold: dz -15 mm reached the warning threshold of 10 mm',

@@ -3,7 +3,7 @@ import type { PointInfo, ProjectInfo } from '../src/ingest-context.js';
 import type { CheckedRecord } from '../src/record-rules.js';
 
 // data.created is written as text without building objects (events.ts); it must be exactly the
-// text JSON.stringify gives for the spec payload, names that need escaping included.
+// text JSON.stringify gives for the data.created payload, names that need escaping included.
 describe('data.created written directly as JSON', () => {
   const project: ProjectInfo = { id: 'prj_00000000000000000001', name: 'Tunnel "Nord" \\ Ü\u2028', status: 'in_progress', startDate: null };
   const point = (id: string, name: string, sensorType = 'total_station'): PointInfo => ({
@@ -55,7 +55,7 @@ describe('data.created written directly as JSON', () => {
     expect(measuredAt).toEqual(['2026-03-01T08:30:00+08:00', '2026-03-01T00:30:00Z', '2026-03-01T10:30:00.250-03:30', '2026-03-01T00:30:00Z']);
     const asObjects: EventRecord[] = records.map((r, i) => ({ ...r, id: ids[i]!, qualityFlag: 'valid' }));
     const { json, abnormalCount } = dataCreatedJson(project, records, ids, measuredAt);
-    // The spec 2.7 payload as an object, the way JSON.stringify would write it.
+    // The data.created payload as an object, the way JSON.stringify would write it.
     const payload = { project_id: project.id, project_name: project.name, records: asObjects.map(createdRecord), total_count: 4, abnormal_count: 2 };
     expect(json).toBe(JSON.stringify(payload));
     expect(abnormalCount).toBe(2);

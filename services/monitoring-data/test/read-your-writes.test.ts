@@ -6,7 +6,7 @@ import { columns, startHarness, type Harness, type RecordIn } from './harness.js
 
 type DataClient = PromiseClient<monitoringData.MonitoringDataServer>;
 
-// Issue 14 part 1 (ADR 0022): after any answered change of a project, a point or a membership,
+// Read after write (ADR 0022): after any answered change of a project, a point or a membership,
 // the very next data request sees it, on any replica, with the default settings (a 2 s context
 // cache). Both replicas are warmed with the old state before each change, then written to at once.
 describe('read-your-writes: the next data request after a change sees it, on every replica', () => {

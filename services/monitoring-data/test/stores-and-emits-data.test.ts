@@ -21,7 +21,7 @@ describe('accepted data: derivation, status, events, corrections, queries, batch
   });
   afterAll(() => h?.stop());
 
-  it('derives displacements in mm from coordinates in m, sets the status from the thresholds, and writes data.created and data.abnormal with the spec payloads', async () => {
+  it('derives displacements in mm from coordinates in m, sets the status from the thresholds, and writes data.created and data.abnormal with their documented payloads', async () => {
     const res = await write([
       // reference 3512345.1 / 512345.6 / 45.3: dx 1, dy 2, dz -3 mm → normal
       { point_id: a, measured_at: '2026-03-01T08:30:00+08:00', values: { x: 3512345.101, y: 512345.602, z: 45.297 } },

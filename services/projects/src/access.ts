@@ -62,7 +62,7 @@ export async function requireAccess(q: Queryable, ctx: CallerContext, project: P
   return role;
 }
 
-/** Spec §3: an archived project refuses every modification (422301). */
+/** An archived project refuses every modification (422301, docs/rules.md#project-rules). */
 export function assertNotArchived(project: ProjectRow): void {
   if (project.status === 'archived') {
     throw new DomainError('422301', { field: 'project_id', detail: `Project ${project.id} is archived and cannot be modified.` });
@@ -88,7 +88,7 @@ export async function projectFor(
   return project;
 }
 
-/** Optimistic concurrency (api-surface): a stale expected version is 409004. */
+/** Optimistic concurrency (docs/rules.md#optimistic-concurrency): a stale expected version is 409004. */
 export function checkVersion(current: number, expected: number | undefined, what: string): void {
   if (expected !== undefined && expected !== current) {
     throw new DomainError('409004', {

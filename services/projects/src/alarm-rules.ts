@@ -1,7 +1,7 @@
 import type { projects } from '@mp/contracts';
 import type { Queryable } from '@mp/db';
 import { DomainError } from '@mp/errors';
-import { POINT_COLUMNS, type PointRow } from './point-row.js';
+import { POINT_COLUMNS, type PointRow } from './point-columns.js';
 
 /** A point's alarm rules as stored (the contract's own field names, so they map 1:1). */
 export type StoredAlarmRules = projects.AlarmRules;

@@ -26,7 +26,7 @@ export async function emit<T extends EventType>(
 }
 
 /**
- * task.status_changed, exactly spec 2.8 — no more, no fewer fields. task.completed carries the
+ * task.status_changed, exactly docs/rules.md#event-payloads — no more, no fewer fields. task.completed carries the
  * same fields plus completed_at.
  */
 export function taskStatusChanged(
@@ -51,7 +51,7 @@ export function taskStatusChanged(
   };
 }
 
-/** project.status_changed and project.completed: spec 2.8's shape, for a project. */
+/** project.status_changed and project.completed: the shape of docs/rules.md#event-payloads, for a project. */
 export function projectStatusChanged(
   p: { id: string; name: string },
   previous: ProjectStatus,

@@ -24,7 +24,7 @@ export const migrations: Migration[] = [
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now(),
         version integer NOT NULL DEFAULT 1,
-        -- spec 409001: a project number is unique within a tenant's environment
+        -- 409001: a project number is unique within a tenant's environment
         CONSTRAINT projects_number_unique UNIQUE (tenant_id, environment, number)
       );
       CREATE INDEX projects_list ON projects (tenant_id, environment, created_at DESC, id DESC);
@@ -43,7 +43,7 @@ export const migrations: Migration[] = [
         environment text NOT NULL,
         user_id text NOT NULL,
         role text NOT NULL CHECK (role IN ('owner', 'editor', 'viewer')),
-        -- Display data for events (spec 2.8 changed_by); the phone is kept masked only.
+        -- Display data for events (changed_by); the phone is kept masked only.
         name text,
         phone_masked text,
         added_by text,
@@ -97,7 +97,7 @@ export const migrations: Migration[] = [
         created_at timestamptz NOT NULL,
         updated_at timestamptz NOT NULL,
         version integer NOT NULL DEFAULT 1,
-        -- spec 409002: a point number is unique within its project
+        -- 409002: a point number is unique within its project
         CONSTRAINT points_number_unique UNIQUE (project_id, number)
       );
       CREATE INDEX points_list ON points (project_id, created_at DESC, id DESC);
@@ -125,7 +125,7 @@ export const migrations: Migration[] = [
       CREATE INDEX tasks_list ON tasks (project_id, created_at DESC, id DESC);
       CREATE INDEX tasks_overdue_sweep ON tasks (due_at) WHERE overdue_at IS NULL AND status NOT IN ('completed', 'cancelled');
 
-      -- Idempotency-Key of creating writes: the first response, kept 24 h (api-surface conventions).
+      -- Idempotency-Key of creating writes: the first response, kept 24 h (docs/rules.md#idempotency).
       CREATE TABLE idempotency_keys (
         tenant_id text NOT NULL,
         environment text NOT NULL,
@@ -153,13 +153,13 @@ export const migrations: Migration[] = [
     sql: `ALTER TABLE points ADD COLUMN alarm_rules jsonb`,
   },
   {
-    // The zone the console and reports show a project's times in (issue 29); existing projects
+    // The zone the console and reports show a project's times in (ADR 0107); existing projects
     // read as before, in UTC.
     id: '012_project_time_zone',
     sql: `ALTER TABLE projects ADD COLUMN time_zone text NOT NULL DEFAULT 'UTC'`,
   },
   {
-    // Instruments (issue 27, docs/instruments.md): points of types without coordinates have no
+    // Instruments (docs/instruments.md): points of types without coordinates have no
     // reference; trigger levels on any channel of the point's type.
     id: '020_point_instruments',
     sql: `

@@ -1,7 +1,7 @@
 import { DomainError } from '@mp/errors';
 import type { Queryable } from '@mp/db';
 
-/** Display data of a user in events and responses (spec 2.8 `changed_by`). */
+/** Display data of a user in events and responses (`changed_by`, docs/rules.md#event-payloads). */
 export interface PersonJson {
   user_id: string;
   name: string;
@@ -11,7 +11,7 @@ export interface PersonJson {
 const PHONE = /^\+?[0-9][0-9 -]{4,22}[0-9]$/;
 
 /**
- * Masks a phone number as spec 2.8 shows it: the first three and last four digits kept
+ * Masks a phone number as events show it (docs/rules.md#event-payloads): the first three and last four digits kept
  * (13812345678 → 138****5678). Shorter numbers keep only their last two digits.
  */
 export function maskPhone(raw: string): string {

@@ -6,39 +6,13 @@ import { alarmRulesOf } from './alarm-rules.js';
 import { inScope } from './scope.js';
 import { triggerLevelsOf } from './trigger-levels.js';
 import { checkId } from './validation.js';
+import { POINT_COLUMNS, type PointRow } from './point-columns.js';
 
-export interface PointRow {
-  id: string;
-  project_id: string;
-  tenant_id: string;
-  environment: string;
-  number: string;
-  name: string;
-  sensor_type: string;
-  /** null for the types without coordinates (docs/instruments.md) */
-  ref_x: number | null;
-  ref_y: number | null;
-  ref_z: number | null;
-  warning_threshold: number;
-  alarm_threshold: number;
-  abrupt_change_limit: number | null;
-  precision_mm: number | null;
-  device_id: string | null;
-  active: boolean;
-  description: string | null;
-  /** per-point alarm rules (alarm-rules.ts); null: the platform defaults */
-  alarm_rules?: projects.AlarmRules | string | null;
-  trigger_levels?: projects.TriggerLevel[] | string | null;
-  created_at: string;
-  updated_at: string;
-  version: number;
-}
+/** The row and its column list have their own module, which alarm-rules.ts and trigger-levels.ts read without importing this one. */
+export { POINT_COLUMNS, type PointRow };
 
 /** Sensor kinds (422103 for any other value): the shared vocabulary's. */
 export { SENSOR_TYPES };
-
-export const POINT_COLUMNS =
-  'id, project_id, tenant_id, environment, number, name, sensor_type, ref_x, ref_y, ref_z, warning_threshold, alarm_threshold, abrupt_change_limit, precision_mm, device_id, active, description, created_at, updated_at, version, alarm_rules, trigger_levels';
 
 /** The reference coordinates, absent for a point without coordinates. */
 const referenceOf = (row: PointRow): { reference?: projects.Coordinates } =>

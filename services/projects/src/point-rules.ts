@@ -23,7 +23,7 @@ export function checkReference(r: { x: number; y: number; z: number }): { x: num
 
 /**
  * What a point's sensor type asks of it (docs/instruments.md): a geodetic type needs reference
- * coordinates and displacement thresholds (as the specification has it); the others have neither
+ * coordinates and displacement thresholds (docs/rules.md#points); the others have neither
  * thresholds (their limits are trigger_levels) nor need a reference.
  */
 export function checkTypeFields(sensorType: string, reference: unknown, warning: number, alarm: number): void {

@@ -2,7 +2,7 @@ import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 
 /**
- * Tenant and environment isolation of a row fetched by id (api-surface permissions): another
+ * Tenant and environment isolation of a row fetched by id (docs/rules.md#tenant-isolation): another
  * tenant's resource is 403003 and never shows its content; the other environment of the caller's
  * own tenant shares no data with this one, so there the resource simply does not exist.
  */

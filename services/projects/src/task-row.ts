@@ -58,7 +58,7 @@ export const TASK_SELECT = `SELECT ${COLUMNS.map((c) => `t.${c}`).join(', ')}, m
 /** Columns for RETURNING after an UPDATE/INSERT (no join); reload with TASK_SELECT for display data. */
 export const TASK_COLUMNS = COLUMNS.join(', ');
 
-/** Overdue: past due_at and neither completed nor cancelled (api-surface). */
+/** Overdue: past due_at and neither completed nor cancelled (docs/rules.md#overdue-tasks). */
 export function isOverdue(row: Pick<TaskRow, 'due_at' | 'status'>, now: Date): boolean {
   return row.due_at !== null && !TASK_TERMINAL.includes(row.status) && Date.parse(row.due_at) <= now.getTime();
 }

@@ -6,7 +6,7 @@ import { PROJECT_STATUSES, PROJECT_TRANSITIONS, TASK_STATUSES, TASK_TRANSITIONS,
 // reference reads them too; this service enforces them here and nothing else decides a move.
 export { PROJECT_STATUSES, PROJECT_TRANSITIONS, TASK_STATUSES, TASK_TRANSITIONS, type ProjectStatus, type TaskStatus };
 
-/** Statuses that raise project.completed besides project.status_changed (spec §6.2, api-surface). */
+/** Statuses that raise project.completed besides project.status_changed (docs/rules.md#project-statuses). */
 export const PROJECT_COMPLETION_STATUSES: readonly ProjectStatus[] = ['completed', 'archived'];
 
 /** Task statuses in which the task is closed: no assignment, no overdue. */

@@ -1,6 +1,6 @@
 import { channelOf, TRIGGER_LEVELS, type projects } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
-import type { PointRow } from './point-row.js';
+import type { PointRow } from './point-columns.js';
 
 /** Trigger levels a point holds at most: three levels on a handful of channels, with room. */
 export const MAX_TRIGGER_LEVELS = 30;

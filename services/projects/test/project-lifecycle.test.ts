@@ -73,7 +73,7 @@ describe('project lifecycle', () => {
     }
   });
 
-  it('carries spec 2.8-style payloads on project.status_changed and project.completed', async () => {
+  it('carries the status-change payload on project.status_changed and project.completed', async () => {
     const owner = t.user();
     const p = await t.client.createProject({ name: 'Dam crest', number: `LC-${++seq}` }, owner);
     await t.client.addMember({ projectId: p.id, userId: owner.principalId, role: 'owner', name: 'Li Na', phone: '139 8765 4321' }, owner);

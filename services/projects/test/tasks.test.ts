@@ -4,7 +4,7 @@ import { newId } from '@mp/kit';
 import { TASK_STATUSES, TASK_TRANSITIONS, type TaskStatus } from '../src/transitions.js';
 import { expectRefused, startTestProjects, type TestProjects } from './support/harness.js';
 
-// Tasks: the status transition table walked move by move, spec 2.8's task.status_changed payload,
+// Tasks: the status transition table walked move by move, the task.status_changed payload,
 // assignment, the paused-project and overdue rules, updates with optimistic concurrency, lists.
 describe('tasks', () => {
   let t: TestProjects;
@@ -87,7 +87,7 @@ describe('tasks', () => {
     }
   });
 
-  it('raises task.status_changed with exactly spec 2.8’s fields, and task.completed', async () => {
+  it('raises task.status_changed with exactly its fields, and task.completed', async () => {
     const task = await create({ name: 'Crown settlement round 12', assigneeId: worker.id });
     const me: CallerContext = t.user(worker.id);
     await move(task.id, 'in_progress', me, 'On site');

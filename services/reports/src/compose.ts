@@ -1,6 +1,6 @@
 import type { Database } from '@mp/db';
 import { openServiceDatabase, outboxRetentionMs } from '@mp/runtime';
-import type { ReportsConfig } from './config.js';
+import { reportMailOptions, type ReportsConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
 import type { ReportsServiceOptions } from './service.js';
 
@@ -30,5 +30,6 @@ export function reportsOptionsFrom(config: ReportsConfig, infra: ReportsInfra): 
     schedulePollMs: config.MP_REPORTS_SCHEDULE_POLL_MS,
     generate: config.MP_REPORTS_GENERATE,
     outboxRetentionMs: outboxRetentionMs(config),
+    mail: reportMailOptions(config),
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envBoolean, envPort, parseConfig } from '@mp/kit';
+import { mailConfigSchema, readExtraCa } from '@mp/mail';
 import { infraSchema } from '@mp/runtime';
 
 export const reportsConfigSchema = infraSchema.extend({
@@ -28,8 +29,23 @@ export const reportsConfigSchema = infraSchema.extend({
    * period's report is asked for at most this long after the period ends.
    */
   MP_REPORTS_SCHEDULE_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(60_000),
+  /**
+   * What a scheduled report's mail carries as attachments, all its documents together (ADR 0115);
+   * a document that does not fit is named in the mail with how to download it.
+   */
+  MP_REPORTS_MAIL_ATTACH_MAX_MB: z.coerce.number().int().min(0).max(50).default(10),
+  // MP_SMTP_URL, MP_MAIL_FROM, NODE_EXTRA_CA_CERTS: the platform's mail settings (@mp/mail).
+  ...mailConfigSchema.shape,
 });
 
 export type ReportsConfig = z.infer<typeof reportsConfigSchema>;
 
 export const parseReportsConfig = (env: Record<string, string | undefined> = process.env) => parseConfig(reportsConfigSchema, env);
+
+/** The mail settings as startReportsService takes them. */
+export const reportMailOptions = (config: ReportsConfig) => ({
+  smtpUrl: config.MP_SMTP_URL,
+  from: config.MP_MAIL_FROM,
+  extraCa: readExtraCa(config.NODE_EXTRA_CA_CERTS),
+  attachMaxBytes: config.MP_REPORTS_MAIL_ATTACH_MAX_MB * 1024 * 1024,
+});

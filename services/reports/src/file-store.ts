@@ -132,3 +132,21 @@ export async function readReportFile(deps: ReportsDeps, req: reports.ReadFileReq
     fileName: `${report.id}.${file.format}`,
   };
 }
+
+/**
+ * A generated document whole, for a mail attachment: null when the report has no such document or
+ * it is larger than `maxBytes` (its size is read first, its parts only when it fits).
+ */
+export async function readStoredDocument(db: Database, reportId: string, format: Format, maxBytes: number): Promise<Buffer | null> {
+  const { rows } = await db.query<FileRow>(
+    'SELECT report_id, format, attempt, size_bytes, sha256, part_size FROM report_files WHERE report_id = $1 AND format = $2',
+    [reportId, format],
+  );
+  const file = rows[0];
+  if (!file || Number(file.size_bytes) > maxBytes) return null;
+  const parts = await db.query<{ bytes: Uint8Array }>(
+    'SELECT bytes FROM report_file_parts WHERE report_id = $1 AND attempt = $2 AND format = $3 ORDER BY part',
+    [reportId, file.attempt, format],
+  );
+  return Buffer.concat(parts.rows.map((p) => bufferOf(p.bytes)));
+}

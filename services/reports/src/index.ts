@@ -1,6 +1,7 @@
 export { startReportsService, type ReportsServiceOptions, type RunningReportsService } from './service.js';
 export { migrations as reportsMigrations, SCHEMA as REPORTS_SCHEMA } from './migrations.js';
-export { parseReportsConfig, type ReportsConfig } from './config.js';
+export { parseReportsConfig, reportMailOptions, type ReportsConfig } from './config.js';
+export { SmtpReportMailer } from './report-mail.js';
 export { renderPdf } from './render/pdf.js';
 export { renderPdfOffThread } from './render/pdf-thread.js';
 export type { ReportData, PointData } from './gather.js';

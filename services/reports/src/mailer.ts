@@ -1,8 +1,7 @@
 /**
- * The mailing step of scheduled reports (ADR 0109). The reports service has no mail transport of
- * its own: the platform's SMTP module (MP_SMTP_URL, MP_MAIL_FROM; nodemailer, added for alarm
- * notifications) provides one, and the composition root passes it to startReportsService as
- * `mailer`. Without one, scheduled reports are generated and kept, and not mailed.
+ * The mailing step of scheduled reports (ADR 0109, 0115). With MP_SMTP_URL set the service mails
+ * through the platform's SMTP module (@mp/mail; report-mail.ts); tests may give another mailer.
+ * Without either, scheduled reports are generated and kept, and not mailed.
  */
 export interface ScheduledReportMail {
   tenantId: string;
@@ -21,6 +20,10 @@ export interface ScheduledReportMail {
 }
 
 export interface ReportMailer {
-  /** Resolves once the message was handed to the mail server for every recipient; throws to be tried again. */
-  sendScheduledReport(mail: ScheduledReportMail): Promise<void>;
+  /**
+   * Resolves once the mail server took the message (or refused it for good): the report is then
+   * marked mailed. `rejected` names the recipients the server refused; they are written on the
+   * schedule's `last_error`. Throws when trying again may help (the report is offered again).
+   */
+  sendScheduledReport(mail: ScheduledReportMail): Promise<{ rejected: string[] } | void>;
 }

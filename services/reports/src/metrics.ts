@@ -5,7 +5,7 @@ import { counter, histogram, oncePerScrape, sampledGauge } from '@mp/kit';
 export type JobOutcome = 'generated' | 'failed' | 'handed_over' | 'retry';
 
 /**
- * Prometheus metrics of report generation (issue 17, ADR 0036: on the process registry, bounded
+ * Prometheus metrics of report generation (ADR 0036: on the process registry, bounded
  * labels only). Attempts and their durations are counted by the process that ran them; the queue
  * (reports waiting as `generating`) is read from the database when scraped, so every replica
  * reports the same figures and dashboards take the max, not the sum.

@@ -100,7 +100,7 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    // Reports a client can receive (issue 29): a template's time zone, the tenant's name and
+    // Reports a client can receive (ADR 0107): a template's time zone, the tenant's name and
     // logo on every page (ADR 0108), and scheduled reports (ADR 0109).
     id: '003_client_reports',
     sql: `

@@ -148,8 +148,9 @@ export class ReportScheduler {
       );
       let mailed = 0;
       for (const r of rows) {
+        let outcome: { rejected: string[] } | void;
         try {
-          await mailer.sendScheduledReport({
+          outcome = await mailer.sendScheduledReport({
             tenantId: r.tenant_id,
             environment: r.environment,
             reportId: r.id,
@@ -167,6 +168,14 @@ export class ReportScheduler {
           continue;
         }
         await tx.query('UPDATE reports SET mailed_at = $2 WHERE id = $1', [r.id, this.deps.clock.now().toISOString()]);
+        if (outcome && outcome.rejected.length > 0) {
+          // The others have it; those refused will not get it by trying again (a 5xx answer).
+          await tx.query('UPDATE report_schedules SET last_error = $2 WHERE id = $1', [
+            r.schedule_id,
+            `The mail server refused ${outcome.rejected.join(', ')} for report ${r.id}; check the addresses.`.slice(0, 1000),
+          ]);
+          this.logger.warn({ report_id: r.id, rejected: outcome.rejected }, 'scheduled report mail refused for some recipients');
+        }
         mailed++;
       }
       return mailed;

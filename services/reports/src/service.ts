@@ -7,7 +7,9 @@ import { reportsBinding } from './handlers.js';
 import { connectSources, type ReportSources } from './sources.js';
 import { ReportMetrics } from './metrics.js';
 import { GenerationWorker } from './worker.js';
+import { createMailer } from '@mp/mail';
 import type { ReportMailer } from './mailer.js';
+import { SmtpReportMailer } from './report-mail.js';
 import { ReportScheduler } from './scheduler.js';
 
 export interface ReportsServiceOptions {
@@ -33,8 +35,10 @@ export interface ReportsServiceOptions {
   generate?: boolean;
   /** How often the report scheduler looks for due schedules (MP_REPORTS_SCHEDULE_POLL_MS); 60 s by default. */
   schedulePollMs?: number;
-  /** Mails scheduled reports once generated (the platform's SMTP module); none: they are kept, not mailed. */
+  /** Mails scheduled reports once generated; by default the SMTP mailer of `mail` when it has a URL. */
   mailer?: ReportMailer | null;
+  /** The platform's mail settings (MP_SMTP_URL, MP_MAIL_FROM, NODE_EXTRA_CA_CERTS, MP_REPORTS_MAIL_ATTACH_MAX_MB). */
+  mail?: { smtpUrl?: string | undefined; from: string; extraCa?: string[] | undefined; attachMaxBytes?: number };
 }
 
 /** Starts the reports gRPC service, its outbox relay and its generation worker on a migrated database. */
@@ -58,7 +62,12 @@ export async function startReportsService(opts: ReportsServiceOptions) {
     metrics,
   );
   // The scheduler runs where generation runs: an API-only replica leaves both to the workers.
-  const scheduler = new ReportScheduler(deps, opts.logger, { pollMs: opts.schedulePollMs ?? 60_000, mailer: opts.mailer ?? null });
+  const smtp = opts.mail?.smtpUrl
+    ? createMailer({ url: opts.mail.smtpUrl, from: opts.mail.from, ...(opts.mail.extraCa ? { extraCa: opts.mail.extraCa } : {}) })
+    : null;
+  const mailer = opts.mailer ?? (smtp ? new SmtpReportMailer(opts.db, smtp, opts.mail?.attachMaxBytes) : null);
+  const scheduler = new ReportScheduler(deps, opts.logger, { pollMs: opts.schedulePollMs ?? 60_000, mailer });
+  opts.logger.info({ mail_configured: mailer !== null }, 'scheduled reports are mailed when generated');
   const unwatch = metrics.watchQueue(opts.db);
   const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [reportsBinding(deps)], auth: opts.auth, logger: opts.logger });
   relay.start();
@@ -76,6 +85,7 @@ export async function startReportsService(opts: ReportsServiceOptions) {
       await worker!.stop();
       unwatch();
       await relay.stop();
+      smtp?.close();
       sources.close();
     },
   };

@@ -146,7 +146,7 @@ describe('report documents', () => {
     expect(read.slice(1)).toEqual([rows[0], [...rows[1]!.slice(0, 3), 'bell sign', ...rows[1]!.slice(4)]]);
   });
 
-  // Issue 26 item 12: the CSV and XLSX are encoded in a thread of their own too, page by page,
+  // ADR 0093: the CSV and XLSX are encoded in a thread of their own too, page by page,
   // to the bytes the writers make on this thread.
   it('encodes the CSV and XLSX in a thread of their own, to the same bytes', async () => {
     const page = (from: number) =>

@@ -29,7 +29,7 @@ export interface ClaimedDelivery {
   deleted: boolean;
 }
 
-/** Spec §6.5: the n-th retry waits retry_interval × 5^(n-1) seconds (5 s, 25 s, 125 s by default). */
+/** docs/rules.md#retry-policy: the n-th retry waits retry_interval × 5^(n-1) seconds (5 s, 25 s, 125 s by default). */
 export function retryDelaySeconds(retryInterval: number, retryNumber: number): number {
   return retryInterval * 5 ** (retryNumber - 1);
 }
@@ -113,7 +113,7 @@ export interface AttemptRecord {
 }
 
 /**
- * Where a delivery goes after an attempt (spec §3): any 2xx delivered; 4xx, refused targets and
+ * Where a delivery goes after an attempt (docs/rules.md#delivery-outcomes): any 2xx delivered; 4xx, refused targets and
  * other final failures failed; 5xx, time-outs and connection failures pending again after the
  * back-off while retries remain, failed once max_retries retries were used. The back-off counts
  * from the end of the attempt: retry n is due retry_interval × 5^(n-1) seconds after it.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envBoolean, envPort, parseConfig } from '@mp/kit';
+import { mailConfigSchema } from '@mp/mail';
 import { infraSchema } from '@mp/runtime';
 import type { NotificationOptions } from './notifications/start.js';
 
@@ -8,7 +9,7 @@ export const webhooksConfigSchema = infraSchema.extend({
   MP_GRPC_HOST: z.string().default('127.0.0.1'),
   /** `true` lets webhook URLs point at loopback/private addresses (tests, on-premises receivers). */
   MP_WEBHOOK_ALLOW_PRIVATE_TARGETS: envBoolean(false),
-  /** Per-attempt timeout (spec §6.5: 30 s). */
+  /** Per-attempt timeout (30 s, docs/rules.md#retry-policy). */
   MP_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
   /** Attempts in flight at once across all receivers. */
   MP_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(1024),
@@ -26,22 +27,6 @@ export const webhooksConfigSchema = infraSchema.extend({
    * every 10 minutes (ADR 0021). Pending deliveries are never removed.
    */
   MP_WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
-  /** Extra CA certificate file the sender trusts (self-signed receivers, and SMTP servers). */
-  NODE_EXTRA_CA_CERTS: z.string().optional(),
-  /**
-   * The SMTP server notification mails leave through (ADR 0090): smtps://user:pass@host:465
-   * (TLS from the start) or smtp://user:pass@host:587 (STARTTLS, required unless the URL says
-   * ?requireTLS=false). Unset: rules are kept, no mail is sent, and the API says so.
-   */
-  MP_SMTP_URL: z.preprocess(
-    (v) => (v === '' ? undefined : v),
-    z
-      .string()
-      .regex(/^smtps?:\/\/[^\s]+$/, 'an smtp:// or smtps:// URL')
-      .optional(),
-  ),
-  /** The From of notification mails. */
-  MP_MAIL_FROM: z.string().min(3).max(320).default('Monitoring Platform <alarms@localhost>'),
   /** Where the mails' links point (the gateway's public base URLs, …/v3); default https://localhost:<port>/v3. */
   MP_PUBLIC_BASE_URL: z.string().url().default('https://localhost:8443/v3'),
   MP_PUBLIC_SANDBOX_BASE_URL: z.string().url().default('https://localhost:8444/v3'),
@@ -63,6 +48,9 @@ export const webhooksConfigSchema = infraSchema.extend({
   MP_NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(6),
   /** Wait before the first retry of a mail; each later one waits four times longer. */
   MP_NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
+  // MP_SMTP_URL, MP_MAIL_FROM and NODE_EXTRA_CA_CERTS: the platform's mail settings (@mp/mail),
+  // read alike by every service that mails (ADR 0090).
+  ...mailConfigSchema.shape,
 });
 
 export type WebhooksConfig = z.infer<typeof webhooksConfigSchema>;

@@ -21,7 +21,7 @@ export const DELIVERY_COLUMNS =
   'id, event_id, webhook_id, event_type, status, attempts, cycle, next_attempt_at, http_status, duration_ms, error, delivered_at, failed_at, created_at';
 
 /**
- * The delivery record of spec §2.4. `retry_count` is the number of attempts after the first in
+ * The delivery record (docs/rules.md#delivery-record). `retry_count` is the number of attempts after the first in
  * the current cycle (a resend starts a new cycle). Delivered records carry delivered_at and
  * duration_ms; failed ones error, retry_count and failed_at; pending ones (retries still to come)
  * next_attempt_at and the last error.

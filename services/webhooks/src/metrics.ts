@@ -38,7 +38,7 @@ export class WebhookMetrics {
   });
   readonly successRate = gauge({
     name: 'mp_webhook_success_rate',
-    help: `Webhooks below the success threshold (at most ${SUCCESS_RATE_SERIES_CAP}, the lowest): delivered / (delivered + failed) over the last 24 h. Spec §6.5 advises an alarm below 0.95.`,
+    help: `Webhooks below the success threshold (at most ${SUCCESS_RATE_SERIES_CAP}, the lowest): delivered / (delivered + failed) over the last 24 h. An alert below 0.95 is advised (docs/rules.md#success-rate).`,
     labelNames: ['webhook_id'],
   });
   readonly belowThreshold = gauge({

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Database } from '@mp/db';
 import type { DomainEvent, EventTransport, Subscription } from '@mp/events';
@@ -26,7 +25,7 @@ export interface WebhooksServiceOptions {
   host?: string;
   port: number;
   allowPrivateTargets: boolean;
-  /** Per attempt; spec §6.5 says 30 s, the default. */
+  /** Per attempt; 30 s by default (docs/rules.md#retry-policy). */
   timeoutMs?: number;
   concurrency?: number;
   perWebhookConcurrency?: number;
@@ -52,9 +51,8 @@ export interface WebhooksServiceOptions {
   notifications: NotificationOptions;
 }
 
-export function readExtraCa(path: string | undefined): string[] | undefined {
-  return path ? [readFileSync(path, 'utf8')] : undefined;
-}
+/** NODE_EXTRA_CA_CERTS, read once at start (kept here for the callers that import it from the service). */
+export { readExtraCa } from '@mp/mail';
 
 /** Starts the webhooks gRPC service, its durable event consumer and its delivery worker. */
 const INGEST_PULLERS = 2;

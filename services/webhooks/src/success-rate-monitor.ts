@@ -6,7 +6,7 @@ import { SUCCESS_RATE_SERIES_CAP } from './metrics.js';
 export interface MonitorOptions {
   /** How often the rates are recomputed. */
   intervalMs: number;
-  /** Spec §6.5: raise an alarm when the delivery success rate falls below 95 percent. */
+  /** docs/rules.md#success-rate: raise an alarm when the delivery success rate falls below 95 percent. */
   threshold?: number;
   /** Finished deliveries needed before a rate is judged (one failure out of three is no alarm). */
   minFinished?: number;

@@ -2,7 +2,7 @@ import type { Database, Queryable, QueryOptions } from '@mp/db';
 import { startHttpsReceiver, waitUntil, type HttpsReceiver } from '@mp/testing';
 import { startTestWebhooks, type TestWebhooks } from './support/service.js';
 
-// Issue 20: delivery collapsed to ~600/s once the deliveries table held history. The claim's
+// ADR 0021, 0058: delivery collapsed to ~600/s once the deliveries table held history. The claim's
 // estimated cost grows with the table (ADR 0021) and, past jit_above_cost, PostgreSQL JIT-compiled
 // the claim at every execution: ~20–25 ms of compilation for ~4 ms of work. In CI the table cannot
 // be filled with a million rows, so the test lowers jit_above_cost to 0 instead: every plan is then
@@ -59,7 +59,7 @@ function wholeIndexReads(explained: unknown): string[] {
   return found;
 }
 
-describe('claiming due deliveries (issue 20)', () => {
+describe('claiming due deliveries (ADR 0021)', () => {
   let t: TestWebhooks;
   let receiver: HttpsReceiver;
   const plans: unknown[] = [];
@@ -106,7 +106,7 @@ describe('claiming due deliveries (issue 20)', () => {
   });
 });
 
-describe('claiming due deliveries with statistics taken before the backlog (issue 20)', () => {
+describe('claiming due deliveries with statistics taken before the backlog (ADR 0021)', () => {
   let t: TestWebhooks;
   let receiver: HttpsReceiver;
   const plans: unknown[] = [];

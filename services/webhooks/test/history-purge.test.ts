@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { DeliveryHistoryPurger } from '../src/history-purge.js';
 import { startTestWebhooks, type TestWebhooks } from './support/service.js';
 
-// Issue 20, part 3: delivery history does not grow without bound. Finished deliveries past the
+// ADR 0021: delivery history does not grow without bound. Finished deliveries past the
 // retention go, with their attempts and their event once no delivery refers to it; pending
 // deliveries, recent ones and events still referred to stay.
 

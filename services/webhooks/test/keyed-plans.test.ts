@@ -1,7 +1,7 @@
 import { startHttpsReceiver, waitUntil, watchingPlans, wholeTableReadsByStatement, type HttpsReceiver, type ObservedPlan } from '@mp/testing';
 import { startTestWebhooks, type TestWebhooks } from './support/service.js';
 
-// Issue 20, ADR 0058: a webhooks service that starts on empty tables prepares its claim, its
+// ADR 0058: a webhooks service that starts on empty tables prepares its claim, its
 // outcome record and its ingest statement there, and after five executions PostgreSQL keeps a
 // generic plan made for empty tables: sequential scans. Nothing replaces that plan when a backlog
 // fills the tables (until an ANALYZE), so every claim then read all of `deliveries` and `events`:
@@ -13,7 +13,7 @@ const WATCHED = ['webhooks_claim', 'webhooks_record_attempts', 'webhooks_ingest'
 const BIG_TABLES = ['deliveries', 'events', 'delivery_attempts'];
 const BACKLOG = 3000;
 
-describe('delivery plans made while the tables were empty (issue 20)', () => {
+describe('delivery plans made while the tables were empty (ADR 0058)', () => {
   let t: TestWebhooks;
   let receiver: HttpsReceiver;
   const observed: ObservedPlan[] = [];

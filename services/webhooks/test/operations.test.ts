@@ -5,7 +5,7 @@ import { startHttpsReceiver, waitUntil, type HttpsReceiver } from '@mp/testing';
 import { verifySignature } from '../src/delivery/sign.js';
 import { startTestWebhooks, type TestWebhooks } from './support/service.js';
 
-// Operating webhooks (issue 7, part 3) at the service's gRPC surface: one delivery with its
+// Operating webhooks (ADR 0009) at the service's gRPC surface: one delivery with its
 // attempts, resend, list filters and pagination, secret rotation, success rate, alarm, metrics.
 
 async function refused(p: Promise<unknown>): Promise<DomainError> {

@@ -3,7 +3,7 @@ import { nextStep, retryDelaySeconds, type ClaimedDelivery } from '../src/attemp
 import type { AttemptResult } from '../src/delivery/send.js';
 import { startTestWebhooks, type TestWebhooks } from './support/service.js';
 
-// Spec §3 (delivery attempts) and §6.5 (retry policy), to the second: the schedule is asserted on
+// docs/rules.md#delivery-outcomes and docs/rules.md#retry-policy, to the second: the schedule is asserted on
 // the stored next_attempt_at values; the test then makes each retry due at once instead of
 // waiting 5 + 25 + 125 seconds.
 

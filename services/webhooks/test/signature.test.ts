@@ -88,7 +88,7 @@ describe('verifySignature', () => {
 });
 
 describe('signatureHeaders', () => {
-  it('returns the delivery headers of spec §6.3', () => {
+  it('returns the delivery headers of docs/rules.md#signatures', () => {
     const h = signatureHeaders(secret, 'evt_123', body, ts);
     expect(h).toEqual({
       'content-type': 'application/json',

@@ -10,7 +10,7 @@ import { assertWebhookUrlAllowed, guardedLookup, isForbiddenAddress } from '../s
 import { FORBIDDEN_SAMPLES, urlHost } from './support/ranges.js';
 import { startTestWebhooks, type TestWebhooks } from './support/service.js';
 
-// Issue 7, part 2: every forbidden range is refused when a webhook is created or changed, when a
+// docs/rules.md#webhook-targets: every forbidden range is refused when a webhook is created or changed, when a
 // connection is made (after DNS resolution), and on every redirect; DNS rebinding between
 // registration and delivery is refused; redirects to plain HTTP are refused.
 

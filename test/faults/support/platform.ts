@@ -149,7 +149,7 @@ export async function startFaultPlatform(opts: { postgres?: PrivatePostgres; nat
   return p;
 }
 
-/** Prints what each receiver got more than once (issue 7: duplicates counted and reported). */
+/** Prints what each receiver got more than once (duplicates counted and reported). */
 export function reportDuplicates(scenario: string, receivers: CountingReceiver[]): Record<string, number> {
   const counts: Record<string, number> = {};
   const lines = [`[${scenario}] duplicates (event_id acknowledged more than once):`];

@@ -4,21 +4,31 @@ import type { CountingReceiver } from './receiver.js';
 export const EVENTS = 10_000;
 const CHUNK = 500;
 
+/** How far a writeStream got: chunks committed, and chunk writes that failed (and were tried again). */
+export interface WriteProgress {
+  committedChunks: number;
+  failedWrites: number;
+}
+
 /**
  * Commits EVENTS events to the producer's outbox in chunks of 500, every `pauseMs`, as a busy
  * producer would; resolves when all are committed. Chunks that fail (the database restarting)
- * are tried again, as a client would retry its write.
+ * are tried again, as a client would retry its write. `progress` counts both as they happen.
  */
-export async function writeStream(p: FaultPlatform, pauseMs = 100): Promise<void> {
+export async function writeStream(p: FaultPlatform, pauseMs = 100, progress: WriteProgress = { committedChunks: 0, failedWrites: 0 }): Promise<void> {
   for (let first = 1; first <= EVENTS; first += CHUNK) {
     for (;;) {
       try {
         await p.writeEvents(first, Math.min(EVENTS, first + CHUNK - 1));
+        progress.committedChunks++;
         break;
       } catch {
+        progress.failedWrites++;
+        // The writer's own pause before it tries again, as a client paces its retries.
         await new Promise((r) => setTimeout(r, 250));
       }
     }
+    // The pace of a busy producer, not a wait for anything.
     await new Promise((r) => setTimeout(r, pauseMs));
   }
 }

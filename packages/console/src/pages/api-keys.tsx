@@ -15,7 +15,7 @@ function keyState(k: Json): [string, string] {
   return ['active', 'good'];
 }
 
-/** System settings › API management (spec §5 rule 1): create, roll with a grace period, revoke. */
+/** System settings › API management (docs/rules.md#api-keys): create, roll with a grace period, revoke. */
 export function ApiKeys() {
   const keys = useLoad(() => api.listApiKeys(), []);
   const [name, setName] = useState('');

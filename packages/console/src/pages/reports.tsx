@@ -24,7 +24,7 @@ function save(blob: Blob, fileName: string): void {
 }
 
 /**
- * Reports (issue 15's API): generate from a template for a project and a period, follow the
+ * Reports (docs/rules.md#report-generation): generate from a template for a project and a period, follow the
  * status, download the files, approve or reject with a comment. Templates can be made here too.
  */
 export function Reports() {

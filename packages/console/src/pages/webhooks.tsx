@@ -141,7 +141,7 @@ export function Webhooks() {
 }
 
 /**
- * Spec §2.3's optional list of permitted source addresses: where deliveries come from, so that a
+ * The optional list of permitted source addresses (docs/rules.md#webhook-targets): where deliveries come from, so that a
  * receiver may accept only those (GET /system/config, set by the operator; ADR 0057).
  */
 function SourceAddresses() {

@@ -4,7 +4,7 @@ import { errorEnvelope, successMeta } from './resources.js';
 import type { RouteSpec } from './route-spec.js';
 import { webhooksSection } from './webhooks-section.js';
 
-/** The version of the reference (spec §9: the documents are versioned 3.2.0). */
+/** The version of the reference (docs/rules.md#base-path). */
 export const API_DOCUMENT_VERSION = '3.2.0';
 
 type Json = Record<string, unknown>;
@@ -298,7 +298,7 @@ export const openApiPath = (path: string) => path.replace(/:([a-z_]+)/g, '{$1}')
 
 /**
  * The OpenAPI 3.1 document of the routes, generated and never written by hand. Paths are relative
- * to the server URL `/v3` (spec §1: every path is relative to `{base_url}`, which ends in /v3).
+ * to the server URL `/v3` (docs/rules.md#base-path: every path lives under /v3).
  */
 export function openApiDocument(routes: readonly RouteSpec[]): Json {
   const schemas = new SchemaCollector();
@@ -335,7 +335,7 @@ export function openApiDocument(routes: readonly RouteSpec[]): Json {
     components: {
       schemas: components,
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key (spec §2.2).' },
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key.' },
         Bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from POST /auth/login, /auth/refresh or /oauth/token.' },
       },
       parameters: {

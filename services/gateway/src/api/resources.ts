@@ -348,7 +348,7 @@ export const webhook = z
 /** A webhook as created or after a secret rotation: its signing secret, shown this once. */
 export const webhookWithSecret = webhook.extend({ secret: z.string() }).meta({ id: 'WebhookWithSecret' });
 
-/** Spec §2.4: the fields present depend on the status. */
+/** The fields present depend on the status (docs/rules.md#delivery-record). */
 export const delivery = z
   .object({
     delivery_id: id,
@@ -397,7 +397,7 @@ export const errorDetail = z
   })
   .meta({ id: 'ErrorDetail' });
 
-/** Spec §7.1: every refusal. */
+/** Every refusal (docs/rules.md#error-envelope). */
 export const errorEnvelope = z
   .object({
     code: z.number().int(),
@@ -409,7 +409,7 @@ export const errorEnvelope = z
 
 export const successMeta = z.object({ request_id: z.string(), timestamp: instant });
 
-/** A report template (issue 15): which sections and points a report shows, in which formats. */
+/** A report template (docs/adr/0025): which sections and points a report shows, in which formats. */
 export const template = z
   .object({
     id,

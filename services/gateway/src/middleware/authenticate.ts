@@ -20,8 +20,8 @@ export type AuthMethods = 'api_key' | 'api_key_or_bearer' | 'api_key_or_session'
  *   otherwise), then identity confirms the session is open, the user enabled (401006) and gives
  *   the permissions in force — the token's scope narrowed to what the user still holds.
  * Either way identity returns the tenant's plan; a sandbox request of a tenant whose plan lacks
- * the sandbox is 403004. `methods` follows the Auth column of spec §4 for the webhook endpoints
- * (an API key), widened to the console's user sessions (ADR 0055).
+ * the sandbox is 403004. `methods` is an API key for the webhook endpoints
+ * (docs/rules.md#webhook-access), widened to the console's user sessions (ADR 0055).
  */
 export function authenticate(deps: { clients: ServiceClients; jwt: JwtVerifier }, methods: AuthMethods = 'api_key_or_bearer'): GatewayMiddleware {
   return async (ctx, next) => {

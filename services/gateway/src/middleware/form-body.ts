@@ -6,7 +6,7 @@ import { readBody, type BodyLimits } from './read-body.js';
 /**
  * Reads a JSON body (jsonBody) or an `application/x-www-form-urlencoded` one: the OAuth
  * endpoints take both, the browser's consent form and RFC 6749 clients sending forms, and the
- * specification's JSON. Form fields become strings of `state.body`; a field given twice is
+ * JSON of the API. Form fields become strings of `state.body`; a field given twice is
  * 400001 (RFC 6749 §3.2: "parameters MUST NOT be included more than once").
  */
 export function jsonOrFormBody(limits: BodyLimits): GatewayMiddleware {

@@ -5,7 +5,7 @@ import { announcesBody, readBody, refuseOversized, type BodyLimits } from './rea
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 /**
- * Reads a JSON body within `limits` (spec §8: 5 MB → 400005). A body must be sent as
+ * Reads a JSON body within `limits` (5 MB → 400005, docs/rules.md#body-limit). A body must be sent as
  * application/json and parse to a JSON object (400002 otherwise). Requests without a body pass.
  * Routes place it after their authentication and permission checks (ADR 0017).
  */

@@ -5,7 +5,7 @@ import { clientSource } from '@mp/kit';
 import { concurrencyError, rateLimitError, rateLimitHeaders, type LimitKind, type RateLimits, type Verdict } from '@mp/ratelimit';
 import type { GatewayContext, GatewayMiddleware } from '../state.js';
 
-/** The unit of spec §8's limits on authenticated routes: the tenant in one environment. */
+/** The unit of the rate limits on authenticated routes: the tenant in one environment (docs/rules.md#limits). */
 export function tenantLimitKey(ctx: GatewayContext): string {
   const state = ctx.state;
   return `${state.caller!.tenantId}:${state.environment}`;
@@ -18,7 +18,7 @@ function planLimits(plan: identity.Plan | undefined) {
 }
 
 /**
- * Spec §8's per-caller limits on authenticated routes, counted per tenant and environment (every
+ * The per-caller limits of docs/rules.md#limits on authenticated routes, counted per tenant and environment (every
  * key and user of the tenant share them, on every gateway replica through Redis): requests per
  * minute (429001; 100 by default) and requests in flight (429004; 50). A tenant's plan overrides
  * the operator defaults; it arrives with the principal, so a plan change applies from the next

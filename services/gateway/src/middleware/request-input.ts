@@ -12,7 +12,7 @@ const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /**
  * Checks, ahead of every route, the parts of a request that the gateway forwards or that reach a
- * service as they came (issue 13): each used to end in a 500 when it held what gRPC metadata or
+ * service as they came (docs/adr/0018): each used to end in a 500 when it held what gRPC metadata or
  * PostgreSQL cannot carry.
  * - `Idempotency-Key` goes into gRPC metadata on every authenticated call, GETs included:
  *   non-ASCII or control characters are 400004, more than 255 characters 400003.

@@ -24,7 +24,7 @@ const inboxQuery = listQuery.extend({ project_id: idText().optional() });
 const changeBody = z.object({ comment: text(MAX_LENGTH.remark).optional() });
 
 /**
- * Alarms (api-surface "alarms", docs/adr/0024-alarms.md, 0087): reading them needs data:read,
+ * Alarms (docs/rules.md#alarm-lifecycle, docs/adr/0024-alarms.md, 0087): reading them needs data:read,
  * acknowledging and clearing data:write; project membership (403001/403002) and the tenant are
  * checked by the monitoring-data service, as for data records; the tenant-wide inbox lists only
  * alarms of the projects the caller reads.

@@ -17,7 +17,7 @@ const loginBody = z.object({
 const refreshBody = z.object({ refresh_token: z.string().min(1).max(4000) });
 
 /**
- * POST /auth/login and /auth/refresh (spec §4, §5 rules 2–3). `guard` applies the per-address
+ * POST /auth/login and /auth/refresh (docs/rules.md#sign-in, docs/rules.md#token-refresh). `guard` applies the per-address
  * limit (429005) and then reads the (small) JSON body.
  */
 export function authRoutes(router: GatewayRouter, clients: ServiceClients): void {
@@ -26,7 +26,7 @@ export function authRoutes(router: GatewayRouter, clients: ServiceClients): void
     {
       method: 'post',
       path: '/auth/login',
-      summary: 'Sign in with username and password; answers the token object (spec §2.1).',
+      summary: 'Sign in with username and password; answers the token object.',
       tag: 'Authentication',
       auth: 'none',
       rateLimit: 'authentication',
@@ -52,7 +52,7 @@ export function authRoutes(router: GatewayRouter, clients: ServiceClients): void
     {
       method: 'post',
       path: '/auth/refresh',
-      summary: 'Exchange a refresh token for a new access token (spec §5 rule 3).',
+      summary: 'Exchange a refresh token for a new access token.',
       tag: 'Authentication',
       auth: 'none',
       rateLimit: 'authentication',

@@ -4,7 +4,7 @@ import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { DomainError } from '@mp/errors';
 import { anonymousContext } from '@mp/grpc';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { MAX_LENGTH, text } from '../bounds.js';
 import { consoleAsset, consolePageHeaders } from '../console-assets.js';
 import { ok } from '../envelope.js';
@@ -70,7 +70,7 @@ const sessionData = (t: { accessToken: string; expiresIn: number; scope: string 
 
 /**
  * The administration console: its static files at /console (both environments) and the three
- * endpoints of its cookie session (spec §5 rule 7: the refresh token in an HttpOnly cookie, the
+ * endpoints of its cookie session (docs/rules.md#console-session: the refresh token in an HttpOnly cookie, the
  * access token in memory). docs/console.md describes them; ADR 0055 gives the reasons.
  */
 export function consoleRoutes(deps: AppDeps): ReturnType<Router['routes']> {

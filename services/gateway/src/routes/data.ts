@@ -38,7 +38,7 @@ const patchBody = z.object({
 });
 
 /**
- * Spec §8: data writes are limited in records, not requests (500 per minute per tenant and
+ * docs/rules.md#limits: data writes are limited in records, not requests (500 per minute per tenant and
  * environment by default, 429002): a write of n records takes n points, batches included. The
  * X-RateLimit-* headers of the refusal describe this limit.
  */
@@ -69,7 +69,7 @@ const toValues = (v: z.infer<typeof values>): monitoringData.Values => {
 };
 
 /**
- * Monitoring data (api-surface "data"): writes need data:write, reads data:read; project access
+ * Monitoring data (docs/rules.md#data-writes): writes need data:write, reads data:read; project access
  * (membership) is checked by the services. Writes count their records against the tenant's
  * data-write limit (429002) before they are forwarded.
  */
@@ -79,7 +79,7 @@ export function dataRoutes(router: GatewayRouter, clients: ServiceClients, limit
     {
       method: 'post',
       path: '/projects/:project_id/data',
-      summary: 'Write up to 1,000 monitoring records synchronously (spec §2.6 fields).',
+      summary: 'Write up to 1,000 monitoring records synchronously.',
       tag: 'Data',
       auth: 'api_key_or_bearer',
       permission: 'data:write',

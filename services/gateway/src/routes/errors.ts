@@ -3,7 +3,7 @@ import { ok } from '../envelope.js';
 import * as api from '../api/resources.js';
 import type { Route } from '../api/route-spec.js';
 
-/** Spec §2.9: the error detail record. */
+/** The error detail record (docs/rules.md#error-codes). */
 export function errorDetail(e: ErrorEntry) {
   return { error_code: e.code, message: e.message, category: e.category, common_causes: e.commonCauses, solutions: e.solutions, example: e.example };
 }
@@ -14,7 +14,7 @@ export const errorRoutes: readonly Route[] = [
     spec: {
       method: 'get',
       path: '/errors/:error_code',
-      summary: 'The error detail record of one code (spec §2.9).',
+      summary: 'The error detail record of one code.',
       tag: 'Errors',
       auth: 'api_key_or_bearer',
       rateLimit: 'tenant',

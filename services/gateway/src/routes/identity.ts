@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { z } from 'zod';
 import { DomainError } from '@mp/errors';
 import { anonymousContext } from '@mp/grpc';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { ok } from '../envelope.js';
 import { bearerToken } from '../middleware/authenticate.js';
 import { boundPathParameters, PATH_PARAMETERS } from '../middleware/request-input.js';

@@ -46,7 +46,7 @@ const htmlErrors: Middleware = async (ctx, next) => {
 };
 
 /**
- * Notification rules (api-surface "notifications", ADR 0090) and the acknowledge link pages of
+ * Notification rules (docs/rules.md#notifications, ADR 0090) and the acknowledge link pages of
  * their mails. Reading rules needs project:read, changing them project:write, and the project's
  * membership (a viewer may read only); making one also needs data:read and data:write (the
  * webhooks service checks that, 401004), since its mails carry readings and acknowledge alarms.

@@ -72,7 +72,7 @@ function oauthErrorOf(err: DomainError): string | null {
 }
 
 /**
- * The token endpoint's errors: the platform envelope (spec §7.1) plus RFC 6749's `error` and
+ * The token endpoint's errors: the platform envelope (docs/rules.md#error-envelope) plus RFC 6749's `error` and
  * `error_description`, so OAuth client libraries understand them; a client that authenticated
  * with HTTP Basic gets the WWW-Authenticate challenge RFC 6749 §5.2 requires on 401005.
  */
@@ -120,7 +120,7 @@ function clientCredentials(ctx: Context, body: z.infer<typeof tokenBody>): { cli
 }
 
 /**
- * OAuth 2.0 (spec §5 rule 4): client registration (system:admin), the login and consent page,
+ * OAuth 2.0 (docs/rules.md#oauth): client registration (system:admin), the login and consent page,
  * and the token endpoint. The page and the token endpoint count as authentication requests
  * (429005 per client address).
  */
@@ -313,7 +313,7 @@ export function oauthRoutes(router: GatewayRouter, clients: ServiceClients, docs
         },
         anonymousContext(state.requestId, state.environment),
       );
-      // Spec §4 lists the token object's fields as the answer (RFC 6749 §5.1): no envelope here,
+      // The answer is the token object itself (docs/rules.md#oauth, RFC 6749 §5.1): no envelope here,
       // but meta.request_id like every response.
       ctx.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
       ctx.status = 200;
@@ -329,7 +329,7 @@ export function oauthRoutes(router: GatewayRouter, clients: ServiceClients, docs
   );
 }
 
-/** 302 to the application (spec §4: "HTTP 302 to redirect_uri"). */
+/** 302 to the application's redirect_uri (docs/rules.md#oauth). */
 function redirect(ctx: Context, location: string): void {
   ctx.set('Cache-Control', 'no-store');
   ctx.status = 302;

@@ -29,7 +29,7 @@ const triggerLevels = z
 const toTriggerLevels = (levels: z.infer<typeof triggerLevels>) =>
   levels.map((l) => ({ level: l.level, channel: l.channel, ...defined({ above: l.above, below: l.below }) }));
 
-/** The geodetic types need reference coordinates and displacement thresholds, as the specification has them. */
+/** The geodetic types need reference coordinates and displacement thresholds, as docs/rules.md#points has them. */
 function requireGeodeticFields(sensorType: string, b: { reference?: unknown; thresholds?: unknown }): void {
   if (!isGeodetic(sensorType)) return;
   for (const field of ['reference', 'thresholds'] as const) {

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { Route } from '../api/route-spec.js';
 import { ok } from '../envelope.js';
 
 const systemConfig = z.object({ environment: z.enum(['live', 'sandbox']), webhook_source_addresses: z.array(z.string()) }).meta({ id: 'SystemConfig' });
 
 /**
- * GET /system/config (system:read, api-surface "system"): what an integrator needs to know of this
- * installation. `webhook_source_addresses` is spec §2.3's "optional list of permitted source
- * addresses" the console offers: the addresses (or CIDR blocks) webhook deliveries leave from, for
+ * GET /system/config (system:read): what an integrator needs to know of this
+ * installation. `webhook_source_addresses` is the list of source addresses the
+ * console offers (docs/rules.md#webhook-targets): the addresses (or CIDR blocks) webhook deliveries leave from, for
  * a receiver's firewall; empty when the operator has not set MP_WEBHOOK_SOURCE_ADDRESSES (ADR 0057).
  */
 export const systemRoutes = (deps: Pick<AppDeps, 'webhookSourceAddresses'>): Route[] => [

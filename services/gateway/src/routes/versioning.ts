@@ -4,7 +4,7 @@ import { DomainError } from '@mp/errors';
 import { integer, MAX_VERSION } from '../bounds.js';
 import { ok } from '../envelope.js';
 
-/** `version` in a write body (optimistic concurrency, api-surface conventions). */
+/** `version` in a write body (docs/rules.md#optimistic-concurrency). */
 export const versionField = integer(1, MAX_VERSION).optional();
 
 /** The body of a DELETE of a versioned resource: at most the version it is based on. */

@@ -94,8 +94,8 @@ async function requireReadableDelivery(clients: ServiceClients, ref: { webhookId
 }
 
 /**
- * The specification's webhook endpoints plus GET list/one, one delivery with its attempts, resend
- * and secret rotation (api-surface). Auth: API key with system:admin.
+ * The webhook endpoints: create, change, delete, test, deliveries, GET list/one, one delivery with
+ * its attempts, resend and secret rotation (docs/rules.md#webhook-access). Auth: API key with system:admin.
  */
 export function webhookRoutes(router: GatewayRouter, clients: ServiceClients): void {
   route(

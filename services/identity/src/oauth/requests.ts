@@ -4,7 +4,7 @@ import { DomainError } from '@mp/errors';
 import { constantTimeEqual, sha256Hex } from '@mp/kit';
 import type { Environment } from '../environment.js';
 
-/** How long the login and consent page stays usable, and how long a code lives (spec: within 10 minutes). */
+/** How long the login and consent page stays usable, and how long a code lives (at most 10 minutes: docs/rules.md#oauth). */
 export const REQUEST_SECONDS = 600;
 export const CODE_SECONDS = 600;
 

@@ -13,7 +13,7 @@ import { requireEnvironment, requireFeature, tenantPlan } from '../plans.js';
 const MAX_STATE = 1000;
 
 /**
- * GET /oauth/authorize (RFC 6749 §4.1.1, spec §5 rule 4). Problems with the client or the
+ * GET /oauth/authorize (RFC 6749 §4.1.1, docs/rules.md#oauth). Problems with the client or the
  * redirect URI are raised as errors, which the gateway shows as an error page: redirecting to an
  * unverified URI would make the service an open redirector (RFC 6749 §4.1.2.1). Everything else
  * wrong is reported to the client by a redirect with `error`. A valid request opens a pending

@@ -14,7 +14,7 @@ const SHOWN_ON_PAGE = new Set(['401006', '401007', '401008', '422101', '403003']
 
 /**
  * POST /oauth/authorize: the consent page's answer. "deny" redirects with error=access_denied
- * (no sign-in needed to decline). "allow" signs the user in (the lockout of spec §5 rule 6
+ * (no sign-in needed to decline). "allow" signs the user in (the lockout, docs/rules.md#lockout,
  * applies here too), grants the requested permissions the user holds (never more: RFC 6749 §3.3
  * lets the server narrow the scope, and the token's `scope` says what was granted) and
  * redirects with a single-use code bound to the client, the redirect URI, the user, the granted

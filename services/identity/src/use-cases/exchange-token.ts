@@ -39,7 +39,7 @@ const invalidGrant = (field = 'code') =>
 const required = (field: string) => new DomainError('422101', { field, detail: `${field} is required.`, suggestion: `Send ${field}.` });
 
 /**
- * POST /oauth/token (spec §5 rule 4 (c)–(d)): the authorization_code grant, and the refresh_token
+ * POST /oauth/token (docs/rules.md#oauth): the authorization_code grant, and the refresh_token
  * grant for tokens of the code flow. The client authenticates first (401005); its plan must
  * license OAuth (403004).
  */

@@ -7,7 +7,7 @@ import { openSession } from '../sessions.js';
 import { issueTokens } from '../tokens.js';
 
 /**
- * POST /auth/login (spec §5 rule 2): checks the credentials (lockout of rule 6 included, per account and source: ADR 0019), then
+ * POST /auth/login (docs/rules.md#sign-in): checks the credentials (lockout included, per account and source: ADR 0019), then
  * opens a session in the environment of the base URL and issues its first token pair. A tenant
  * whose plan has no sandbox cannot sign in there (403004).
  */

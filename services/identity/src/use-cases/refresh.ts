@@ -134,7 +134,7 @@ export async function rotateRefreshToken(
   }
 }
 
-/** POST /auth/refresh (spec §5 rule 3), for sessions of a password sign-in. */
+/** POST /auth/refresh (docs/rules.md#token-refresh), for sessions of a password sign-in. */
 export async function refresh(deps: IdentityDeps, req: identity.RefreshRequest): Promise<identity.TokenResponse> {
   const environment = parseEnvironment(req.environment);
   if (!req.refreshToken) throw new DomainError('422101', { field: 'refresh_token', detail: 'refresh_token is required.', suggestion: 'Send refresh_token.' });

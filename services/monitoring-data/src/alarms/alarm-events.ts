@@ -20,7 +20,7 @@ export const eventScopeOf = (caller: Pick<CallerContext, 'tenantId' | 'environme
   ...(caller.traceparent ? { traceparent: caller.traceparent } : {}),
 });
 
-/** The record a rate or stale-data alarm carries in data.abnormal (spec 2.6: dx/dy/dz only). */
+/** The record a rate or stale-data alarm carries in data.abnormal (dx/dy/dz only, docs/rules.md#event-payloads). */
 export interface AbnormalRecord {
   dataId: string;
   pointId: string;
@@ -34,7 +34,7 @@ export interface AbnormalRecord {
 }
 
 /**
- * data.abnormal (spec 2.6/2.7) for an alarm of a rule other than the fixed thresholds (those are
+ * data.abnormal (docs/rules.md#event-payloads) for an alarm of a rule other than the fixed thresholds (those are
  * raised by the write's own data.abnormal): the reading the alarm is about, `status` its level,
  * `threshold` the rule's limits (mm/day for rate; the point's thresholds for stale data) and a
  * `reason` naming the rule.
@@ -86,7 +86,7 @@ export function abnormalEvent(
 }
 
 /**
- * alarm.acknowledged / alarm.cleared (extensions of spec §6.2, ADR 0024): the alarm as it now
+ * alarm.acknowledged / alarm.cleared (our own event types, docs/rules.md#alarm-events, ADR 0024): the alarm as it now
  * is, who did it (null when the readings cleared it) and their comment.
  */
 export async function raiseAlarmChange(

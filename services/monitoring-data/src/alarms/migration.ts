@@ -1,7 +1,7 @@
 import type { Migration } from '@mp/db';
 
 /**
- * Alarms (issue 14 part 3, docs/adr/0024-alarms.md): one row per alarm, its history, and the
+ * Alarms (docs/adr/0024-alarms.md): one row per alarm, its history, and the
  * points whose readings the stale-data check watches.
  */
 export const alarmsMigration: Migration = {

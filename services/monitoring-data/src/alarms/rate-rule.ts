@@ -1,7 +1,7 @@
 import type { Queryable } from '@mp/db';
 import type { Breach } from './alarm-store.js';
 import { hasRateRule, levelOf, type AlarmSettings } from './settings.js';
-import type { Reading } from './write-rules.js';
+import type { Reading } from './reading.js';
 
 const DAY_MS = 86_400_000;
 

@@ -2,7 +2,7 @@ import type { Queryable } from '@mp/db';
 import type { Scope } from './alarm-store.js';
 import type { PointInfo } from '../ingest-context.js';
 import type { AlarmSettings } from './settings.js';
-import type { Reading } from './write-rules.js';
+import type { Reading } from './reading.js';
 
 /**
  * Keeps the stale-data watch of the points a write reached: their latest reading and the moment

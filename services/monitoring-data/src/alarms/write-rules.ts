@@ -10,12 +10,7 @@ import { rateBreaches } from './rate-rule.js';
 import { hasRateRule, rulesFor, type AlarmLevel, type AlarmSettings } from './settings.js';
 import { STATUS_RANK } from '../channel-rules.js';
 import { watchForStaleness } from './stale-watch.js';
-
-/** One stored reading of a write, with its id. */
-export interface Reading {
-  record: CheckedRecord;
-  id: string;
-}
+import type { Reading } from './reading.js';
 
 interface Run {
   breach: boolean;

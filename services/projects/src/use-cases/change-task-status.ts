@@ -9,7 +9,7 @@ import { isOverdue, TASK_COLUMNS, taskFor, toTask, type TaskRow } from '../task-
 import { assertTransition, TASK_STATUSES, TASK_TRANSITIONS } from '../transitions.js';
 import { checkEnum, checkOptionalText } from '../validation.js';
 
-/** Spec §3: an overdue task's status cannot change until its deadline moves (422304). */
+/** An overdue task's status cannot change until its deadline moves (422304, docs/rules.md#overdue-tasks). */
 export function assertNotOverdue(task: TaskRow, now: Date): void {
   if (isOverdue(task, now)) {
     throw new DomainError('422304', { field: 'status', detail: `Task ${task.id} has been overdue since ${task.due_at}.` });
@@ -18,7 +18,7 @@ export function assertNotOverdue(task: TaskRow, now: Date): void {
 
 /**
  * PUT /tasks/{id}/status: one move of the task transition table. Raises task.status_changed with
- * exactly spec 2.8's payload, and task.completed when the task is completed.
+ * exactly the payload of docs/rules.md#event-payloads, and task.completed when the task is completed.
  */
 export async function changeTaskStatus(deps: ProjectsDeps, req: projects.ChangeStatusRequest, ctx: CallerContext): Promise<projects.Task> {
   const status = checkEnum(req.status, TASK_STATUSES, 'status');

@@ -1,7 +1,7 @@
 import type { monitoringData } from '@mp/contracts';
 import type { PointInfo } from '../gather.js';
 
-/** The CSV header and XLSX record columns (issue 15: exactly these, in this order). */
+/** The CSV header and XLSX record columns (docs/rules.md#report-columns: exactly these, in this order). */
 export const RECORD_HEADER = [
   'data_id',
   'point_id',

@@ -10,9 +10,9 @@ export interface SendOptions {
   body: string;
   /** From signatureHeaders. */
   headers: Record<string, string>;
-  /** Whole attempt including redirects; call sites use 30000 (spec §6.5). */
+  /** Whole attempt including redirects; call sites use 30000 (docs/rules.md#retry-policy). */
   timeoutMs: number;
-  /** Redirects followed; default 3 (spec §8). */
+  /** Redirects followed; default 3 (docs/rules.md#delivery-outcomes). */
   maxRedirects?: number;
   allowPrivate: boolean;
   /** Trusted CAs; when given, used INSTEAD of the default roots. */
@@ -167,7 +167,7 @@ async function requestOnce(url: URL, opts: SendOptions, remainingMs: number): Pr
 }
 
 /**
- * Sends one delivery attempt (spec §3 "Webhook delivery attempts", §6.5): POST over HTTPS,
+ * Sends one delivery attempt (docs/rules.md#delivery-outcomes, docs/rules.md#retry-policy): POST over HTTPS,
  * following up to `maxRedirects` redirects, all within `timeoutMs`. 2xx → delivered; 4xx, refused
  * redirects and SSRF refusals → failed; 5xx, timeouts and network/TLS/DNS errors → retry.
  * Never throws.
@@ -215,7 +215,7 @@ export async function sendWebhook(opts: SendOptions): Promise<AttemptResult> {
         // The connection closed before any answer, most often a pooled one the receiver had
         // closed: send once more on a fresh connection (the pool drops the dead one) instead of
         // spending a retry of the schedule on it. At worst the receiver gets the delivery twice,
-        // which event_id lets it recognise (spec §6.4).
+        // which event_id lets it recognise (docs/rules.md#event-envelope).
         hop = await requestOnce(url, opts, deadline - performance.now());
       }
 

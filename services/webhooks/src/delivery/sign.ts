@@ -13,7 +13,7 @@ function hmacHex(secret: string, timestampSeconds: number | string, rawBody: str
 
 /**
  * `sha256=` + lowercase hex HMAC-SHA256 of `${timestamp}.${rawBody}` keyed with the webhook
- * secret (spec §6.3, §6.4 steps 3-4).
+ * secret (docs/rules.md#signatures).
  */
 export function signPayload(secret: string, timestampSeconds: number, rawBody: string): string {
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
@@ -45,7 +45,7 @@ function single(value: HeaderValue): string | null {
 }
 
 /**
- * Receiver-side verification exactly as spec §6.4: timestamp within the tolerance, signed string
+ * Receiver-side verification exactly as docs/rules.md#signatures says: timestamp within the tolerance, signed string
  * `${timestamp}.${rawBody}`, HMAC-SHA256 hex, constant-time comparison after the `sha256=` prefix.
  * Never throws; any malformed input yields `false`.
  */
@@ -79,7 +79,7 @@ export function verifySignature(opts: VerifySignatureOptions): boolean {
   }
 }
 
-/** The headers of one delivery request (spec §6.3) plus content type and user agent. */
+/** The headers of one delivery request (docs/rules.md#signatures) plus content type and user agent. */
 export function signatureHeaders(secret: string, eventId: string, rawBody: string, nowSeconds: number = Math.floor(Date.now() / 1000)): Record<string, string> {
   return {
     'content-type': 'application/json',

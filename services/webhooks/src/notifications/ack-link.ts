@@ -26,6 +26,10 @@ export class AckLinkSigner {
     if (!m) return null;
     const body = `${m[1]}.${m[2]}`;
     const given = Buffer.from(m[3]!, 'base64url');
+    // 43 characters carry 258 bits for the MAC's 256: the last character's two low bits are not
+    // decoded, so four spellings give the same bytes. Only the one we write is the link; without
+    // this a changed last character would still verify.
+    if (given.toString('base64url') !== m[3]) return null;
     const ok = this.keys.some((k) => {
       const expected = Buffer.from(this.mac(k, body), 'base64url');
       return expected.length === given.length && timingSafeEqual(expected, given);

@@ -3,7 +3,7 @@ import type { Database } from '@mp/db';
 import type { PromiseClient } from '@mp/grpc';
 import type { Clock, Logger } from '@mp/kit';
 import type { AckLinkSigner } from './ack-link.js';
-import type { Mailer } from './mailer.js';
+import type { Mailer } from '@mp/mail';
 
 /** The gateway's public base URLs (…/v3), where a mail's links point. */
 export interface PublicUrls {

@@ -4,7 +4,7 @@ import type { ServiceAuth } from '@mp/grpc';
 import type { Clock, Logger } from '@mp/kit';
 import { AckLinkSigner } from './ack-link.js';
 import { handleAlarmEvent } from './alarm-events.js';
-import { createMailer } from './mailer.js';
+import { createMailer } from '@mp/mail';
 import type { NotificationDeps, PublicUrls } from './settings.js';
 import { lazySources, type SourceAddresses } from './sources.js';
 import { NotificationWorker } from './worker.js';

@@ -1,7 +1,7 @@
 import type { Queryable } from '@mp/db';
 import { enqueueMails } from './enqueue.js';
 import { MAIL_COLUMNS, type MailRow } from './mail-row.js';
-import { MailRefused } from './mailer.js';
+import { MailRefused } from '@mp/mail';
 import { ackUrl, htmlOf, pointUrl, textOf, type AlarmSnapshot } from './message.js';
 import type { NotificationDeps } from './settings.js';
 

@@ -11,7 +11,7 @@ export const MAX_GRACE_SECONDS = 7 * 86_400;
 
 /**
  * POST /webhooks/{id}/rotate-secret (ADR 0009). Returns a new secret, once. Every delivery keeps
- * carrying ONE spec-conformant signature: the old secret goes on signing until
+ * carrying ONE signature of docs/rules.md#signatures: the old secret goes on signing until
  * `new_secret_signs_from` (now + grace period, default 24 h), the new one from then on. A receiver
  * adds the new secret next to the old one (accept either), and drops the old one after the switch;
  * no delivery is ever signed with a secret it does not know yet. grace_period_seconds = 0 switches

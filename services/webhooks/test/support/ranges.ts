@@ -1,5 +1,5 @@
 /**
- * One sample address per range a webhook must never reach (issue 7: loopback, private,
+ * One sample address per range a webhook must never reach (docs/rules.md#webhook-targets: loopback, private,
  * link-local, CGNAT, multicast, reserved, IPv6 unique-local/link-local), each IPv4 range also in
  * its IPv4-mapped IPv6 form. The SSRF tests run every layer (creation, connection, redirect) over
  * this list.

@@ -2,17 +2,32 @@ import { rootCertificates } from 'node:tls';
 import nodemailer from 'nodemailer';
 
 export interface OutgoingMail {
+  /** The To header, and the recipient unless `envelopeTo` is given. */
   to: string;
+  /**
+   * The recipients the server is asked to deliver to, when they are not the To header: a list that
+   * must not see each other (a report's distribution list) gets `to: 'undisclosed-recipients:;'`.
+   */
+  envelopeTo?: string[];
   subject: string;
   text: string;
   html: string;
   /** Message-ID header, so a retried mail is recognisably the same message. */
   messageId: string;
+  attachments?: MailAttachment[];
+}
+
+export interface MailAttachment {
+  filename: string;
+  contentType: string;
+  content: Buffer;
 }
 
 /** The SMTP server's answer to an accepted mail. */
 export interface Accepted {
   response: string;
+  /** Recipients the server refused while accepting the mail for the others. */
+  rejected: string[];
 }
 
 /** Why a mail was not accepted, and whether trying again may help. */
@@ -76,12 +91,15 @@ export function createMailer(opts: MailerOptions): Mailer {
         const info = await transport.sendMail({
           from: opts.from,
           to: mail.to,
+          ...(mail.envelopeTo ? { envelope: { from: opts.from, to: mail.envelopeTo } } : {}),
           subject: mail.subject,
           text: mail.text,
           html: mail.html,
           messageId: mail.messageId,
+          ...(mail.attachments?.length ? { attachments: mail.attachments } : {}),
         });
-        return { response: String(info.response ?? '').slice(0, 500) };
+        const rejected = ((info.rejected ?? []) as (string | { address: string })[]).map((a) => (typeof a === 'string' ? a : a.address));
+        return { response: String(info.response ?? '').slice(0, 500), rejected };
       } catch (err) {
         const e = err as Error & { responseCode?: number };
         // 5xx: the server refuses this mail for good (unknown mailbox, policy); anything else
