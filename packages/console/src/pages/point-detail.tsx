@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Json } from '../api';
 import { SeriesChart } from '../chart';
+import { PointEditForm } from './point-edit';
 import { href } from '../router';
 import { label } from '../transitions';
 import { Badge, ErrorNotice, PageTitle, useAction, useLoad, when } from '../ui';
@@ -42,6 +43,7 @@ export function PointDetail({ pointId }: { pointId: string }) {
   );
   const change = useAction();
   const [comment, setComment] = useState('');
+  const [editing, setEditing] = useState(false);
 
   useEffect(() => {
     if (range.to) return;
@@ -70,7 +72,27 @@ export function PointDetail({ pointId }: { pointId: string }) {
           {/* Instruments have neither displacement thresholds nor reference coordinates (docs/instruments.md). */}
           {p.thresholds && ` · warning at ±${p.thresholds.warning} mm · alarm at ±${p.thresholds.alarm} mm`}
           {p.reference && ` · reference (${p.reference.x}, ${p.reference.y}, ${p.reference.z}) m`}
+          {p.trigger_levels?.length > 0 &&
+            ` · trigger levels: ${p.trigger_levels
+              .map((t: Json) => `${t.level} ${t.channel}${t.above != null ? ` above ${t.above}` : ''}${t.below != null ? ` below ${t.below}` : ''}`)
+              .join('; ')}`}{' '}
+          {!editing && (
+            <button type="button" onClick={() => setEditing(true)}>
+              Edit
+            </button>
+          )}
         </p>
+      )}
+      {p && editing && (
+        <PointEditForm
+          key={p.version}
+          point={p}
+          onCancel={() => setEditing(false)}
+          onSaved={() => {
+            setEditing(false);
+            point.reload();
+          }}
+        />
       )}
       <div class="card">
         <h2 id="history">Time history</h2>
