@@ -124,4 +124,57 @@ describe('console: editing points and readings', () => {
     await page.getByText('trigger levels: alarm pore_pressure above 300').waitFor();
     expect((await getPoint(piezoId)).trigger_levels).toEqual([{ level: 'alarm', channel: 'pore_pressure', above: 300, below: null }]);
   });
+
+  it('changes the quality flag and remark of a reading shown at the clock of the project', async () => {
+    // Shanghai keeps UTC+8 all year: the row must show the hour 8 hours after UTC.
+    const measuredAt = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 2 * 3_600_000).toISOString();
+    const shanghai = new Date(Date.parse(measuredAt) + 8 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
+    const written = await t.api('POST', `/projects/${projectId}/data`, {
+      headers: admin,
+      body: { records: [{ point_id: prismId, measured_at: measuredAt, values: { dx: 0.5, dy: 0.25, dz: 1 } }] },
+    });
+    expect(written.status).toBe(200);
+    const dataId = written.body.data.records[0].data_id;
+    await openPoint(prismId, 'Point HW-01 · Wall 1');
+    const table = page.getByRole('table', { name: 'Recent readings of this point, times in Asia/Shanghai' });
+    const row = table.getByRole('row', { name: new RegExp(`^${shanghai} Asia/Shanghai`) });
+    await row.waitFor();
+    // The latest values show the same clock.
+    await page
+      .getByRole('table', { name: 'The newest readings of this point' })
+      .getByRole('rowheader', { name: `${shanghai} Asia/Shanghai` })
+      .waitFor();
+
+    await row.getByLabel(/^Quality flag of the reading/).selectOption('suspect');
+    await row.getByLabel(/^Remark on the reading/).fill('Prism fogged');
+    const patch = page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes(`/v3/data/${dataId}`));
+    await row.getByRole('button', { name: /^Save the reading/ }).click();
+    expect((await patch).status()).toBe(200);
+    expect((await t.api('GET', `/data/${dataId}`, { headers: admin })).body.data).toMatchObject({
+      quality_flag: 'suspect',
+      remark: 'Prism fogged',
+      version: 2,
+    });
+  });
+
+  it('enters a manual reading at a time of the zone of the project', async () => {
+    // 09:15 in Shanghai on yesterday's Shanghai date is 01:15 UTC of that date.
+    const base = new Date(Date.now() - 86_400_000);
+    const day = new Date(base.getTime() + 8 * 3_600_000).toISOString().slice(0, 10);
+    const form = page.getByRole('form', { name: 'Manual reading' });
+    await form.getByLabel('Measured at (Asia/Shanghai)').fill(`${day}T09:15:00`);
+    await form.getByLabel('dz (mm)').fill('3.5');
+    await form.getByLabel('dx (mm)').fill('0.75');
+    const post = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes(`/v3/projects/${projectId}/data`));
+    await form.getByRole('button', { name: 'Add reading' }).click();
+    expect((await post).status()).toBe(200);
+    const items = (await t.api('GET', `/points/${prismId}/data?limit=50`, { headers: admin })).body.data.items;
+    const manual = items.find((r: { measured_at: string }) => Date.parse(r.measured_at) === Date.parse(`${day}T01:15:00Z`));
+    expect(manual).toMatchObject({ values: expect.objectContaining({ dx: 0.75, dz: 3.5 }) });
+    expect(manual.values.dy).toBeUndefined();
+    await page
+      .getByRole('table', { name: 'Recent readings of this point, times in Asia/Shanghai' })
+      .getByRole('rowheader', { name: `${day} 09:15:00 Asia/Shanghai` })
+      .waitFor();
+  });
 });
