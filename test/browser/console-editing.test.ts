@@ -15,6 +15,8 @@ describe('console: editing points and readings', () => {
   let projectId: string;
   let prismId: string;
   let piezoId: string;
+  /** The newest reading of HW-01 as a clock in Shanghai shows it. */
+  let shanghai: string;
   const getPoint = async (id: string) => (await t.api('GET', `/points/${id}`, { headers: admin })).body.data;
   const openPoint = async (id: string, title: string) => {
     await page.goto(`${consoleUrl(t)}#/points/${id}`);
@@ -128,7 +130,7 @@ describe('console: editing points and readings', () => {
   it('changes the quality flag and remark of a reading shown at the clock of the project', async () => {
     // Shanghai keeps UTC+8 all year: the row must show the hour 8 hours after UTC.
     const measuredAt = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 2 * 3_600_000).toISOString();
-    const shanghai = new Date(Date.parse(measuredAt) + 8 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
+    shanghai = new Date(Date.parse(measuredAt) + 8 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
     const written = await t.api('POST', `/projects/${projectId}/data`, {
       headers: admin,
       body: { records: [{ point_id: prismId, measured_at: measuredAt, values: { dx: 0.5, dy: 0.25, dz: 1 } }] },
@@ -176,5 +178,13 @@ describe('console: editing points and readings', () => {
       .getByRole('table', { name: 'Recent readings of this point, times in Asia/Shanghai' })
       .getByRole('rowheader', { name: `${day} 09:15:00 Asia/Shanghai` })
       .waitFor();
+  });
+
+  it('shows the latest reading on the project page at the clock of the project (an instrument point without reference stays off the site plan)', async () => {
+    await page.goto(`${consoleUrl(t)}#/projects/${projectId}`);
+    await page.getByRole('heading', { level: 1, name: /Harbour wall/ }).waitFor();
+    const row = page.getByRole('table', { name: 'Points of this project' }).getByRole('row', { name: /HW-01/ });
+    await row.waitFor();
+    await row.getByText(`${shanghai} Asia/Shanghai`, { exact: true }).waitFor();
   });
 });
