@@ -210,6 +210,8 @@ export const api = {
   listPoints: (projectId: string): Promise<Page<Json>> => call('GET /projects/{project_id}/points', { path: { project_id: projectId }, query: { limit: 100 } }),
   createPoint: (projectId: string, body: Json) => call('POST /projects/{project_id}/points', { path: { project_id: projectId }, body }),
   getPoint: (pointId: string) => call('GET /points/{point_id}', { path: { point_id: pointId } }),
+  /** Only the changed fields, with the `version` the form was filled from (409004 when someone saved first). */
+  updatePoint: (pointId: string, body: Json) => call('PATCH /points/{point_id}', { path: { point_id: pointId }, body }),
   listDevices: (): Promise<Page<Json>> => call('GET /devices', { query: { limit: 100 } }),
   createDevice: (body: Json) => call('POST /devices', { body }),
 
@@ -218,6 +220,12 @@ export const api = {
     call('GET /points/{point_id}/series', { path: { point_id: pointId }, query: q }),
   listPointData: (pointId: string, q: Query = {}): Promise<Page<Json>> =>
     call('GET /points/{point_id}/data', { path: { point_id: pointId }, query: { limit: 10, order: 'desc', ...q } }),
+  /** A reading's correction (quality flag, remark), with the `version` it was read at. */
+  correctData: (dataId: string, body: { quality_flag?: string; remark?: string | null; version: number }) =>
+    call('PATCH /data/{data_id}', { path: { data_id: dataId }, body }),
+  /** Readings written synchronously: a manual reading is one record. */
+  writeData: (projectId: string, records: { point_id: string; measured_at: string; values: Record<string, number> }[]) =>
+    call('POST /projects/{project_id}/data', { path: { project_id: projectId }, body: { records } }),
   /** The tenant's alarm inbox: alarms of every project the user reads. */
   listInbox: (q: Query = {}): Promise<Page<Json>> => call('GET /alarms', { query: { limit: 100, ...q } }),
   listAlarms: (projectId: string, q: Query = {}): Promise<Page<Json>> =>

@@ -144,3 +144,20 @@ export function PermissionPicker({
     </fieldset>
   );
 }
+
+/** The API's `field` of a refusal, when there is one. */
+export const refusedField = (error: unknown): string | null => (error instanceof ApiError ? error.field : null);
+
+/**
+ * A refusal shown next to the form field it names (the envelope's `field`, e.g.
+ * `thresholds.warning` or `trigger_levels[1].below`); `fields` are the names shown beside inputs.
+ */
+export function FieldError({ error, field }: { error: unknown; field: string }) {
+  return refusedField(error) === field ? <ErrorNotice error={error} id={`error-${field.replace(/[^a-z0-9_]+/gi, '-')}`} /> : null;
+}
+
+/** A refusal whose `field` no input of the form shows: it is shown above the form instead. */
+export function FormError({ error, fields }: { error: unknown; fields: string[] }) {
+  const f = refusedField(error);
+  return f !== null && fields.includes(f) ? null : <ErrorNotice error={error} />;
+}

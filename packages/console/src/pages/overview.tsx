@@ -2,7 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Json } from '../api';
 import { ALARM_LEVELS, countsText, LevelBadge, rank } from '../alarm-state';
 import { href } from '../router';
-import { ErrorNotice, Field, PageTitle, useAction, useLoad, when } from '../ui';
+import { ErrorNotice, Field, PageTitle, useAction, useLoad } from '../ui';
+import { inZone } from '../time';
 import { label } from '../transitions';
 
 /** How often the overview asks again: a person keeps it open on a wall or a phone. */
@@ -103,7 +104,7 @@ function AlarmItem({ alarm: a, project, point, onChanged }: { alarm: Json; proje
       </div>
       <p class="reason">{a.reason}</p>
       <p class="muted small">
-        {label(a.rule)} · opened {when(a.opened_at)} · {a.status}
+        {label(a.rule)} · opened {inZone(a.opened_at, project?.time_zone ?? 'UTC')} · {a.status}
         {a.acknowledged && ` by ${a.acknowledged.by?.principal_id ?? '—'}${a.acknowledged.comment ? `: “${a.acknowledged.comment}”` : ''}`}
       </p>
       {a.status === 'open' && !open && (

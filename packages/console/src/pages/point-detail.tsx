@@ -1,9 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Json } from '../api';
 import { SeriesChart } from '../chart';
+import { PointEditForm } from './point-edit';
+import { PointReadings } from './point-readings';
+import { inZone } from '../time';
 import { href } from '../router';
 import { label } from '../transitions';
-import { Badge, ErrorNotice, PageTitle, useAction, useLoad, when } from '../ui';
+import { Badge, ErrorNotice, PageTitle, useAction, useLoad } from '../ui';
 
 const RANGES: [string, number][] = [
   ['1 year', 365 * 86400],
@@ -32,6 +35,10 @@ export function PointDetail({ pointId }: { pointId: string }) {
   }, [pointId, range, tick]);
   const latest = useLoad(() => api.listPointData(pointId, { limit: 5, order: 'desc' }), [pointId, tick]);
   const p = point.data;
+  const project = useLoad(() => (p ? api.getProject(p.project_id) : Promise.resolve(undefined)), [p?.project_id]);
+  // Every time on this page is shown in the project's zone, named (docs/console.md).
+  const zone: string = project.data?.time_zone ?? 'UTC';
+  const when = (iso: string | null | undefined) => inZone(iso, zone);
   const alarms = useLoad(
     () => (p ? api.listAlarms(p.project_id, { point_id: pointId, status: 'open' }) : Promise.resolve(undefined)),
     [p?.project_id, pointId, tick],
@@ -42,6 +49,7 @@ export function PointDetail({ pointId }: { pointId: string }) {
   );
   const change = useAction();
   const [comment, setComment] = useState('');
+  const [editing, setEditing] = useState(false);
 
   useEffect(() => {
     if (range.to) return;
@@ -70,7 +78,27 @@ export function PointDetail({ pointId }: { pointId: string }) {
           {/* Instruments have neither displacement thresholds nor reference coordinates (docs/instruments.md). */}
           {p.thresholds && ` · warning at ±${p.thresholds.warning} mm · alarm at ±${p.thresholds.alarm} mm`}
           {p.reference && ` · reference (${p.reference.x}, ${p.reference.y}, ${p.reference.z}) m`}
+          {p.trigger_levels?.length > 0 &&
+            ` · trigger levels: ${p.trigger_levels
+              .map((t: Json) => `${t.level} ${t.channel}${t.above != null ? ` above ${t.above}` : ''}${t.below != null ? ` below ${t.below}` : ''}`)
+              .join('; ')}`}{' '}
+          {!editing && (
+            <button type="button" onClick={() => setEditing(true)}>
+              Edit
+            </button>
+          )}
         </p>
+      )}
+      {p && editing && (
+        <PointEditForm
+          key={p.version}
+          point={p}
+          onCancel={() => setEditing(false)}
+          onSaved={() => {
+            setEditing(false);
+            point.reload();
+          }}
+        />
       )}
       <div class="card">
         <h2 id="history">Time history</h2>
@@ -119,7 +147,7 @@ export function PointDetail({ pointId }: { pointId: string }) {
           <tbody>
             {latest.data?.items.map((r) => (
               <tr key={r.data_id}>
-                <th scope="row">{r.measured_at}</th>
+                <th scope="row">{when(r.measured_at)}</th>
                 <td>{r.values.dx ?? '—'}</td>
                 <td>{r.values.dy ?? '—'}</td>
                 <td>{r.values.dz ?? '—'}</td>
@@ -132,6 +160,8 @@ export function PointDetail({ pointId }: { pointId: string }) {
         </table>
         {latest.data && latest.data.items.length === 0 && <p class="muted">No readings yet.</p>}
       </div>
+
+      {p && project.data && <PointReadings point={p} zone={zone} tick={tick} onChanged={() => setTick((n) => n + 1)} />}
 
       <div class="card">
         <h2 id="alarms">Open alarms</h2>

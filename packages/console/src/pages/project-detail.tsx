@@ -2,7 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Json, type Page } from '../api';
 import { href } from '../router';
 import { DEVICE_TYPES, MEMBER_ROLES, PROJECT_MOVES, SENSOR_TYPES, TASK_MOVES, label } from '../transitions';
-import { Badge, ErrorNotice, Field, PageTitle, useAction, useLoad, when } from '../ui';
+import { Badge, ErrorNotice, Field, PageTitle, useAction, useLoad } from '../ui';
+import { inZone } from '../time';
 import { PROJECT_TONE } from './projects';
 import { countsText, LevelBadge, pointState } from '../alarm-state';
 import { SitePlan } from './site-plan';
@@ -24,6 +25,8 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
   }, []);
   const move = useAction();
   const p = project.data;
+  // Every time on this page is the site's clock: the project's time_zone, named beside each time.
+  const zone: string = p?.time_zone ?? 'UTC';
   return (
     <section>
       <p class="crumbs">
@@ -58,11 +61,11 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
           </div>
         </div>
       )}
-      <SitePlan points={points} />
-      <Points projectId={projectId} points={points} devices={devices.data?.items ?? []} />
+      <SitePlan points={points} zone={zone} />
+      <Points projectId={projectId} points={points} devices={devices.data?.items ?? []} zone={zone} />
       <Devices devices={devices} />
-      <Tasks projectId={projectId} />
-      <Members projectId={projectId} />
+      <Tasks projectId={projectId} zone={zone} />
+      <Members projectId={projectId} zone={zone} />
       <NotificationRules projectId={projectId} />
     </section>
   );
@@ -71,7 +74,7 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
 /** How often the project's points (and so the site plan) are read again while the page is open. */
 const REFRESH_MS = 30_000;
 
-function Points({ projectId, points, devices }: { projectId: string; points: ReturnType<typeof useLoad<Page<Json>>>; devices: Json[] }) {
+function Points({ projectId, points, devices, zone }: { projectId: string; points: ReturnType<typeof useLoad<Page<Json>>>; devices: Json[]; zone: string }) {
   const empty = { number: '', name: '', sensor_type: 'total_station', x: '0', y: '0', z: '0', warning: '10', alarm: '20', device_id: '' };
   const [f, setF] = useState(empty);
   const create = useAction();
@@ -173,7 +176,7 @@ function Points({ projectId, points, devices }: { projectId: string; points: Ret
               <td>
                 <span class={`state ${pointState(pt).cls}`}>{pointState(pt).text}</span>
               </td>
-              <td class="small">{when(pt.last_measured_at)}</td>
+              <td class="small">{inZone(pt.last_measured_at, zone)}</td>
             </tr>
           ))}
         </tbody>
@@ -253,7 +256,7 @@ function Devices({ devices }: { devices: ReturnType<typeof useLoad<Page<Json>>> 
   );
 }
 
-function Tasks({ projectId }: { projectId: string }) {
+function Tasks({ projectId, zone }: { projectId: string; zone: string }) {
   const tasks = useLoad(() => api.listTasks(projectId), [projectId]);
   const [name, setName] = useState('');
   const [due, setDue] = useState('');
@@ -307,7 +310,7 @@ function Tasks({ projectId }: { projectId: string }) {
                 <Badge tone={t.status === 'completed' ? 'good' : t.status === 'cancelled' ? 'idle' : 'info'}>{label(t.status)}</Badge>
                 {t.overdue && <Badge tone="bad">overdue</Badge>}
               </td>
-              <td class="small">{when(t.due_at)}</td>
+              <td class="small">{inZone(t.due_at, zone)}</td>
               <td>{t.assignee?.name ?? '—'}</td>
               <td class="actions">
                 {(TASK_MOVES[t.status] ?? []).map((s) => (
@@ -330,7 +333,7 @@ function Tasks({ projectId }: { projectId: string }) {
   );
 }
 
-function Members({ projectId }: { projectId: string }) {
+function Members({ projectId, zone }: { projectId: string; zone: string }) {
   const members = useLoad(() => api.listMembers(projectId), [projectId]);
   const users = useLoad(() => api.listUsers().catch(() => ({ items: [], next_cursor: null, has_more: false })), []);
   const names = new Map((users.data?.items ?? []).map((u) => [u.id, u.name as string]));
@@ -391,7 +394,7 @@ function Members({ projectId }: { projectId: string }) {
             <tr key={m.user_id}>
               <th scope="row">{m.name ?? names.get(m.user_id) ?? m.user_id}</th>
               <td>{m.role}</td>
-              <td class="small">{when(m.created_at)}</td>
+              <td class="small">{inZone(m.created_at, zone)}</td>
               <td>
                 <button
                   type="button"

@@ -1,7 +1,8 @@
 import type { Json, Page } from '../api';
 import { pointState } from '../alarm-state';
 import { href } from '../router';
-import { ErrorNotice, useLoad, when } from '../ui';
+import { ErrorNotice, useLoad } from '../ui';
+import { inZone } from '../time';
 
 const WIDTH = 1000;
 // Room around the outermost points for their labels, also at phone width where they are drawn larger.
@@ -13,8 +14,9 @@ const MARGIN = 90;
  * its chart. The drawing keeps the site's proportions; a site that is a line (all points on one
  * x or one y) is drawn as one. The project page reads the points and passes them in.
  */
-export function SitePlan({ points }: { points: ReturnType<typeof useLoad<Page<Json>>> }) {
-  const items = points.data?.items ?? [];
+export function SitePlan({ points, zone }: { points: ReturnType<typeof useLoad<Page<Json>>>; zone: string }) {
+  // Instrument points may have no reference coordinates (docs/instruments.md): they have no place on the plan.
+  const items = (points.data?.items ?? []).filter((p) => p.reference);
   const { height, place } = layout(items);
   const counts = new Map<string, number>();
   for (const p of items) counts.set(pointState(p).cls, (counts.get(pointState(p).cls) ?? 0) + 1);
@@ -36,7 +38,7 @@ export function SitePlan({ points }: { points: ReturnType<typeof useLoad<Page<Js
               <a key={p.id} href={href('points', p.id)} class={`plan-point ${state.cls}`} aria-label={`${p.number} ${p.name}: ${state.text}`}>
                 <title>
                   {p.number} · {p.name}: {state.text}
-                  {p.last_measured_at ? `, last reading ${when(p.last_measured_at)}` : ''}
+                  {p.last_measured_at ? `, last reading ${inZone(p.last_measured_at, zone)}` : ''}
                 </title>
                 <circle cx={x} cy={y} r={14} />
                 <text x={x} y={y - 22} text-anchor="middle">
