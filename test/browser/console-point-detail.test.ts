@@ -127,4 +127,45 @@ describe('console: point detail', () => {
     await page.getByText('No open alarms.').waitFor();
     expect((await t.api('GET', `/alarms/${alarm.alarm_id}`, { headers: admin })).body.data.status).toBe('cleared');
   });
+
+  it("keeps a single spike visible: the envelope of the buckets' lowest and highest readings, and the furthest reading named", async () => {
+    const spiky = (
+      await t.api('POST', `/projects/${projectId}/points`, {
+        headers: admin,
+        body: {
+          number: 'CR-02',
+          name: 'Crest 2',
+          sensor_type: 'total_station',
+          reference: { x: 3512345.1, y: 512345.6, z: 45.3 },
+          thresholds: { warning: 50, alarm: 100 },
+        },
+      })
+    ).body.data.id;
+    // ten readings a minute apart, 1 mm but one of 40 mm: one bucket of the 30-day chart holds them
+    const start = now - 2 * 3_600_000;
+    const records = Array.from({ length: 10 }, (_, i) => ({
+      point_id: spiky,
+      measured_at: new Date(start + i * 60_000).toISOString(),
+      values: { dx: 0.5, dy: -0.5, dz: i === 5 ? 40 : 1 },
+    }));
+    const written = await t.api('POST', `/projects/${projectId}/data`, { headers: admin, body: { records } });
+    expect(written.status).toBe(200);
+    // opened fresh (the range chosen on the other point's page above stays while the page lives)
+    await page.goto(`${consoleUrl(t)}#/points/${spiky}`);
+    const seriesAnswer = page.waitForResponse((r) => r.url().includes(`/v3/points/${spiky}/series`));
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Point CR-02 · Crest 2' }).waitFor();
+    // what the chart was given: the spike's bucket averages it away, its maximum keeps it
+    const buckets = ((await (await seriesAnswer).json()).data.buckets as { count: number; dz?: { avg: number; max: number } }[]).filter(
+      (b) => b.dz?.max === 40,
+    );
+    expect(buckets).toHaveLength(1);
+    expect(buckets[0]!.dz!.avg).toBeLessThan(40);
+    await page
+      .getByRole('img', { name: /the reading furthest from zero is dz 40 mm/ })
+      .locator('canvas')
+      .waitFor();
+    await screenshot(page, 'point-envelope');
+    expect(await page.locator('#series-extreme').textContent()).toMatch(/^Furthest from zero in this range: dz 40 mm, in the bucket from /);
+  });
 });

@@ -2,18 +2,54 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import type { Json } from './api';
 
+type Axis = 'dx' | 'dy' | 'dz';
+const AXES: Axis[] = ['dx', 'dy', 'dz'];
+
 /** uPlot's columns: bucket starts (s) and the average dx, dy, dz of each bucket that has readings. */
 function toData(series: Json): uPlot.AlignedData {
   const buckets: Json[] = series.buckets.filter((b: Json) => b.count > 0);
-  const col = (k: 'dx' | 'dy' | 'dz') => buckets.map((b) => (b[k] ? b[k].avg : null));
+  const col = (k: Axis) => buckets.map((b) => (b[k] ? b[k].avg : null));
   return [buckets.map((b) => Date.parse(b.start) / 1000), col('dx'), col('dy'), col('dz')];
 }
 
+/**
+ * The reading furthest from zero in the range, from the buckets' minima and maxima: what a bucket
+ * average hides (one spike among many normal readings) and the envelope shows.
+ */
+export function extremeOf(series: Json): { axis: Axis; value: number; start: string } | null {
+  let best: { axis: Axis; value: number; start: string } | null = null;
+  for (const b of series.buckets as Json[]) {
+    if (!b.count) continue;
+    for (const axis of AXES) {
+      for (const value of b[axis] ? [b[axis].min as number, b[axis].max as number] : []) {
+        if (best === null || Math.abs(value) > Math.abs(best.value)) best = { axis, value, start: b.start };
+      }
+    }
+  }
+  return best;
+}
+
+/** The lowest and highest reading of any component in the series (0 when empty). */
+function envelopeRange(series: Json): { min: number; max: number } {
+  let min = 0;
+  let max = 0;
+  for (const b of series.buckets as Json[])
+    for (const k of AXES)
+      if (b.count > 0 && b[k]) {
+        min = Math.min(min, b[k].min);
+        max = Math.max(max, b[k].max);
+      }
+  return { min, max };
+}
+
 const COLORS = { dx: '#0969da', dy: '#8250df', dz: '#bf3989' };
+const ENVELOPES = { dx: 'rgba(9, 105, 218, 0.14)', dy: 'rgba(130, 80, 223, 0.14)', dz: 'rgba(191, 57, 137, 0.14)' };
 
 /**
- * The time history of dx, dy, dz (bucket averages, mm) with the point's warning and alarm bands
- * drawn behind the lines (±warning amber, beyond ±alarm red). Dragging across the chart selects a
+ * The time history of dx, dy, dz (bucket averages, mm), each line in the shaded envelope of its
+ * buckets' lowest and highest readings (so a single spike stays visible however wide the
+ * buckets), with the point's warning and alarm bands drawn behind (±warning amber, beyond ±alarm
+ * red). Dragging across the chart selects a
  * time range: `onZoom` receives it and the page asks the series endpoint for that range, so the
  * buckets get finer as the range narrows (years down to minutes).
  */
@@ -56,6 +92,25 @@ export function SeriesChart({
       band(-warning, -alarm, 'rgba(212, 167, 44, 0.18)');
       band(alarm, far, 'rgba(207, 34, 46, 0.14)');
       band(-alarm, -far, 'rgba(207, 34, 46, 0.14)');
+      // Each component's envelope: its buckets' maxima left to right, then minima back.
+      const buckets: Json[] = seriesRef.current.buckets.filter((b: Json) => b.count > 0);
+      for (const k of AXES) {
+        const with_ = buckets.filter((b) => b[k]);
+        if (!with_.length) continue;
+        const x = (b: Json) => u.valToPos(Date.parse(b.start) / 1000, 'x', true);
+        ctx.beginPath();
+        with_.forEach((b, i) => (i ? ctx.lineTo(x(b), y(b[k].max)) : ctx.moveTo(x(b), y(b[k].max))));
+        for (const b of [...with_].reverse()) ctx.lineTo(x(b), y(b[k].min));
+        ctx.closePath();
+        ctx.fillStyle = ENVELOPES[k];
+        ctx.fill();
+        // its edge drawn stronger, so an envelope one bucket wide (a lone spike) is still seen
+        ctx.strokeStyle = COLORS[k];
+        ctx.globalAlpha = 0.5;
+        ctx.lineWidth = 3;
+        ctx.stroke();
+        ctx.globalAlpha = 1;
+      }
       ctx.restore();
     };
     const width = Math.max(320, el.clientWidth);
@@ -63,10 +118,18 @@ export function SeriesChart({
       {
         width,
         height: 320,
-        title: 'Displacement (mm), bucket averages',
+        title: 'Displacement (mm), bucket averages within their min–max envelope',
         scales: {
           x: { time: true, range: () => [Date.parse(seriesRef.current.from) / 1000, Date.parse(seriesRef.current.to) / 1000] },
-          y: { range: (_u, min, max) => [Math.min((min ?? 0) * 1.1, -thresholds.alarm * 1.2), Math.max((max ?? 0) * 1.1, thresholds.alarm * 1.2)] },
+          // wide enough for the envelope too, so a spike hidden by its bucket's average stays in view
+          y: {
+            range: (_u, min, max) => {
+              const e = envelopeRange(seriesRef.current);
+              const lo = Math.min(min ?? 0, e.min);
+              const hi = Math.max(max ?? 0, e.max);
+              return [Math.min(lo * 1.1, -thresholds.alarm * 1.2), Math.max(hi * 1.1, thresholds.alarm * 1.2)];
+            },
+          },
         },
         axes: [{}, { label: 'mm' }],
         series: [
@@ -102,12 +165,14 @@ export function SeriesChart({
     };
   }, [thresholds.warning, thresholds.alarm]);
   useEffect(() => plotRef.current?.setData(toData(series)), [series]);
+  const extreme = extremeOf(series);
+  const furthest = extreme ? `; the reading furthest from zero is ${extreme.axis} ${extreme.value} mm, in the bucket from ${extreme.start}` : '';
   return (
     <div
       ref={box}
       class="chart"
       role="img"
-      aria-label={`Chart of dx, dy and dz from ${series.from} to ${series.to}; warning band at ±${thresholds.warning} mm, alarm beyond ±${thresholds.alarm} mm`}
+      aria-label={`Chart of dx, dy and dz from ${series.from} to ${series.to}, bucket averages in a shaded band from each bucket's lowest to highest reading; warning band at ±${thresholds.warning} mm, alarm beyond ±${thresholds.alarm} mm${furthest}`}
     />
   );
 }

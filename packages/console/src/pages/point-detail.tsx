@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Json } from '../api';
-import { SeriesChart } from '../chart';
+import { extremeOf, SeriesChart } from '../chart';
 import { PointEditForm } from './point-edit';
 import { PointReadings } from './point-readings';
 import { inZone } from '../time';
@@ -127,6 +127,7 @@ export function PointDetail({ pointId }: { pointId: string }) {
               {readings(series.data.buckets.reduce((n: number, b: Json) => n + b.count, 0))} from {when(series.data.from)} to {when(series.data.to)}, in buckets
               of {series.data.interval_seconds} s.
             </p>
+            <Extreme series={series.data} when={when} />
           </>
         )}
       </div>
@@ -212,5 +213,17 @@ export function PointDetail({ pointId }: { pointId: string }) {
         {alarms.data && openAlarms.length === 0 && <p class="muted">No open alarms.</p>}
       </div>
     </section>
+  );
+}
+
+/** The reading furthest from zero in the chart's range, which a bucket average may hide. */
+function Extreme({ series, when }: { series: Json; when: (iso: string) => string }) {
+  const e = extremeOf(series);
+  if (!e) return null;
+  return (
+    <p class="small muted" id="series-extreme">
+      Furthest from zero in this range: {e.axis} {e.value} mm, in the bucket from {when(e.start)} (the shaded band around each line spans its buckets&apos;
+      lowest to highest reading).
+    </p>
   );
 }
