@@ -168,4 +168,28 @@ describe('console: point detail', () => {
     await screenshot(page, 'point-envelope');
     expect(await page.locator('#series-extreme').textContent()).toMatch(/^Furthest from zero in this range: dz 40 mm, in the bucket from /);
   });
+
+  it("shows several points of the project on one chart, each point's series asked for the same range", async () => {
+    await page.goto(`${consoleUrl(t)}#/projects/${projectId}`);
+    await page.getByRole('heading', { level: 2, name: 'Compare points' }).waitFor();
+    const points = page.getByRole('group', { name: 'Points to compare' });
+    const asked: Request[] = [];
+    page.on('request', (r) => r.url().includes('/series?') && asked.push(r));
+    await points.getByLabel('CR-01 Crest 1').check();
+    await points.getByLabel('CR-02 Crest 2').check();
+    const chart = page.getByRole('img', { name: 'Chart of dz of CR-01 Crest 1, CR-02 Crest 2: bucket averages, one line each' });
+    await chart.locator('canvas').waitFor();
+    expect(await chart.locator('.u-legend .u-label').allTextContents()).toEqual(['Time (UTC)', 'CR-01 Crest 1', 'CR-02 Crest 2']);
+    // the last round of requests: both points, one range
+    const last = asked.slice(-2);
+    const paths = last.map((r) => new URL(r.url()).pathname);
+    expect(new Set(paths).size).toBe(2);
+    expect(paths).toContain(`/v3/points/${pointId}/series`);
+    expect(new Set(last.map((r) => new URL(r.url()).searchParams.get('from'))).size).toBe(1);
+    await page.getByLabel('Component').selectOption('dx');
+    await page
+      .getByRole('img', { name: /^Chart of dx of CR-01 Crest 1, CR-02 Crest 2/ })
+      .locator('canvas')
+      .waitFor();
+  });
 });

@@ -176,3 +176,52 @@ export function SeriesChart({
     />
   );
 }
+
+/** A line colour per compared point (up to MAX_COMPARED), told apart in colour and in the legend. */
+const PALETTE = ['#0969da', '#bf3989', '#1a7f37', '#9a6700', '#8250df', '#cf222e', '#0550ae', '#6e7781'];
+export const MAX_COMPARED = PALETTE.length;
+
+/**
+ * Several points' bucket averages of one component on one chart (points of a section, side by
+ * side). Every series was asked for with the same range and bucket count, so the buckets of all
+ * points start at the same instants; a point without readings in a bucket leaves a gap.
+ */
+export function CompareChart({ component, lines }: { component: Axis; lines: { label: string; series: Json }[] }) {
+  const box = useRef<HTMLDivElement>(null);
+  const starts = [...new Set(lines.flatMap((l) => (l.series.buckets as Json[]).filter((b) => b.count > 0).map((b) => Date.parse(b.start) / 1000)))].sort(
+    (a, b) => a - b,
+  );
+  const key = lines.map((l) => l.label).join('|') + component;
+  useEffect(() => {
+    const el = box.current!;
+    const columns = lines.map((l) => {
+      const at = new Map(
+        (l.series.buckets as Json[]).filter((b) => b.count > 0 && b[component]).map((b) => [Date.parse(b.start) / 1000, b[component].avg as number]),
+      );
+      return starts.map((s) => at.get(s) ?? null);
+    });
+    const plot = new uPlot(
+      {
+        width: Math.max(320, el.clientWidth),
+        height: 320,
+        title: `${component} (mm) of ${lines.length} points, bucket averages`,
+        axes: [{}, { label: 'mm' }],
+        series: [
+          { label: 'Time (UTC)', value: (_u, v) => (v == null ? '—' : new Date(v * 1000).toISOString().slice(0, 16).replace('T', ' ')) },
+          ...lines.map((l, i) => ({ label: l.label, stroke: PALETTE[i % PALETTE.length], width: 2, spanGaps: true })),
+        ],
+      },
+      [starts, ...columns],
+      el,
+    );
+    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(320, el.clientWidth), height: 320 }));
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+    };
+  }, [key, lines]);
+  return (
+    <div ref={box} class="chart" role="img" aria-label={`Chart of ${component} of ${lines.map((l) => l.label).join(', ')}: bucket averages, one line each`} />
+  );
+}

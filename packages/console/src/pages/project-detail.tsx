@@ -7,6 +7,7 @@ import { inZone } from '../time';
 import { PROJECT_TONE } from './projects';
 import { countsText, LevelBadge, pointState } from '../alarm-state';
 import { SitePlan } from './site-plan';
+import { ComparePoints } from './compare-points';
 import { NotificationRules } from './notification-rules';
 
 const value = (e: Event) => (e.target as HTMLInputElement).value;
@@ -63,6 +64,7 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
       )}
       <SitePlan points={points} zone={zone} />
       <Points projectId={projectId} points={points} devices={devices.data?.items ?? []} zone={zone} />
+      <ComparePoints points={points} />
       <Devices devices={devices} />
       <Tasks projectId={projectId} zone={zone} />
       <Members projectId={projectId} zone={zone} />
