@@ -124,16 +124,21 @@ describe('alarm inbox and the state of projects and points', () => {
   });
 
   it('carries each project’s open alarms by level in the list and in the project, and follows acknowledgements and clears', async () => {
-    const dam = { count: 2, unacknowledged: 2, by_level: { warning: 1, alarm: 1 }, highest_level: 'alarm' };
+    const dam = { count: 2, unacknowledged: 2, by_level: { warning: 1, alarm: 1, action: 0 }, highest_level: 'alarm' };
     expect((await project(ids.dam!)).open_alarms).toEqual(dam);
     expect((await listedProject(ids.dam!)).open_alarms).toEqual(dam);
     expect((await listedProject(ids.tunnel!)).open_alarms).toEqual({
       count: 1,
       unacknowledged: 1,
-      by_level: { warning: 1, alarm: 0 },
+      by_level: { warning: 1, alarm: 0, action: 0 },
       highest_level: 'warning',
     });
-    expect((await project(ids.quiet!)).open_alarms).toEqual({ count: 0, unacknowledged: 0, by_level: { warning: 0, alarm: 0 }, highest_level: null });
+    expect((await project(ids.quiet!)).open_alarms).toEqual({
+      count: 0,
+      unacknowledged: 0,
+      by_level: { warning: 0, alarm: 0, action: 0 },
+      highest_level: null,
+    });
 
     const [crestAlarm] = (await inbox(`?point_id=${ids.crest}`)).items;
     await must(t.api('POST', `/alarms/${crestAlarm.alarm_id}/acknowledge`, { headers: h(), body: { comment: 'crew on site' } }));
@@ -143,7 +148,12 @@ describe('alarm inbox and the state of projects and points', () => {
 
     const [toeAlarm] = (await inbox(`?point_id=${ids.toe}`)).items;
     await must(t.api('POST', `/alarms/${toeAlarm.alarm_id}/clear`, { headers: h(), body: {} }));
-    expect((await listedProject(ids.dam!)).open_alarms).toEqual({ count: 1, unacknowledged: 0, by_level: { warning: 0, alarm: 1 }, highest_level: 'alarm' });
+    expect((await listedProject(ids.dam!)).open_alarms).toEqual({
+      count: 1,
+      unacknowledged: 0,
+      by_level: { warning: 0, alarm: 1, action: 0 },
+      highest_level: 'alarm',
+    });
     expect(pointsOf(await inbox('?status=cleared'))).toEqual([ids.toe]);
   });
 
