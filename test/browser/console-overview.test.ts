@@ -99,6 +99,10 @@ describe('console: overview and site plan', () => {
     expect(await tile('Quiet quarry').getAttribute('class')).toBe('tile level-none');
 
     await inboxItems().nth(2).waitFor();
+    // the alarms are listed first and named once their projects' points are read (until then an
+    // item names its point by id): wait for the names
+    for (const name of ['warning at RG-01 · Ring 1', 'warning at CR-02 · Crest 2', 'alarm at CR-01 · Crest 1'])
+      await page.getByRole('listitem', { name, exact: true }).waitFor();
     expect(await inboxItems().evaluateAll((items) => items.map((i) => i.getAttribute('aria-label')))).toEqual([
       'warning at RG-01 · Ring 1',
       'warning at CR-02 · Crest 2',
