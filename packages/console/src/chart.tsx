@@ -188,12 +188,11 @@ export const MAX_COMPARED = PALETTE.length;
  */
 export function CompareChart({ component, lines }: { component: Axis; lines: { label: string; series: Json }[] }) {
   const box = useRef<HTMLDivElement>(null);
-  const starts = [...new Set(lines.flatMap((l) => (l.series.buckets as Json[]).filter((b) => b.count > 0).map((b) => Date.parse(b.start) / 1000)))].sort(
-    (a, b) => a - b,
-  );
-  const key = lines.map((l) => l.label).join('|') + component;
   useEffect(() => {
     const el = box.current!;
+    const starts = [...new Set(lines.flatMap((l) => (l.series.buckets as Json[]).filter((b) => b.count > 0).map((b) => Date.parse(b.start) / 1000)))].sort(
+      (a, b) => a - b,
+    );
     const columns = lines.map((l) => {
       const at = new Map(
         (l.series.buckets as Json[]).filter((b) => b.count > 0 && b[component]).map((b) => [Date.parse(b.start) / 1000, b[component].avg as number]),
@@ -220,7 +219,7 @@ export function CompareChart({ component, lines }: { component: Axis; lines: { l
       resize.disconnect();
       plot.destroy();
     };
-  }, [key, lines]);
+  }, [component, lines]);
   return (
     <div ref={box} class="chart" role="img" aria-label={`Chart of ${component} of ${lines.map((l) => l.label).join(', ')}: bucket averages, one line each`} />
   );

@@ -79,6 +79,15 @@ export class PartWriter {
   }
 }
 
+/** A stored document's file row (size, hash, the attempt whose parts hold it); none before generation. */
+async function fileRow(db: Database, reportId: string, format: Format): Promise<FileRow | undefined> {
+  const { rows } = await db.query<FileRow>(
+    'SELECT report_id, format, attempt, size_bytes, sha256, part_size FROM report_files WHERE report_id = $1 AND format = $2',
+    [reportId, format],
+  );
+  return rows[0];
+}
+
 /**
  * GET /reports/{id}/file: a piece [offset, offset + length) of one of the report's documents. Every
  * piece checks the caller's access to the report's project again, so a member removed while a
@@ -95,11 +104,7 @@ export async function readReportFile(deps: ReportsDeps, req: reports.ReadFileReq
       suggestion: `Ask for format=${formats[0]}.`,
     });
   }
-  const { rows } = await db.query<FileRow>(
-    'SELECT report_id, format, attempt, size_bytes, sha256, part_size FROM report_files WHERE report_id = $1 AND format = $2',
-    [report.id, req.format],
-  );
-  const file = rows[0];
+  const file = await fileRow(db, report.id, req.format as Format);
   if (!file) {
     throw new DomainError('409011', {
       field: 'status',
@@ -138,11 +143,7 @@ export async function readReportFile(deps: ReportsDeps, req: reports.ReadFileReq
  * it is larger than `maxBytes` (its size is read first, its parts only when it fits).
  */
 export async function readStoredDocument(db: Database, reportId: string, format: Format, maxBytes: number): Promise<Buffer | null> {
-  const { rows } = await db.query<FileRow>(
-    'SELECT report_id, format, attempt, size_bytes, sha256, part_size FROM report_files WHERE report_id = $1 AND format = $2',
-    [reportId, format],
-  );
-  const file = rows[0];
+  const file = await fileRow(db, reportId, format);
   if (!file || Number(file.size_bytes) > maxBytes) return null;
   const parts = await db.query<{ bytes: Uint8Array }>(
     'SELECT bytes FROM report_file_parts WHERE report_id = $1 AND attempt = $2 AND format = $3 ORDER BY part',

@@ -4,7 +4,8 @@ import { notificationOptions, type WebhooksConfig } from './config.js';
 import { migrations, SCHEMA } from './migrations.js';
 import type { PublicUrls } from './notifications/settings.js';
 import type { SourceAddresses } from './notifications/sources.js';
-import { readExtraCa, type WebhooksServiceOptions } from './service.js';
+import { readExtraCa } from '@mp/mail';
+import type { WebhooksServiceOptions } from './service.js';
 
 // The one place the webhooks service's settings become its start options. Both composition roots
 // call these: the standalone process (process.ts) and the one-process platform (apps/platform),

@@ -1,4 +1,4 @@
-export { startWebhooksService, readExtraCa, type WebhooksServiceOptions, type RunningWebhooksService } from './service.js';
+export { startWebhooksService, type WebhooksServiceOptions, type RunningWebhooksService } from './service.js';
 export { migrations as webhooksMigrations, SCHEMA as WEBHOOKS_SCHEMA } from './migrations.js';
 export { notificationOptions, parseWebhooksConfig, type WebhooksConfig } from './config.js';
 export { AckLinkSigner } from './notifications/ack-link.js';

@@ -51,9 +51,6 @@ export interface WebhooksServiceOptions {
   notifications: NotificationOptions;
 }
 
-/** NODE_EXTRA_CA_CERTS, read once at start (kept here for the callers that import it from the service). */
-export { readExtraCa } from '@mp/mail';
-
 /** Starts the webhooks gRPC service, its durable event consumer and its delivery worker. */
 const INGEST_PULLERS = 2;
 

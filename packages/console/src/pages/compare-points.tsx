@@ -25,7 +25,7 @@ export function ComparePoints({ points }: { points: { data: Page<Json> | undefin
         return { label: pt ? `${pt.number} ${pt.name}` : id, series: await api.getSeries(id, range) };
       }),
     );
-  }, [chosen.join(','), component]);
+  }, [chosen.join(',')]);
   if (all.length < 2) return null;
   const toggle = (id: string) => setChosen(chosen.includes(id) ? chosen.filter((c) => c !== id) : [...chosen, id]);
   return (
