@@ -67,7 +67,7 @@ export async function startReportsService(opts: ReportsServiceOptions) {
     : null;
   const mailer = opts.mailer ?? (smtp ? new SmtpReportMailer(opts.db, smtp, opts.mail?.attachMaxBytes) : null);
   const scheduler = new ReportScheduler(deps, opts.logger, { pollMs: opts.schedulePollMs ?? 60_000, mailer });
-  opts.logger.info({ mail_configured: mailer !== null }, 'scheduled reports are mailed when generated');
+  opts.logger.info({ mail_configured: mailer !== null }, 'scheduled report mail settings');
   const unwatch = metrics.watchQueue(opts.db);
   const server = await startGrpcServer({ host: opts.host, port: opts.port, services: [reportsBinding(deps)], auth: opts.auth, logger: opts.logger });
   relay.start();
