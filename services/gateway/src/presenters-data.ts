@@ -61,7 +61,25 @@ export const presentData = {
       has_more: b.errorsPage?.hasMore ?? false,
     },
   }),
-  series: (s: monitoringData.Series) => ({
+  /** A series: of one channel (`channel`, `unit`, min/avg/max per bucket) or of dx, dy, dz. */
+  series: (s: monitoringData.Series) =>
+    s.channel !== undefined
+      ? {
+          point_id: s.pointId,
+          project_id: s.projectId,
+          channel: s.channel,
+          unit: s.unit ?? '',
+          from: s.from,
+          to: s.to,
+          interval_seconds: s.intervalSeconds,
+          buckets: s.buckets.map((b) => ({ start: b.start, count: b.count, min: b.value?.min ?? 0, avg: b.value?.avg ?? 0, max: b.value?.max ?? 0 })),
+        }
+      : seriesOfAxes(s),
+};
+
+/** The series of a geodetic point asked without `channel`: dx, dy, dz per bucket, as the specification describes. */
+function seriesOfAxes(s: monitoringData.Series) {
+  return {
     point_id: s.pointId,
     project_id: s.projectId,
     from: s.from,
@@ -74,5 +92,5 @@ export const presentData = {
       ...(b.dy ? { dy: { ...b.dy } } : {}),
       ...(b.dz ? { dz: { ...b.dz } } : {}),
     })),
-  }),
-};
+  };
+}

@@ -1,7 +1,7 @@
 import { idempotencyMigration, type Migration } from '@mp/db';
 import { outboxMigrations } from '@mp/events';
 import { alarmInboxMigration, alarmsMigration } from './alarms/migration.js';
-import { rebuildStatements } from './rollups.js';
+import { rebuildChannelStatements, rebuildStatements } from './rollups.js';
 
 export const SCHEMA = 'monitoring_data';
 
@@ -167,4 +167,27 @@ export const migrations: Migration[] = [
     `,
   },
   alarmInboxMigration,
+  {
+    // Rollups per instrument channel (rollups.ts, docs/adr/0118): per point, channel, UTC hour and
+    // day, the count, min, max and exact sum (1e-6 of the channel's unit, numeric) of the valid and
+    // suspect records' channel values. Maintained like data_rollups: writes append deltas, folding
+    // moves them, corrections recount. Filled from the records already stored.
+    id: '021_channel_rollups',
+    sql: `
+      CREATE TABLE data_channel_rollups (
+        point_id text NOT NULL,
+        channel text NOT NULL,
+        bucket_seconds integer NOT NULL,
+        bucket_start timestamptz NOT NULL,
+        n integer NOT NULL,
+        min double precision,
+        max double precision,
+        sum numeric NOT NULL,
+        PRIMARY KEY (point_id, channel, bucket_seconds, bucket_start)
+      );
+      CREATE TABLE data_channel_rollup_deltas (LIKE data_channel_rollups);
+      CREATE INDEX data_channel_rollup_deltas_hour ON data_channel_rollup_deltas (point_id, channel, bucket_start);
+      ${rebuildChannelStatements().join(';\n')};
+    `,
+  },
 ];

@@ -41,8 +41,8 @@ export class RollupFolder {
   private async round(): Promise<void> {
     let full = false;
     try {
-      const { folded } = await foldRollups(this.db, this.limit);
-      full = folded === this.limit;
+      const { folded, foldedChannels } = await foldRollups(this.db, this.limit);
+      full = folded === this.limit || foldedChannels === this.limit;
     } catch (err) {
       // One point's bad deltas must not stop every point's folding: fold point by point, setting
       // aside what still fails.

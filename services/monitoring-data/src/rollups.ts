@@ -64,6 +64,9 @@ const MAX = Number.NEGATIVE_INFINITY;
 export async function addToRollups(tx: Queryable, records: readonly CheckedRecord[]): Promise<void> {
   if (records.length === 0) return;
   const buckets = new Map<string, { point: string; seconds: number; start: number; v: number[] }>();
+  // only a write holding instrument channels appends channel deltas: a total-station write runs
+  // exactly the statements it ran before (docs/adr/0118)
+  let channelBuckets: Map<string, ChannelBucket> | undefined;
   for (const r of records) {
     const values = [r.dx, r.dy, r.dz];
     {
@@ -87,8 +90,10 @@ export async function addToRollups(tx: Queryable, records: readonly CheckedRecor
       }
       if (r.status === 'warning') v[13]!++;
       else if (r.status === 'alarm') v[14]!++;
+      if (r.channels !== null) addChannels((channelBuckets ??= new Map()), r.point.id, start, r.channels);
     }
   }
+  if (channelBuckets) await addChannelDeltas(tx, [...channelBuckets.values()]);
   const rows = [...buckets.values()];
   // an axis without values has no min or max: NULL
   const column = (i: number) =>
@@ -122,10 +127,10 @@ export async function addToRollups(tx: Queryable, records: readonly CheckedRecor
  * their hour and of the day holding it, in one statement; nothing when another replica is folding
  * (it will have them). Deltas of writes not yet committed are not seen and wait for the next round.
  */
-export async function foldRollups(db: Database, limit = 50_000, pointId?: string): Promise<{ folded: number }> {
+export async function foldRollups(db: Database, limit = 50_000, pointId?: string): Promise<{ folded: number; foldedChannels: number }> {
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}) AS ok`);
-    if (!rows[0]?.ok) return { folded: 0 };
+    if (!rows[0]?.ok) return { folded: 0, foldedChannels: 0 };
     const { rows: moved } = await tx.query<{ n: number }>(
       `WITH moved AS (DELETE FROM data_rollup_deltas WHERE ctid = ANY (ARRAY(SELECT ctid FROM data_rollup_deltas
                         ${pointId === undefined ? '' : 'WHERE point_id = $2'} LIMIT $1)) RETURNING *),
@@ -137,7 +142,8 @@ export async function foldRollups(db: Database, limit = 50_000, pointId?: string
        SELECT count(*)::int AS n FROM moved`,
       pointId === undefined ? [limit] : [limit, pointId],
     );
-    return { folded: moved[0]?.n ?? 0 };
+    const { rows: movedChannels } = await tx.query<{ n: number }>(foldChannelsSql(pointId !== undefined), pointId === undefined ? [limit] : [limit, pointId]);
+    return { folded: moved[0]?.n ?? 0, foldedChannels: movedChannels[0]?.n ?? 0 };
   });
 }
 
@@ -208,6 +214,10 @@ export async function recomputeRollups(tx: Queryable, pointId: string, ms: numbe
     const drop = i === 0 ? `WITH dropped AS (DELETE FROM data_rollup_deltas WHERE ${where}) ` : '';
     await tx.query(`${drop}UPDATE data_rollups SET (${COLUMNS}) = (${sourceOf(i)}) WHERE ${where}`, key);
     await tx.query(`DELETE FROM data_rollups WHERE ${where} AND count = 0`, key);
+    // the point's channel rows of the bucket, recounted the same way (the bucket's data_rollups
+    // row locked above keeps recounts of the bucket in turn)
+    await tx.query(recountChannelsSql(i), key);
+    await tx.query(`DELETE FROM data_channel_rollups WHERE ${where} AND n = 0`, key);
   }
 }
 
@@ -219,11 +229,13 @@ export async function recomputeRollups(tx: Queryable, pointId: string, ms: numbe
 export async function rebuildRollups(db: Database): Promise<{ rows: number }> {
   return db.transaction(async (tx) => {
     await tx.query(`SELECT pg_advisory_xact_lock(${FOLD_LOCK})`);
-    await tx.query('LOCK TABLE data_rollups, data_rollup_deltas IN EXCLUSIVE MODE');
+    await tx.query('LOCK TABLE data_rollups, data_rollup_deltas, data_channel_rollups, data_channel_rollup_deltas IN EXCLUSIVE MODE');
     await tx.query('DELETE FROM data_rollup_deltas');
     await tx.query('DELETE FROM data_rollups');
+    await tx.query('DELETE FROM data_channel_rollup_deltas');
+    await tx.query('DELETE FROM data_channel_rollups');
     let rows = 0;
-    for (const sql of rebuildStatements()) rows += (await tx.query(sql)).rowCount;
+    for (const sql of [...rebuildStatements(), ...rebuildChannelStatements()]) rows += (await tx.query(sql)).rowCount;
     return { rows };
   });
 }
@@ -238,5 +250,135 @@ export function rebuildStatements(): string[] {
       : `INSERT INTO data_rollups (${KEY}, ${COLUMNS})
            SELECT point_id, ${seconds}, ${bin(String(seconds), 'bucket_start')}, ${MERGED_AGGREGATES}
              FROM data_rollups WHERE bucket_seconds = ${ROLLUP_SECONDS[i - 1]} GROUP BY 1, 2, 3`,
+  );
+}
+
+// ---- Rollups per instrument channel (docs/adr/0118) ----------------------------------------------
+//
+// data_channel_rollups holds, per point, channel, UTC hour and day, the count (n), min, max and
+// sum of the channel's values, the sum in whole 1e-6 of the channel's unit as numeric (exact, and
+// without a bound: a derived channel may be large). Any numeric key of a record's `channels` is
+// rolled up: the type's channels and a point's derived ones alike. Maintained as data_rollups are:
+// writes append hour deltas, folding moves them into the hour and the day, corrections recount.
+
+const CHANNEL_KEY = 'point_id, channel, bucket_seconds, bucket_start';
+const CHANNEL_COLUMNS = 'n, min, max, sum';
+/** A record's channel value, NULL unless it is a number (the jsonb may hold anything a later release wrote). */
+const channelValue = (json: string) => `CASE WHEN jsonb_typeof(${json}) = 'number' THEN (${json})::float8 END`;
+const MERGED_CHANNEL = 'coalesce(sum(n), 0)::int, min(min), max(max), coalesce(sum(sum), 0)';
+const RAW_CHANNEL = (v: string) => `count(${v})::int, min(${v}), max(${v}), coalesce(sum(round(${v} * 1e6)::numeric), 0)`;
+
+interface ChannelBucket {
+  point: string;
+  channel: string;
+  start: number;
+  n: number;
+  min: number;
+  max: number;
+  sum: number;
+}
+
+function addChannels(into: Map<string, ChannelBucket>, point: string, start: number, channels: Record<string, number>): void {
+  for (const channel in channels) {
+    const x = channels[channel];
+    if (typeof x !== 'number' || !Number.isFinite(x)) continue;
+    const key = `${point} ${channel} ${start}`;
+    const b = into.get(key);
+    if (!b) into.set(key, { point, channel, start, n: 1, min: x, max: x, sum: Math.round(x * 1e6) });
+    else {
+      b.n++;
+      if (x < b.min) b.min = x;
+      if (x > b.max) b.max = x;
+      b.sum += Math.round(x * 1e6);
+    }
+  }
+}
+
+async function addChannelDeltas(tx: Queryable, rows: ChannelBucket[]): Promise<void> {
+  await tx.query(
+    `INSERT INTO data_channel_rollup_deltas (${CHANNEL_KEY}, ${CHANNEL_COLUMNS})
+       SELECT p, c, ${FINEST}, s, n::int, lo, hi, sm::numeric FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::float8[], $5::float8[], $6::float8[], $7::float8[]) AS u(p, c, s, n, lo, hi, sm)`,
+    [
+      arrayParam(
+        'text',
+        rows.map((b) => b.point),
+      ),
+      arrayParam(
+        'text',
+        rows.map((b) => b.channel),
+      ),
+      arrayParam(
+        'timestamptz',
+        rows.map((b) => b.start),
+      ),
+      arrayParam(
+        'float8',
+        rows.map((b) => b.n),
+      ),
+      arrayParam(
+        'float8',
+        rows.map((b) => b.min),
+      ),
+      arrayParam(
+        'float8',
+        rows.map((b) => b.max),
+      ),
+      arrayParam(
+        'float8',
+        rows.map((b) => b.sum),
+      ),
+    ],
+    { prepare: 'md_add_channel_rollups' },
+  );
+}
+
+/** Moves up to $1 channel delta rows (of point $2) into the hour and day rows holding them. */
+const foldChannelsSql = (onePoint: boolean) =>
+  `WITH moved AS (DELETE FROM data_channel_rollup_deltas WHERE ctid = ANY (ARRAY(SELECT ctid FROM data_channel_rollup_deltas
+                    ${onePoint ? 'WHERE point_id = $2' : ''} LIMIT $1)) RETURNING *),
+        folded AS (
+          INSERT INTO data_channel_rollups AS r (${CHANNEL_KEY}, ${CHANNEL_COLUMNS})
+          SELECT * FROM (${ROLLUP_SECONDS.map((seconds) => `SELECT point_id, channel, ${seconds}, ${bin(String(seconds), 'bucket_start')}, ${MERGED_CHANNEL} FROM moved GROUP BY 1, 2, 3, 4`).join(' UNION ALL ')}) l
+           ORDER BY 1, 2, 3, 4
+          ON CONFLICT (${CHANNEL_KEY}) DO UPDATE SET n = r.n + excluded.n, min = least(r.min, excluded.min), max = greatest(r.max, excluded.max), sum = r.sum + excluded.sum)
+   SELECT count(*)::int AS n FROM moved`;
+
+/**
+ * The recount of point $1's channel rows of bucket [$3, $3 + $2 s) at level i, in one statement
+ * (one snapshot, as recomputeRollups' own): the finest level drops the bucket's channel deltas and
+ * recounts the raw rows, a coarser level sums the level below; a channel no longer present gets
+ * n = 0 (deleted after).
+ */
+function recountChannelsSql(i: number): string {
+  const where = 'point_id = $1 AND bucket_seconds = $2 AND bucket_start = $3';
+  const recount =
+    i === 0
+      ? `SELECT c.key AS channel, ${RAW_CHANNEL('c.v')} FROM data_records d
+           CROSS JOIN LATERAL (SELECT key, ${channelValue('value')} AS v FROM jsonb_each(d.channels)) c
+          WHERE d.point_id = $1 AND d.measured_at >= $3 AND d.measured_at < $3 + make_interval(secs => $2) AND d.quality_flag <> 'invalid' AND d.channels IS NOT NULL
+          GROUP BY c.key`
+      : `SELECT channel, ${MERGED_CHANNEL} FROM data_channel_rollups
+          WHERE point_id = $1 AND bucket_seconds = ${ROLLUP_SECONDS[i - 1]} AND bucket_start >= $3 AND bucket_start < $3 + make_interval(secs => $2)
+          GROUP BY channel`;
+  return `WITH ${i === 0 ? `dropped AS (DELETE FROM data_channel_rollup_deltas WHERE ${where}),` : ''}
+        recount (channel, n, min, max, sum) AS (${recount}),
+        emptied AS (UPDATE data_channel_rollups SET n = 0, min = NULL, max = NULL, sum = 0
+                     WHERE ${where} AND channel NOT IN (SELECT channel FROM recount WHERE n > 0))
+   INSERT INTO data_channel_rollups AS r (${CHANNEL_KEY}, ${CHANNEL_COLUMNS})
+   SELECT $1, channel, $2, $3, n, min, max, sum FROM recount WHERE n > 0
+   ON CONFLICT (${CHANNEL_KEY}) DO UPDATE SET n = excluded.n, min = excluded.min, max = excluded.max, sum = excluded.sum`;
+}
+
+/** The statements that fill an empty `data_channel_rollups` from the raw rows, finest level first. */
+export function rebuildChannelStatements(): string[] {
+  return ROLLUP_SECONDS.map((seconds, i) =>
+    i === 0
+      ? `INSERT INTO data_channel_rollups (${CHANNEL_KEY}, ${CHANNEL_COLUMNS})
+           SELECT d.point_id, c.key, ${seconds}, ${bin(String(seconds), 'd.measured_at')}, ${RAW_CHANNEL('c.v')}
+             FROM data_records d CROSS JOIN LATERAL (SELECT key, ${channelValue('value')} AS v FROM jsonb_each(d.channels)) c
+            WHERE d.channels IS NOT NULL AND d.quality_flag <> 'invalid' AND c.v IS NOT NULL GROUP BY 1, 2, 3, 4`
+      : `INSERT INTO data_channel_rollups (${CHANNEL_KEY}, ${CHANNEL_COLUMNS})
+           SELECT point_id, channel, ${seconds}, ${bin(String(seconds), 'bucket_start')}, ${MERGED_CHANNEL}
+             FROM data_channel_rollups WHERE bucket_seconds = ${ROLLUP_SECONDS[i - 1]} GROUP BY 1, 2, 3, 4`,
   );
 }

@@ -80,3 +80,77 @@ export async function readBuckets(db: Queryable, pointId: string, grid: Grid, pi
   ]);
   return rows;
 }
+
+export interface ChannelBucketRow {
+  start: string;
+  count: number;
+  min: number;
+  avg: number;
+  max: number;
+}
+
+/**
+ * The same for one channel of an instrument point (docs/adr/0118): rollup pieces from
+ * data_channel_rollups and its hour deltas, raw pieces from the records' `channels` jsonb, merged
+ * per bucket. `count` is the number of values of the channel in the bucket.
+ */
+const CHANNEL_SQL = `SELECT p.start, sum(p.n)::int AS count, min(p.min) AS min, max(p.max) AS max,
+       round(sum(p.sum) / nullif(sum(p.n), 0) / 1e6, 6)::float8 AS avg
+  FROM (
+    SELECT date_bin(make_interval(secs => $2), r.bucket_start, $3::timestamptz) AS start, r.n, r.min, r.max, r.sum
+      FROM unnest($4::float8[], $5::timestamptz[], $6::timestamptz[]) AS q(seconds, lo, hi),
+           LATERAL (SELECT bucket_start, n, min, max, sum FROM data_channel_rollups
+                     WHERE point_id = $1 AND channel = $9 AND bucket_seconds = q.seconds::int AND bucket_start >= q.lo AND bucket_start < q.hi
+                    UNION ALL
+                    SELECT bucket_start, n, min, max, sum FROM data_channel_rollup_deltas
+                     WHERE point_id = $1 AND channel = $9 AND bucket_start >= q.lo AND bucket_start < q.hi OFFSET 0) r
+    UNION ALL
+    SELECT date_bin(make_interval(secs => $2), d.measured_at, $3::timestamptz), 1, d.v, d.v, round(d.v * 1e6)::numeric
+      FROM unnest($7::timestamptz[], $8::timestamptz[]) AS q(lo, hi),
+           LATERAL (SELECT measured_at, (channels ->> $9)::float8 AS v FROM data_records
+                     WHERE point_id = $1 AND measured_at >= q.lo AND measured_at < q.hi AND quality_flag <> 'invalid'
+                       AND jsonb_typeof(channels -> $9) = 'number' OFFSET 0) d
+  ) p
+ GROUP BY p.start HAVING sum(p.n) > 0 ORDER BY p.start`;
+
+export async function readChannelBuckets(db: Queryable, pointId: string, channel: string, grid: Grid, pieces: Piece[]): Promise<ChannelBucketRow[]> {
+  const rolled = pieces.filter((p) => p.seconds > 0);
+  const raw = pieces.filter((p) => p.seconds === 0);
+  const { rows } = await db.query<ChannelBucketRow>(CHANNEL_SQL, [
+    pointId,
+    grid.interval,
+    new Date(grid.origin).toISOString(),
+    arrayParam(
+      'float8',
+      rolled.map((p) => p.seconds),
+    ),
+    arrayParam(
+      'timestamptz',
+      rolled.map((p) => p.lo),
+    ),
+    arrayParam(
+      'timestamptz',
+      rolled.map((p) => p.hi),
+    ),
+    arrayParam(
+      'timestamptz',
+      raw.map((p) => p.lo),
+    ),
+    arrayParam(
+      'timestamptz',
+      raw.map((p) => p.hi),
+    ),
+    channel,
+  ]);
+  return rows;
+}
+
+/** Whether any rollup row of the point holds the channel (a key of `channels` outside the type's list). */
+export async function hasChannelRollups(db: Queryable, pointId: string, channel: string): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM data_channel_rollups WHERE point_id = $1 AND channel = $2
+     UNION ALL SELECT 1 FROM data_channel_rollup_deltas WHERE point_id = $1 AND channel = $2 LIMIT 1`,
+    [pointId, channel],
+  );
+  return rows.length > 0;
+}

@@ -194,6 +194,28 @@ export interface RecordIn {
   measured_at: string;
   values: Partial<Record<'x' | 'y' | 'z' | 'dx' | 'dy' | 'dz', number>>;
   precision?: number;
+  /** instrument channels by name (docs/instruments.md) */
+  channels?: Record<string, number>;
+}
+
+/** The compressed channel rows of the records (RecordColumns' channel_* columns); all empty without any. */
+function channelColumns(records: RecordIn[]) {
+  if (!records.some((r) => r.channels)) return { channelNames: [], channelOffset: [], channelIndex: [], channelValue: [] };
+  const channelNames: string[] = [];
+  const channelOffset: number[] = [];
+  const channelIndex: number[] = [];
+  const channelValue: number[] = [];
+  for (const r of records) {
+    channelOffset.push(channelIndex.length);
+    for (const [name, v] of Object.entries(r.channels ?? {})) {
+      let k = channelNames.indexOf(name);
+      if (k < 0) k = channelNames.push(name) - 1;
+      channelIndex.push(k);
+      channelValue.push(v);
+    }
+  }
+  channelOffset.push(channelIndex.length);
+  return { channelNames, channelOffset, channelIndex, channelValue };
 }
 
 /**
@@ -210,11 +232,7 @@ export function columns(records: RecordIn[], form: 'plain' | 'dictionary' = 'pla
     dy: col('dy'),
     dz: col('dz'),
     precision: records.some((r) => r.precision !== undefined) ? records.map((r) => r.precision ?? NaN_) : [],
-    // no instrument channels (the e2e tests write those through the gateway)
-    channelNames: [],
-    channelOffset: [],
-    channelIndex: [],
-    channelValue: [],
+    ...channelColumns(records),
   };
   if (form === 'plain')
     return {

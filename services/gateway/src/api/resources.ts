@@ -193,7 +193,21 @@ export const series = z
     from: z.string(),
     to: z.string(),
     interval_seconds: z.number().int(),
-    buckets: z.array(z.object({ start: z.string(), count: z.number().int(), dx: statistics.optional(), dy: statistics.optional(), dz: statistics.optional() })),
+    // a series of one channel (instrument points, or `channel` given): its name and unit
+    channel: z.string().optional().describe('The channel of the series (docs/instruments.md); absent for a geodetic point asked without `channel`.'),
+    unit: z.string().optional().describe("The channel's unit, e.g. kPa."),
+    buckets: z.array(
+      z.object({
+        start: z.string(),
+        count: z.number().int(),
+        dx: statistics.optional(),
+        dy: statistics.optional(),
+        dz: statistics.optional(),
+        min: z.number().optional(),
+        avg: z.number().optional(),
+        max: z.number().optional(),
+      }),
+    ),
   })
   .meta({ id: 'Series' });
 

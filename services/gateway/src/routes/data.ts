@@ -26,6 +26,7 @@ const seriesQuery = z.object({
   to: instantText().optional(),
   interval_seconds: queryInteger(1, 31_536_000).optional(),
   buckets: queryInteger(1, 5000).optional(),
+  channel: text(MAX_LENGTH.name).optional(),
 });
 /** `point_id=a,b` or `point_id=a&point_id=b`: at most MAX_ITEMS.pointIds ids in all. */
 const pointIdList = text(MAX_ITEMS.pointIds * (MAX_LENGTH.id + 1));
@@ -227,7 +228,8 @@ export function dataRoutes(router: GatewayRouter, clients: ServiceClients, limit
     {
       method: 'get',
       path: '/points/:point_id/series',
-      summary: "A point's displacements aggregated into time buckets (min, avg, max).",
+      summary:
+        "A point's readings aggregated into time buckets (min, avg, max): dx, dy, dz of a geodetic point, or one channel with its unit (`channel`, the primary one of an instrument by default).",
       tag: 'Data',
       auth: 'api_key_or_bearer',
       permission: 'data:read',
@@ -245,6 +247,7 @@ export function dataRoutes(router: GatewayRouter, clients: ServiceClients, limit
           ...(q.to !== undefined ? { to: q.to } : {}),
           ...(q.interval_seconds !== undefined ? { intervalSeconds: q.interval_seconds } : {}),
           ...(q.buckets !== undefined ? { buckets: q.buckets } : {}),
+          ...(q.channel !== undefined ? { channel: q.channel } : {}),
         },
         state.caller!,
       );

@@ -3,8 +3,9 @@ import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { rawHorizon } from '../archive.js';
 import type { DataDeps } from '../deps.js';
+import type { PointInfo } from '../ingest-context.js';
 import { requireId } from '../project-id.js';
-import { readBuckets, type BucketRow } from '../series-query.js';
+import { hasChannelRollups, readBuckets, readChannelBuckets, type BucketRow } from '../series-query.js';
 import { gridForBuckets, plan, type Grid } from '../series-plan.js';
 import { timeRange } from '../time-range.js';
 
@@ -22,7 +23,7 @@ export const MAX_BUCKETS = 5000;
  */
 export async function getSeries(deps: DataDeps, req: monitoringData.SeriesRequest, caller: CallerContext): Promise<monitoringData.Series> {
   requireId('point', req.pointId);
-  const { projectId } = await deps.contexts.forPoint(caller, req.pointId);
+  const { projectId, context } = await deps.contexts.forPoint(caller, req.pointId);
   const range = timeRange(req.from, req.to);
   const to = range.to ?? (range.from !== null ? Math.max(deps.clock.now().getTime(), range.from + 1000) : deps.clock.now().getTime());
   const from = range.from ?? to - DEFAULT_SPAN_MS;
@@ -44,7 +45,32 @@ export async function getSeries(deps: DataDeps, req: monitoringData.SeriesReques
     });
   }
   const fromIso = new Date(from).toISOString();
+  const point = context.points.get(req.pointId);
+  const channel = await seriesChannel(deps, req.pointId, point, req.channel);
   const rawBefore = await rawHorizon(deps.db, caller.tenantId);
+  if (channel) {
+    const pieces = plan(grid, from, to, rawBefore);
+    // a geodetic point's displacement comes from the geodetic rollups (the axis' buckets)
+    const rows = GEODETIC_SERIES.includes(channel.name)
+      ? (await readBuckets(deps.db, req.pointId, grid, pieces))
+          .filter((r) => r[`${channel.name}_min`] !== null)
+          .map((r) => ({ start: r.start, count: r.count, min: r[`${channel.name}_min`], avg: r[`${channel.name}_avg`], max: r[`${channel.name}_max`] }))
+      : await readChannelBuckets(deps.db, req.pointId, channel.name, grid, pieces);
+    return {
+      pointId: req.pointId,
+      projectId,
+      from: fromIso,
+      to: new Date(to).toISOString(),
+      intervalSeconds: grid.interval,
+      channel: channel.name,
+      unit: channel.unit,
+      buckets: rows.map((r) => ({
+        start: new Date(r.start).toISOString(),
+        count: r.count,
+        value: { min: Number(r.min), avg: Number(r.avg), max: Number(r.max) },
+      })),
+    };
+  }
   const rows = await readBuckets(deps.db, req.pointId, grid, plan(grid, from, to, rawBefore));
   const stat = (r: BucketRow, k: string) =>
     r[`${k}_min`] === null ? undefined : { min: Number(r[`${k}_min`]), avg: Number(r[`${k}_avg`]), max: Number(r[`${k}_max`]) };
@@ -61,4 +87,37 @@ export async function getSeries(deps: DataDeps, req: monitoringData.SeriesReques
       return { start: new Date(r.start).toISOString(), count: r.count, ...(dx ? { dx } : {}), ...(dy ? { dy } : {}), ...(dz ? { dz } : {}) };
     }),
   };
+}
+
+/** The displacements a geodetic point's rollups hold: the channels its series can name. */
+const GEODETIC_SERIES = ['dx', 'dy', 'dz'];
+
+/**
+ * The channel a series is of (docs/instruments.md#series-per-channel): null for a geodetic point
+ * without `channel` (dx, dy and dz together, as the specification describes); else the named
+ * channel, or the type's primary one. A name is a channel of the point's type, or any other key its
+ * records' `channels` hold (a derived channel); anything else is 400001 naming `channel`.
+ */
+async function seriesChannel(
+  deps: DataDeps,
+  pointId: string,
+  point: PointInfo | undefined,
+  name: string | undefined,
+): Promise<{ name: string; unit: string } | null> {
+  const type = point?.type;
+  const geodetic = type?.geodetic ?? true;
+  if (name === undefined) {
+    if (geodetic || !type) return null;
+    const primary = type.channels.find((c) => c.name === type.primary);
+    return { name: type.primary, unit: primary?.unit ?? '' };
+  }
+  const names = geodetic ? GEODETIC_SERIES : (type?.channels.map((c) => c.name) ?? []);
+  if (names.includes(name)) return { name, unit: type?.channels.find((c) => c.name === name)?.unit ?? 'mm' };
+  // a derived channel's unit is the point's (not known here yet): left empty
+  if (!geodetic && name.length <= 64 && (await hasChannelRollups(deps.db, pointId, name))) return { name, unit: '' };
+  throw new DomainError('400001', {
+    field: 'channel',
+    detail: `Point ${pointId} has no channel ${JSON.stringify(name.slice(0, 64))}${geodetic ? ' in its rollups' : ''}.`,
+    suggestion: `Use one of: ${names.join(', ')}; or leave channel out for ${geodetic ? 'dx, dy and dz' : `the primary channel (${type?.primary})`}.`,
+  });
 }
