@@ -1,4 +1,4 @@
-import type { monitoringData, projects } from '@mp/contracts';
+import { sensorTypeSpec, type monitoringData, type projects } from '@mp/contracts';
 import type { Queryable } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
 import { readLogo, type LogoImage } from './logo-row.js';
@@ -33,6 +33,13 @@ export interface PointInfo {
   /** Reference coordinates (m): where the location plan places the point. */
   x: number;
   y: number;
+  /**
+   * The channel an instrument point's plot and tables show (its type's primary channel, with its
+   * unit) and the trigger levels set on it; null for a geodetic point (dx, dy, dz in mm).
+   */
+  channel: { name: string; unit: string; levels: { level: string; above: number | null; below: number | null }[] } | null;
+  /** The channels of an instrument point's type, in the type's order (the CSV/XLSX columns); empty for a geodetic one. */
+  channels: { name: string; unit: string }[];
 }
 
 export interface PointData {
@@ -43,6 +50,8 @@ export interface PointData {
   /** Records of the series (valid and suspect) in the period. */
   count: number;
   stats: Record<Axis, AxisStats | null>;
+  /** An instrument point's statistics of its channel (point.channel); null for a geodetic point. */
+  channelStats: AxisStats | null;
   /** The newest valid record in the period, as the API reports it. */
   latest: monitoringData.DataRecord | null;
   /** Abnormal records in the period, and alarms opened in it, per level. */
@@ -110,14 +119,43 @@ export async function reportPoints(sources: ReportSources, ctx: CallerContext, p
     alarm: p.alarmThreshold,
     x: p.reference?.x ?? 0,
     y: p.reference?.y ?? 0,
+    ...channelsOf(p),
   }));
   const known = new Set(all.map((p) => p.id));
   return { points, missing: pointIds.filter((id) => !known.has(id)) };
 }
 
+/** The channel a report shows of a point (docs/instruments.md): none for the geodetic types. */
+function channelsOf(p: projects.Point): Pick<PointInfo, 'channel' | 'channels'> {
+  const type = sensorTypeSpec(p.sensorType);
+  if (!type || type.geodetic) return { channel: null, channels: [] };
+  const primary = type.channels.find((c) => c.name === type.primary);
+  const levels = p.triggerLevels.filter((l) => l.channel === type.primary).map((l) => ({ level: l.level, above: l.above ?? null, below: l.below ?? null }));
+  return {
+    channel: { name: type.primary, unit: primary?.unit ?? '', levels },
+    channels: type.channels.map((c) => ({ name: c.name, unit: c.unit })),
+  };
+}
+
+/** The channels of the report's instrument points, each name once, in the points' order: the extra record columns. */
+export function reportChannels(points: PointInfo[]): { name: string; unit: string }[] {
+  const seen = new Map<string, { name: string; unit: string }>();
+  for (const p of points) for (const c of p.channels) if (!seen.has(c.name)) seen.set(c.name, c);
+  return [...seen.values()];
+}
+
+/** A record's value of `key`: an axis (dx, dy, dz) or an instrument channel by name. */
+export function valueOf(r: monitoringData.DataRecord | null, key: string): number | null {
+  const v = r?.values;
+  if (!v) return null;
+  if (key === 'dx' || key === 'dy' || key === 'dz' || key === 'x' || key === 'y' || key === 'z') return v[key] ?? null;
+  return v.channels?.values[key] ?? null;
+}
+
 function statsOf(
   buckets: monitoringData.Bucket[],
-  axis: Axis,
+  axis: Axis | 'value',
+  key: string,
   first: monitoringData.DataRecord | null,
   last: monitoringData.DataRecord | null,
 ): AxisStats | null {
@@ -134,8 +172,8 @@ function statsOf(
     n += b.count;
   }
   if (n === 0) return null;
-  const lastValue = last?.values?.[axis] ?? null;
-  const firstValue = first?.values?.[axis] ?? null;
+  const lastValue = valueOf(last, key);
+  const firstValue = valueOf(first, key);
   const days = first && last ? (Date.parse(last.measuredAt) - Date.parse(first.measuredAt)) / 86_400_000 : 0;
   return {
     min,
@@ -194,19 +232,24 @@ export async function gatherReport(sources: ReportSources, ctx: CallerContext, r
   let dataAsOf: number | null = null;
   const perPoint = await inParallel(points, PARALLEL, async (point): Promise<PointData> => {
     const [series, first, latest, newest] = await Promise.all([
-      sources.data.getSeries({ pointId: point.id, ...range, buckets: PLOT_BUCKETS }, ctx),
+      sources.data.getSeries({ pointId: point.id, ...range, buckets: PLOT_BUCKETS, ...(point.channel ? { channel: point.channel.name } : {}) }, ctx),
       oneRecord(point.id, 'asc'),
       oneRecord(point.id, 'desc'),
       oneRecord(point.id, 'desc', false),
     ]);
     if (newest) dataAsOf = Math.max(dataAsOf ?? 0, Date.parse(newest.measuredAt));
-    const stats = Object.fromEntries(AXES.map((a) => [a, statsOf(series.buckets, a, first, latest)])) as Record<Axis, AxisStats | null>;
+    const stats = Object.fromEntries(AXES.map((a) => [a, point.channel ? null : statsOf(series.buckets, a, a, first, latest)])) as Record<
+      Axis,
+      AxisStats | null
+    >;
+    const channelStats = point.channel ? statsOf(series.buckets, 'value', point.channel.name, first, latest) : null;
     return {
       point,
       buckets: series.buckets,
       intervalMs: series.intervalSeconds * 1000,
       count: series.buckets.reduce((n, b) => n + b.count, 0),
       stats,
+      channelStats,
       latest,
       abnormal: abnormal.get(point.id) ?? { warning: 0, alarm: 0 },
       alarms: alarms.get(point.id) ?? { warning: 0, alarm: 0 },

@@ -1,11 +1,11 @@
 import { DomainError } from '@mp/errors';
 import type { ReportsDeps } from './deps.js';
 import { emitReportEvent } from './events.js';
-import { gatherReport, periodRecords, type ReportData } from './gather.js';
+import { gatherReport, periodRecords, reportChannels, type ReportData } from './gather.js';
 import { PartWriter } from './file-store.js';
 import { localTime, mm } from './render/format.js';
 import { renderPdfOffThread } from './render/pdf-thread.js';
-import { recordRow } from './render/rows.js';
+import { recordHeader, recordRow } from './render/rows.js';
 import { TableRenderer } from './render/table-thread.js';
 import { REPORT_COLUMNS, type FileRow, type ReportRow } from './report-row.js';
 import { contextFor } from './sources.js';
@@ -50,8 +50,14 @@ export async function generateDocuments(deps: ReportsDeps, row: ReportRow, attem
     // stored from here, and the next page is read only once this one is encoded and stored.
     let csvPending: Promise<void> = Promise.resolve();
     let xlsxPending: Promise<void> = Promise.resolve();
+    // a column per channel of the report's instrument points, after the fixed ones (none without)
+    const channels = reportChannels(data.points.map((p) => p.point));
     const tables = new TableRenderer(
-      { csv: csv !== null, xlsx: xlsxParts ? { mtime: new Date(row.created_at).getTime(), summary: summaryRows(data) } : null },
+      {
+        csv: csv !== null,
+        ...(channels.length ? { header: recordHeader(channels) } : {}),
+        xlsx: xlsxParts ? { mtime: new Date(row.created_at).getTime(), summary: summaryRows(data) } : null,
+      },
       {
         ...(csv ? { csv: (chunk: Uint8Array) => (csvPending = csv.write(chunk)) } : {}),
         ...(xlsxParts ? { xlsx: (chunk: Uint8Array) => (xlsxPending = xlsxParts.write(chunk)) } : {}),
@@ -61,7 +67,7 @@ export async function generateDocuments(deps: ReportsDeps, row: ReportRow, attem
       const points = new Map(data.points.map((p) => [p.point.id, p.point]));
       const only = row.template.point_ids.length ? new Set(points.keys()) : null;
       for await (const page of periodRecords(deps.sources, ctx, row, only)) {
-        const rows = page.map((r) => recordRow(r, points));
+        const rows = page.map((r) => recordRow(r, points, channels));
         recordCount += rows.length;
         await tables.addRows(rows);
         await Promise.all([csvPending, xlsxPending]);
@@ -161,7 +167,33 @@ function summaryRows(d: ReportData): (string | number | null)[][] {
       'latest_status',
     ],
   ];
+  // With instrument points, the statistics are in each row's own unit (a last `unit` column) and
+  // the headers drop `_mm`; a report of geodetic points only keeps exactly the columns above.
+  const instruments = d.points.some((p) => p.point.channel);
+  if (instruments) rows[rows.length - 1] = [...rows[rows.length - 1]!.map((h) => String(h).replace(/_mm(?=_|$)/, '')), 'unit'];
   for (const p of d.points) {
+    const ch = p.point.channel;
+    if (ch) {
+      const s = p.channelStats;
+      rows.push([
+        p.point.id,
+        p.point.number,
+        p.point.name,
+        ch.name,
+        s ? p.count : 0,
+        s ? Number(mm(s.min)) : null,
+        s ? Number(mm(s.max)) : null,
+        s ? Number(mm(s.mean)) : null,
+        s?.last ?? null,
+        s?.ratePerDay !== null && s?.ratePerDay !== undefined ? Number(mm(s.ratePerDay, 4)) : null,
+        null,
+        null,
+        p.latest?.measuredAt ?? null,
+        p.latest?.status ?? null,
+        ch.unit,
+      ]);
+      continue;
+    }
     for (const axis of ['dx', 'dy', 'dz'] as const) {
       const s = p.stats[axis];
       rows.push([
@@ -179,6 +211,7 @@ function summaryRows(d: ReportData): (string | number | null)[][] {
         p.point.alarm,
         p.latest?.measuredAt ?? null,
         p.latest?.status ?? null,
+        ...(instruments ? ['mm'] : []),
       ]);
     }
   }

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import * as XLSX from 'xlsx';
 import type { PointData, ReportData } from '../src/gather.js';
 import { sampleLogo } from '@mp/testing';
-import { samplePoint, sampleReport } from './sample-report.js';
+import { samplePiezometer, samplePoint, sampleReport } from './sample-report.js';
+import { reportChannels } from '../src/gather.js';
+import { recordHeader, recordRow } from '../src/render/rows.js';
 import { csvHeader, csvLines } from '../src/render/csv.js';
 import { renderPdf } from '../src/render/pdf.js';
 import { XlsxWriter } from '../src/render/xlsx.js';
@@ -130,6 +132,54 @@ describe('report documents', () => {
     expect(text).toMatch(/Data as of +–/);
     expect(text).toMatch(/Not in the project +pt_zzzzzzzzzzzzzzzzzzzz/);
     expect(text).toMatch(/dz +0 +– +– +– +– +–/);
+  });
+
+  // docs/instruments.md: an instrument point's plot and tables show its primary channel in its unit.
+  it("plots and tabulates a piezometer's pore pressure in kPa with its trigger levels, the same bytes each time", async () => {
+    const d = { ...data, points: [...data.points, samplePiezometer(3, 'Core piezometer')] };
+    const a = await pdfBytes(d);
+    expect(a.equals(await pdfBytes(structuredClone(d)))).toBe(true);
+    const path = join(dir, 'piezometer.pdf');
+    writeFileSync(path, a);
+    const text = execFileSync('pdftotext', ['-layout', path, '-'], { encoding: 'utf8' });
+    expect(text).toContain('Time history of pore_pressure in kPa');
+    expect(text).toMatch(/Channel +Count +Min \(kPa\) +Max \(kPa\) +Mean \(kPa\) +Last \(kPa\) +Rate \(kPa\/day\)/);
+    expect(text).toMatch(/pore_pressure +744 +179\.000 +258\.500 +218\.750 +257\.25 +2\.5000/);
+    // the latest reading of the instrument, with its unit
+    expect(text).toMatch(/PZ-03 +Core piezometer +pore_pressure +257\.25 +kPa +warning/);
+    // legend: the channel and its levels
+    expect(text).toMatch(/pore_pressure \(kPa\)/);
+    expect(text).toMatch(/warning > 250\.0 kPa/);
+    expect(text).toMatch(/alarm > 300\.0 kPa/);
+    // the summary shows no displacement thresholds for it
+    expect(text).toMatch(/PZ-03 +Core piezometer +744 +– +– +– +warning/);
+    // the total stations are drawn as before
+    expect(text).toMatch(/JC-01 +Crown settlement JC-01 +1\.234 +-0\.5 +-13\.95/);
+  });
+
+  it('adds a column per instrument channel, named with its unit, to the CSV and XLSX records, and none without instruments', async () => {
+    const pz = samplePiezometer(3, 'Core piezometer');
+    const channels = reportChannels([data.points[0]!.point, pz.point]);
+    expect(recordHeader(channels).slice(13)).toEqual(['pore_pressure (kPa)', 'frequency (Hz)', 'temperature (°C)']);
+    expect(reportChannels(data.points.map((p) => p.point))).toEqual([]);
+    const points = new Map([pz.point, data.points[0]!.point].map((p) => [p.id, p]));
+    const rows = [recordRow(pz.latest!, points, channels), recordRow(data.points[0]!.latest!, points, channels)];
+    expect(rows[0]!.slice(13)).toEqual([257.25, 2480.5, 9.5]);
+    expect(rows[1]!.slice(8, 11)).toEqual([1.234, -0.5, -13.95]);
+    expect(rows[1]!.slice(13)).toEqual([null, null, null]);
+    const csv = csvHeader(recordHeader(channels)) + csvLines(rows);
+    expect(csv.split('\r\n')[0]).toBe(
+      'data_id,point_id,point_number,point_name,measured_at,x,y,z,dx,dy,dz,status,quality_flag,pore_pressure (kPa),frequency (Hz),temperature (°C)',
+    );
+    expect(csv.split('\r\n')[1]).toMatch(/,warning,valid,257\.25,2480\.5,9\.5$/);
+    const chunks: Buffer[] = [];
+    const w = new XlsxWriter((c) => chunks.push(Buffer.from(c)), new Date('2026-02-01T01:00:00Z'), recordHeader(channels));
+    w.summary([['Report', 'x']]);
+    w.addRecords(rows);
+    await w.end();
+    const read = XLSX.utils.sheet_to_json<unknown[]>(XLSX.read(Buffer.concat(chunks), { type: 'buffer' }).Sheets.Records!, { header: 1, defval: null });
+    expect(read[0]).toEqual(recordHeader(channels));
+    expect((read[1] as unknown[]).slice(13)).toEqual([257.25, 2480.5, 9.5]);
   });
 
   it('writes the same XLSX bytes for the same rows, readable by a reader library', async () => {

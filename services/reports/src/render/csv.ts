@@ -30,6 +30,6 @@ function cell(v: string | number | null): string {
   return csvText(String(v));
 }
 
-export const csvHeader = (): string => `${RECORD_HEADER.join(',')}\r\n`;
+export const csvHeader = (header: readonly string[] = RECORD_HEADER): string => `${header.map(csvText).join(',')}\r\n`;
 
 export const csvLines = (rows: (string | number | null)[][]): string => rows.map((r) => `${r.map(cell).join(',')}\r\n`).join('');

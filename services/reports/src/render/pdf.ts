@@ -1,5 +1,5 @@
 import PDFDocument from 'pdfkit';
-import { AXES, type PointData, type ReportData } from '../gather.js';
+import { AXES, valueOf, type PointData, type ReportData } from '../gather.js';
 import { reportFonts } from './fonts.js';
 import { exact, localTime, mm } from './format.js';
 import { CONTENT_BOTTOM, CONTENT_TOP, CONTENT_WIDTH, MARGIN } from './layout.js';
@@ -161,9 +161,10 @@ export function renderPdf(data: ReportData, status: string, sink: (chunk: Uint8A
           p.point.number,
           p.point.name,
           String(p.count),
-          mm(p.point.warning, 1),
-          mm(p.point.alarm, 1),
-          mm(largest(p)),
+          // an instrument point has trigger levels on its channels, not displacement thresholds
+          p.point.channel ? '–' : mm(p.point.warning, 1),
+          p.point.channel ? '–' : mm(p.point.alarm, 1),
+          p.point.channel ? '–' : mm(largest(p)),
           p.latest?.status ?? '–',
         ]),
       );
@@ -186,50 +187,99 @@ export function renderPdf(data: ReportData, status: string, sink: (chunk: Uint8A
       );
     } else if (section === 'latest') {
       heading('Latest values', 70);
-      caption(`The newest valid record of each point in the period; displacements in mm, measured at (${tz}).`);
-      table(
-        [
-          { title: 'Point', width: 50 },
-          { title: 'Name', width: 105 },
-          { title: 'dx', width: 55, align: 'right' },
-          { title: 'dy', width: 55, align: 'right' },
-          { title: 'dz', width: 55, align: 'right' },
-          { title: 'Status', width: 45 },
-          { title: 'Measured at', width: 146 },
-        ],
-        data.points.map((p) => [
-          p.point.number,
-          p.point.name,
-          exact(p.latest?.values?.dx),
-          exact(p.latest?.values?.dy),
-          exact(p.latest?.values?.dz),
-          p.latest?.status ?? '–',
-          p.latest ? localTime(p.latest.measuredAt, tz, true) : 'no valid record',
-        ]),
-      );
+      const instruments = data.points.filter((p) => p.point.channel);
+      if (instruments.length < data.points.length || !instruments.length) {
+        caption(`The newest valid record of each point in the period; displacements in mm, measured at (${tz}).`);
+        table(
+          [
+            { title: 'Point', width: 50 },
+            { title: 'Name', width: 105 },
+            { title: 'dx', width: 55, align: 'right' },
+            { title: 'dy', width: 55, align: 'right' },
+            { title: 'dz', width: 55, align: 'right' },
+            { title: 'Status', width: 45 },
+            { title: 'Measured at', width: 146 },
+          ],
+          data.points
+            .filter((p) => !p.point.channel)
+            .map((p) => [
+              p.point.number,
+              p.point.name,
+              exact(p.latest?.values?.dx),
+              exact(p.latest?.values?.dy),
+              exact(p.latest?.values?.dz),
+              p.latest?.status ?? '–',
+              p.latest ? localTime(p.latest.measuredAt, tz, true) : 'no valid record',
+            ]),
+        );
+      }
+      // instrument points: the primary channel's latest value with its unit (docs/instruments.md)
+      if (instruments.length) {
+        caption(`The newest valid record of each instrument point in the period: its primary channel in its unit, measured at (${tz}).`);
+        table(
+          [
+            { title: 'Point', width: 50 },
+            { title: 'Name', width: 105 },
+            { title: 'Channel', width: 80 },
+            { title: 'Value', width: 55, align: 'right' },
+            { title: 'Unit', width: 30 },
+            { title: 'Status', width: 45 },
+            { title: 'Measured at', width: 146 },
+          ],
+          instruments.map((p) => [
+            p.point.number,
+            p.point.name,
+            p.point.channel!.name,
+            exact(valueOf(p.latest, p.point.channel!.name)),
+            p.point.channel!.unit,
+            p.latest?.status ?? '–',
+            p.latest ? localTime(p.latest.measuredAt, tz, true) : 'no valid record',
+          ]),
+        );
+      }
     } else if (section === 'points') {
       for (const p of data.points) {
         ensure(POINT_BLOCK_HEIGHT);
         heading(`${p.point.number} ${p.point.name}`, 0);
-        caption(`Time history of the displacements (bucket means) from ${when(data.from)} to ${when(data.to)}.`);
+        const ch = p.point.channel;
+        caption(
+          ch
+            ? `Time history of ${ch.name} in ${ch.unit} (bucket means) from ${when(data.from)} to ${when(data.to)}, with its trigger levels.`
+            : `Time history of the displacements (bucket means) from ${when(data.from)} to ${when(data.to)}.`,
+        );
         const box = { x: MARGIN, y: doc.y, width: CONTENT_WIDTH, height: POINT_PLOT_HEIGHT };
         drawPlot(doc, box, p, Date.parse(data.from), Date.parse(data.to), tz, p.intervalMs);
         doc.y = box.y + box.height + 8;
-        table(
-          [
-            { title: 'Axis', width: 45 },
-            { title: 'Count', width: 60, align: 'right' },
-            { title: 'Min (mm)', width: 70, align: 'right' },
-            { title: 'Max (mm)', width: 70, align: 'right' },
-            { title: 'Mean (mm)', width: 70, align: 'right' },
-            { title: 'Last (mm)', width: 70, align: 'right' },
-            { title: 'Rate (mm/day)', width: 126, align: 'right' },
-          ],
-          AXES.map((a) => {
-            const s = p.stats[a];
-            return [a, String(s ? p.count : 0), mm(s?.min), mm(s?.max), mm(s?.mean), exact(s?.last) || '–', mm(s?.ratePerDay, 4)];
-          }),
-        );
+        if (ch) {
+          const s = p.channelStats;
+          table(
+            [
+              { title: 'Channel', width: 75 },
+              { title: 'Count', width: 50, align: 'right' },
+              { title: `Min (${ch.unit})`, width: 65, align: 'right' },
+              { title: `Max (${ch.unit})`, width: 65, align: 'right' },
+              { title: `Mean (${ch.unit})`, width: 65, align: 'right' },
+              { title: `Last (${ch.unit})`, width: 65, align: 'right' },
+              { title: `Rate (${ch.unit}/day)`, width: 126, align: 'right' },
+            ],
+            [[ch.name, String(s ? p.count : 0), mm(s?.min), mm(s?.max), mm(s?.mean), exact(s?.last) || '–', mm(s?.ratePerDay, 4)]],
+          );
+        } else
+          table(
+            [
+              { title: 'Axis', width: 45 },
+              { title: 'Count', width: 60, align: 'right' },
+              { title: 'Min (mm)', width: 70, align: 'right' },
+              { title: 'Max (mm)', width: 70, align: 'right' },
+              { title: 'Mean (mm)', width: 70, align: 'right' },
+              { title: 'Last (mm)', width: 70, align: 'right' },
+              { title: 'Rate (mm/day)', width: 126, align: 'right' },
+            ],
+            AXES.map((a) => {
+              const s = p.stats[a];
+              return [a, String(s ? p.count : 0), mm(s?.min), mm(s?.max), mm(s?.mean), exact(s?.last) || '–', mm(s?.ratePerDay, 4)];
+            }),
+          );
         doc.moveUp(0.6);
         doc
           .font('regular')

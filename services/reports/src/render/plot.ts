@@ -7,6 +7,9 @@ import { axisTime, mm } from './format.js';
 export const AXIS_COLOURS: Record<Axis, string> = { dx: '#1f5fbf', dy: '#1a8a3a', dz: '#b3261e' };
 const WARNING_FILL = '#fff1c2';
 const ALARM_FILL = '#f9d0cc';
+/** An instrument channel's line, and its trigger levels' lines by level. */
+const CHANNEL_COLOUR = '#1f5fbf';
+const LEVEL_COLOURS: Record<string, string> = { warning: '#d08a00', alarm: '#c0392b', action: '#7b1010' };
 
 export interface PlotBox {
   x: number;
@@ -33,10 +36,14 @@ export function drawPlot(doc: Doc, box: PlotBox, p: PointData, from: number, to:
     right = x + width - 8,
     top = y + 14,
     bottom = y + height - 34;
-  let lo = Math.min(-p.point.alarm * 1.15, 0),
-    hi = Math.max(p.point.alarm * 1.15, 0);
+  // an instrument point: one line, its channel's bucket means (`value`), with its trigger levels
+  const channel = p.point.channel;
+  const keys = channel ? (['value'] as const) : (['dx', 'dy', 'dz'] as const);
+  const levelValues = channel ? channel.levels.flatMap((l) => [l.above, l.below]).filter((v): v is number => v !== null) : [];
+  let lo = channel ? Math.min(...levelValues, Infinity) : Math.min(-p.point.alarm * 1.15, 0),
+    hi = channel ? Math.max(...levelValues, -Infinity) : Math.max(p.point.alarm * 1.15, 0);
   for (const b of p.buckets) {
-    for (const a of ['dx', 'dy', 'dz'] as const) {
+    for (const a of keys) {
       const s = b[a];
       if (s) {
         lo = Math.min(lo, s.avg);
@@ -44,6 +51,7 @@ export function drawPlot(doc: Doc, box: PlotBox, p: PointData, from: number, to:
       }
     }
   }
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) ((lo = 0), (hi = 1));
   if (hi - lo < 1e-9) hi = lo + 1;
   const step = niceStep(hi - lo, 6);
   lo = Math.floor(lo / step) * step;
@@ -59,10 +67,12 @@ export function drawPlot(doc: Doc, box: PlotBox, p: PointData, from: number, to:
       y2 = clampY(Math.min(a, b));
     if (y2 > y1) doc.rect(left, y1, right - left, y2 - y1).fill(colour);
   };
-  band(p.point.alarm, hi, ALARM_FILL);
-  band(-p.point.alarm, lo, ALARM_FILL);
-  band(p.point.warning, p.point.alarm, WARNING_FILL);
-  band(-p.point.warning, -p.point.alarm, WARNING_FILL);
+  if (!channel) {
+    band(p.point.alarm, hi, ALARM_FILL);
+    band(-p.point.alarm, lo, ALARM_FILL);
+    band(p.point.warning, p.point.alarm, WARNING_FILL);
+    band(-p.point.warning, -p.point.alarm, WARNING_FILL);
+  }
 
   // Grid and value axis.
   doc.lineWidth(0.3).strokeColor('#c8c8c8');
@@ -82,7 +92,23 @@ export function drawPlot(doc: Doc, box: PlotBox, p: PointData, from: number, to:
     .strokeColor('#555555')
     .rect(left, top, right - left, bottom - top)
     .stroke();
-  doc.fontSize(7).text('mm', x, y, { width: 44, align: 'right', lineBreak: false });
+  doc.fontSize(7).text(channel ? channel.unit : 'mm', x, y, { width: 44, align: 'right', lineBreak: false });
+  // An instrument's trigger levels: a dashed line at each limit.
+  if (channel) {
+    for (const l of channel.levels) {
+      for (const v of [l.above, l.below]) {
+        if (v === null) continue;
+        doc
+          .lineWidth(0.8)
+          .strokeColor(LEVEL_COLOURS[l.level] ?? '#555555')
+          .dash(3, { space: 2 })
+          .moveTo(left, clampY(v))
+          .lineTo(right, clampY(v))
+          .stroke()
+          .undash();
+      }
+    }
+  }
 
   // One polyline per axis through the bucket means. Buckets are finer than the readings when the
   // period is short (hourly readings, 7-minute buckets), so a gap is a step well beyond the usual
@@ -94,8 +120,9 @@ export function drawPlot(doc: Doc, box: PlotBox, p: PointData, from: number, to:
     .sort((m, n) => m - n);
   const usual = steps.length ? steps[Math.floor(steps.length / 2)]! : intervalMs;
   const gap = Math.max(intervalMs * 1.5, usual * 3);
-  for (const a of ['dx', 'dy', 'dz'] as const) {
-    doc.lineWidth(0.9).strokeColor(AXIS_COLOURS[a]).fillColor(AXIS_COLOURS[a]);
+  for (const a of keys) {
+    const colour = a === 'value' ? CHANNEL_COLOUR : AXIS_COLOURS[a];
+    doc.lineWidth(0.9).strokeColor(colour).fillColor(colour);
     let prev: number | null = null;
     let run: [number, number][] = [];
     const flush = () => {
@@ -121,6 +148,29 @@ export function drawPlot(doc: Doc, box: PlotBox, p: PointData, from: number, to:
   // Legend.
   let lx = left;
   const ly = bottom + 18;
+  if (channel) {
+    doc
+      .lineWidth(1.5)
+      .strokeColor(CHANNEL_COLOUR)
+      .moveTo(lx, ly + 3)
+      .lineTo(lx + 14, ly + 3)
+      .stroke();
+    doc.fillColor('#000000').text(`${channel.name} (${channel.unit})`, lx + 17, ly, { lineBreak: false });
+    lx += 120;
+    for (const l of channel.levels) {
+      const limit = [l.above !== null ? `> ${mm(l.above, 1)}` : '', l.below !== null ? `< ${mm(l.below, 1)}` : ''].filter(Boolean).join(', ');
+      doc
+        .lineWidth(1.5)
+        .strokeColor(LEVEL_COLOURS[l.level] ?? '#555555')
+        .moveTo(lx, ly + 3)
+        .lineTo(lx + 14, ly + 3)
+        .stroke();
+      doc.fillColor('#000000').text(`${l.level} ${limit} ${channel.unit}`, lx + 17, ly, { lineBreak: false });
+      lx += 110;
+    }
+    doc.restore();
+    return;
+  }
   for (const a of ['dx', 'dy', 'dz'] as const) {
     doc
       .lineWidth(1.5)

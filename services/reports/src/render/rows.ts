@@ -1,5 +1,5 @@
 import type { monitoringData } from '@mp/contracts';
-import type { PointInfo } from '../gather.js';
+import { valueOf, type PointInfo } from '../gather.js';
 
 /** The CSV header and XLSX record columns (docs/rules.md#report-columns: exactly these, in this order). */
 export const RECORD_HEADER = [
@@ -18,8 +18,21 @@ export const RECORD_HEADER = [
   'quality_flag',
 ] as const;
 
-/** A record as a row: text cells as strings, values as numbers (null when the record has none). */
-export function recordRow(r: monitoringData.DataRecord, points: Map<string, PointInfo>): (string | number | null)[] {
+/**
+ * The header of a report's records: RECORD_HEADER, then a column per channel of its instrument
+ * points, named with its unit (`pore_pressure (kPa)`; docs/instruments.md#exports). A report of
+ * geodetic points only has exactly RECORD_HEADER.
+ */
+export function recordHeader(channels: readonly { name: string; unit: string }[]): string[] {
+  return [...RECORD_HEADER, ...channels.map((c) => (c.unit ? `${c.name} (${c.unit})` : c.name))];
+}
+
+/** A record as a row: text cells as strings, values as numbers (null when the record has none), then its channels' values. */
+export function recordRow(
+  r: monitoringData.DataRecord,
+  points: Map<string, PointInfo>,
+  channels: readonly { name: string }[] = [],
+): (string | number | null)[] {
   const p = points.get(r.pointId);
   const v = r.values ?? {};
   return [
@@ -36,5 +49,6 @@ export function recordRow(r: monitoringData.DataRecord, points: Map<string, Poin
     v.dz ?? null,
     r.status,
     r.qualityFlag,
+    ...channels.map((c) => valueOf(r, c.name)),
   ];
 }

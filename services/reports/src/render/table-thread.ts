@@ -5,6 +5,8 @@ type Row = (string | number | null)[];
 /** What the table thread is started with: which documents it makes, and the XLSX's fixed parts. */
 export interface TableSetup {
   csv: boolean;
+  /** The records' header (rows.ts recordHeader); RECORD_HEADER when absent. */
+  header?: string[];
   xlsx: { mtime: number; summary: Row[] } | null;
 }
 export type TableMessage = { type: 'rows'; rows: Row[] } | { type: 'end' };

@@ -11,9 +11,9 @@ const port = parentPort!;
 const enc = new TextEncoder();
 const post = (message: TableOutput) => port.postMessage(message);
 
-const xlsx = setup.xlsx ? new XlsxWriter((chunk) => post({ format: 'xlsx', chunk }), new Date(setup.xlsx.mtime)) : null;
+const xlsx = setup.xlsx ? new XlsxWriter((chunk) => post({ format: 'xlsx', chunk }), new Date(setup.xlsx.mtime), setup.header) : null;
 xlsx?.summary(setup.xlsx!.summary);
-if (setup.csv) post({ format: 'csv', chunk: enc.encode(csvHeader()) });
+if (setup.csv) post({ format: 'csv', chunk: enc.encode(csvHeader(setup.header)) });
 
 port.on('message', (message: TableMessage) => {
   if (message.type === 'rows') {

@@ -15,6 +15,8 @@ export class XlsxWriter {
   constructor(
     sink: (chunk: Uint8Array) => void,
     private readonly mtime: Date,
+    /** The records sheet's header row (rows.ts recordHeader). */
+    private readonly header: readonly string[] = RECORD_HEADER,
   ) {
     let resolve!: () => void;
     let reject!: (err: Error) => void;
@@ -58,7 +60,7 @@ export class XlsxWriter {
       this.records = this.entry('xl/worksheets/sheet2.xml');
       this.records.push(
         this.enc.encode(
-          `${SHEET_HEAD}<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews><sheetData>${rowXml([...RECORD_HEADER])}`,
+          `${SHEET_HEAD}<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews><sheetData>${rowXml([...this.header])}`,
         ),
       );
     }
