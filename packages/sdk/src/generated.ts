@@ -304,6 +304,9 @@ export type DataRecord = {
   created_at: string;
   updated_at: string;
   version: number;
+  units?: {
+    [key: string]: string;
+  };
 };
 
 export type DataUpdatedEvent = {
@@ -871,6 +874,8 @@ export type Series = {
   from: string;
   to: string;
   interval_seconds: number;
+  channel?: string;
+  unit?: string;
   buckets: Array<{
     start: string;
     count: number;
@@ -889,6 +894,9 @@ export type Series = {
       avg: number;
       max: number;
     };
+    min?: number;
+    avg?: number;
+    max?: number;
   }>;
 };
 
@@ -1324,6 +1332,9 @@ export interface Routes {
       created_at: string;
       updated_at: string;
       version: number;
+      units?: {
+        [key: string]: string;
+      };
       deleted: true;
     };
   };
@@ -1742,6 +1753,7 @@ export interface Routes {
       to?: string;
       interval_seconds?: number;
       buckets?: number;
+      channel?: string;
     };
     body: undefined;
     response: Series;

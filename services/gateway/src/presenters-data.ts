@@ -23,6 +23,8 @@ export const presentData = {
     created_at: r.createdAt,
     updated_at: r.updatedAt,
     version: r.version,
+    // an instrument record's channel units, where the answer carries them (latest values)
+    ...(Object.keys(r.units ?? {}).length ? { units: { ...r.units } } : {}),
   }),
   /**
    * The answer to a synchronous write, every stored record in request order

@@ -54,6 +54,7 @@ export function toRecord(row: RecordRow): monitoringData.DataRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     version: row.version,
+    units: {},
   };
 }
 

@@ -154,6 +154,10 @@ export const dataRecord = z
     created_at: instant,
     updated_at: instant,
     version: z.number().int(),
+    units: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe("Latest values of an instrument point: each channel's unit by name (docs/instruments.md). Absent for geodetic points."),
   })
   .meta({ id: 'DataRecord' });
 

@@ -43,14 +43,34 @@ export async function getLatest(deps: DataDeps, req: monitoringData.LatestReques
   const { rows } = await deps.db.query<RecordRow & { p: string }>(
     `SELECT p.point_id AS p, d.* FROM (SELECT point_id FROM data_points WHERE ${where.join(' AND ')} ORDER BY point_id LIMIT $${params.length}) p
        LEFT JOIN LATERAL (
-         SELECT id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, status, quality_flag, remark, created_at, updated_at, version
+         SELECT id, tenant_id, environment, project_id, point_id, measured_at, utc_offset, x, y, z, dx, dy, dz, channels, status, quality_flag, remark, created_at, updated_at, version
            FROM data_records r WHERE r.point_id = p.point_id AND r.quality_flag <> 'invalid' ORDER BY r.measured_at DESC LIMIT 1) d ON true
       ORDER BY p.point_id`,
     params,
   );
   const page = toPage(rows, limit, (r) => [r.p]);
+  const items = page.items.filter((r) => r.id !== null).map(toRecord);
+  // an instrument record's channels with their units: the point's type's (docs/instruments.md)
+  const instruments = items.filter((r) => r.values?.channels);
+  if (instruments.length) {
+    const ctx = await deps.contexts.get(
+      caller,
+      projectId,
+      instruments.map((r) => r.pointId),
+      false,
+    );
+    for (const r of instruments) {
+      const type = ctx.points.get(r.pointId)?.type;
+      const units: Record<string, string> = {};
+      for (const name of Object.keys(r.values!.channels!.values)) {
+        const unit = type?.channels.find((c) => c.name === name)?.unit;
+        if (unit !== undefined) units[name] = unit;
+      }
+      r.units = units;
+    }
+  }
   return {
-    items: page.items.filter((r) => r.id !== null).map(toRecord),
+    items,
     page: { hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) },
   };
 }
