@@ -216,7 +216,7 @@ export const api = {
   createDevice: (body: Json) => call('POST /devices', { body }),
 
   // Monitoring data and alarms
-  getSeries: (pointId: string, q: { from?: string; to?: string; buckets?: number }) =>
+  getSeries: (pointId: string, q: { from?: string; to?: string; buckets?: number; channel?: string }) =>
     call('GET /points/{point_id}/series', { path: { point_id: pointId }, query: q }),
   listPointData: (pointId: string, q: Query = {}): Promise<Page<Json>> =>
     call('GET /points/{point_id}/data', { path: { point_id: pointId }, query: { limit: 10, order: 'desc', ...q } }),

@@ -224,3 +224,132 @@ export function CompareChart({ component, lines }: { component: Axis; lines: { l
     <div ref={box} class="chart" role="img" aria-label={`Chart of ${component} of ${lines.map((l) => l.label).join(', ')}: bucket averages, one line each`} />
   );
 }
+
+const LEVEL_COLORS: Record<string, string> = { warning: '#d4a72c', alarm: '#cf222e', action: '#82071e' };
+
+/**
+ * The time history of one channel of an instrument point (docs/instruments.md): bucket averages
+ * in the shaded envelope of the buckets' lowest and highest readings, the channel's unit on the
+ * value axis, and each trigger level set on the channel drawn as a dashed line at its limit.
+ * Dragging selects a time range, as on SeriesChart.
+ */
+export function ChannelChart({
+  series,
+  levels,
+  onZoom,
+}: {
+  series: Json;
+  levels: { level: string; above?: number | null; below?: number | null }[];
+  onZoom: (from: Date, to: Date) => void;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  const zoom = useRef(onZoom);
+  zoom.current = onZoom;
+  const plotRef = useRef<uPlot | null>(null);
+  const seriesRef = useRef(series);
+  seriesRef.current = series;
+  const limits = levels.flatMap((l) => [l.above, l.below].filter((v): v is number => typeof v === 'number').map((v) => ({ level: l.level, v })));
+  const key = `${series.channel} ${series.unit} ${limits.map((l) => `${l.level}:${l.v}`).join(',')}`;
+  useEffect(() => {
+    const el = box.current!;
+    const draw = (u: uPlot) => {
+      const { ctx } = u;
+      const { left, width, top, height } = u.bbox;
+      const y = (v: number) => u.valToPos(v, 'y', true);
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(left, top, width, height);
+      ctx.clip();
+      const buckets: Json[] = seriesRef.current.buckets.filter((b: Json) => b.count > 0);
+      if (buckets.length) {
+        const x = (b: Json) => u.valToPos(Date.parse(b.start) / 1000, 'x', true);
+        ctx.beginPath();
+        buckets.forEach((b, i) => (i ? ctx.lineTo(x(b), y(b.max)) : ctx.moveTo(x(b), y(b.max))));
+        for (const b of [...buckets].reverse()) ctx.lineTo(x(b), y(b.min));
+        ctx.closePath();
+        ctx.fillStyle = 'rgba(9, 105, 218, 0.14)';
+        ctx.fill();
+      }
+      ctx.setLineDash([6, 4]);
+      ctx.lineWidth = 2;
+      for (const l of limits) {
+        ctx.strokeStyle = LEVEL_COLORS[l.level] ?? '#57606a';
+        ctx.beginPath();
+        ctx.moveTo(left, y(l.v));
+        ctx.lineTo(left + width, y(l.v));
+        ctx.stroke();
+      }
+      ctx.restore();
+    };
+    const unit = seriesRef.current.unit || '';
+    const plot = new uPlot(
+      {
+        width: Math.max(320, el.clientWidth),
+        height: 320,
+        title: `${seriesRef.current.channel}${unit ? ` (${unit})` : ''}, bucket averages within their min–max envelope`,
+        scales: {
+          x: { time: true, range: () => [Date.parse(seriesRef.current.from) / 1000, Date.parse(seriesRef.current.to) / 1000] },
+          // the envelope and every trigger level in view
+          y: {
+            range: (_u, min, max) => {
+              const values = [...limits.map((l) => l.v)];
+              for (const b of seriesRef.current.buckets as Json[]) if (b.count > 0) values.push(b.min, b.max);
+              let lo = Math.min(min ?? Infinity, ...values);
+              let hi = Math.max(max ?? -Infinity, ...values);
+              if (!Number.isFinite(lo) || !Number.isFinite(hi)) [lo, hi] = [0, 1];
+              const pad = (hi - lo || Math.abs(hi) || 1) * 0.1;
+              return [lo - pad, hi + pad];
+            },
+          },
+        },
+        axes: [{}, { label: unit }],
+        series: [
+          { label: 'Time (UTC)', value: (_u, v) => (v == null ? '—' : new Date(v * 1000).toISOString().slice(0, 16).replace('T', ' ')) },
+          { label: `${seriesRef.current.channel}${unit ? ` (${unit})` : ''}`, stroke: '#0969da', width: 2, spanGaps: true },
+        ],
+        cursor: { drag: { x: true, y: false } },
+        hooks: {
+          drawClear: [draw],
+          setSelect: [
+            (u) => {
+              if (u.select.width < 4) return;
+              const from = u.posToVal(u.select.left, 'x');
+              const to = u.posToVal(u.select.left + u.select.width, 'x');
+              u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+              zoom.current(new Date(from * 1000), new Date(to * 1000));
+            },
+          ],
+        },
+      },
+      channelData(seriesRef.current),
+      el,
+    );
+    plotRef.current = plot;
+    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(320, el.clientWidth), height: 320 }));
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+      plotRef.current = null;
+    };
+  }, [key]);
+  useEffect(() => plotRef.current?.setData(channelData(series)), [series]);
+  const unit = series.unit ? ` ${series.unit}` : '';
+  const drawn = limits.length
+    ? `; trigger levels drawn: ${limits.map((l) => `${l.level} at ${l.v}${unit}`).join(', ')}`
+    : '; no trigger levels on this channel';
+  return (
+    <div
+      ref={box}
+      class="chart"
+      role="img"
+      aria-label={`Chart of ${series.channel}${series.unit ? ` in ${series.unit}` : ''} from ${series.from} to ${series.to}, bucket averages in a shaded band from each bucket's lowest to highest reading${drawn}`}
+    />
+  );
+}
+
+/** uPlot's columns of a channel series: bucket starts (s) and averages. */
+function channelData(series: Json): uPlot.AlignedData {
+  const buckets: Json[] = series.buckets.filter((b: Json) => b.count > 0);
+  return [buckets.map((b) => Date.parse(b.start) / 1000), buckets.map((b) => b.avg)];
+}

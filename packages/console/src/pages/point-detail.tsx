@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Json } from '../api';
-import { extremeOf, SeriesChart } from '../chart';
+import { sensorTypeSpec } from '@mp/contracts/vocabulary';
+import { ChannelChart, extremeOf, SeriesChart } from '../chart';
 import { PointEditForm } from './point-edit';
 import { PointReadings } from './point-readings';
 import { inZone } from '../time';
@@ -28,13 +29,20 @@ export function PointDetail({ pointId }: { pointId: string }) {
   const point = useLoad(() => api.getPoint(pointId), [pointId]);
   const [range, setRange] = useState<Range>({ span: 30 * 86400, to: null });
   const [tick, setTick] = useState(0);
+  const p = point.data;
+  // An instrument point charts one channel at a time, its type's primary one first (docs/instruments.md).
+  const spec = p ? sensorTypeSpec(p.sensor_type) : undefined;
+  const instrument = spec && !spec.geodetic ? spec : undefined;
+  const [chosen, setChosen] = useState<string | null>(null);
+  const channel = instrument ? (chosen ?? instrument.primary) : undefined;
   const series = useLoad(() => {
+    // wait for the point: an instrument's series is asked for by channel
+    if (!p) return Promise.resolve(undefined);
     const to = range.to ?? new Date();
     const from = range.from ?? new Date(to.getTime() - range.span * 1000);
-    return api.getSeries(pointId, { from: from.toISOString(), to: to.toISOString(), buckets: 300 });
-  }, [pointId, range, tick]);
+    return api.getSeries(pointId, { from: from.toISOString(), to: to.toISOString(), buckets: 300, ...(channel ? { channel } : {}) });
+  }, [pointId, range, tick, p?.sensor_type, channel]);
   const latest = useLoad(() => api.listPointData(pointId, { limit: 5, order: 'desc' }), [pointId, tick]);
-  const p = point.data;
   const project = useLoad(() => (p ? api.getProject(p.project_id) : Promise.resolve(undefined)), [p?.project_id]);
   // Every time on this page is shown in the project's zone, named (docs/console.md).
   const zone: string = project.data?.time_zone ?? 'UTC';
@@ -114,9 +122,34 @@ export function PointDetail({ pointId }: { pointId: string }) {
             </button>
           )}
         </div>
+        {instrument && (
+          <div class="field">
+            <label for="series-channel">Channel</label>
+            <select id="series-channel" value={channel} onChange={(e) => setChosen((e.target as HTMLSelectElement).value)}>
+              {instrument.channels.map((c) => (
+                <option key={c.name} value={c.name}>
+                  {c.name} ({c.unit})
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
         <p class="muted small">Drag across the chart to zoom into a time range.{!range.to && ' The chart follows new data as it arrives.'}</p>
         <ErrorNotice error={series.error} />
-        {series.data && p && (
+        {series.data && p && series.data.channel !== undefined && instrument && (
+          <>
+            <ChannelChart
+              series={series.data}
+              levels={(p.trigger_levels ?? []).filter((t: Json) => t.channel === series.data.channel)}
+              onZoom={(from, to) => setRange({ span: (to.getTime() - from.getTime()) / 1000, from, to })}
+            />
+            <p class="small muted" id="series-summary" aria-live="polite">
+              {readings(series.data.buckets.reduce((n: number, b: Json) => n + b.count, 0))} of {series.data.channel} ({series.data.unit}) from{' '}
+              {when(series.data.from)} to {when(series.data.to)}, in buckets of {series.data.interval_seconds} s.
+            </p>
+          </>
+        )}
+        {series.data && p && !instrument && (
           <>
             <SeriesChart
               series={series.data}
@@ -139,9 +172,19 @@ export function PointDetail({ pointId }: { pointId: string }) {
           <thead>
             <tr>
               <th scope="col">Measured at</th>
-              <th scope="col">dx (mm)</th>
-              <th scope="col">dy (mm)</th>
-              <th scope="col">dz (mm)</th>
+              {instrument ? (
+                instrument.channels.map((c) => (
+                  <th key={c.name} scope="col">
+                    {c.name} ({c.unit})
+                  </th>
+                ))
+              ) : (
+                <>
+                  <th scope="col">dx (mm)</th>
+                  <th scope="col">dy (mm)</th>
+                  <th scope="col">dz (mm)</th>
+                </>
+              )}
               <th scope="col">Status</th>
             </tr>
           </thead>
@@ -149,9 +192,15 @@ export function PointDetail({ pointId }: { pointId: string }) {
             {latest.data?.items.map((r) => (
               <tr key={r.data_id}>
                 <th scope="row">{when(r.measured_at)}</th>
-                <td>{r.values.dx ?? '—'}</td>
-                <td>{r.values.dy ?? '—'}</td>
-                <td>{r.values.dz ?? '—'}</td>
+                {instrument ? (
+                  instrument.channels.map((c) => <td key={c.name}>{r.values[c.name] ?? '—'}</td>)
+                ) : (
+                  <>
+                    <td>{r.values.dx ?? '—'}</td>
+                    <td>{r.values.dy ?? '—'}</td>
+                    <td>{r.values.dz ?? '—'}</td>
+                  </>
+                )}
                 <td>
                   <Badge tone={r.status === 'normal' ? 'good' : r.status === 'warning' ? 'warn' : 'bad'}>{r.status}</Badge>
                 </td>
