@@ -51,7 +51,10 @@ export function drawPlot(doc: Doc, box: PlotBox, p: PointData, from: number, to:
       }
     }
   }
-  if (!Number.isFinite(lo) || !Number.isFinite(hi)) ((lo = 0), (hi = 1));
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) {
+    lo = 0;
+    hi = 1;
+  }
   if (hi - lo < 1e-9) hi = lo + 1;
   const step = niceStep(hi - lo, 6);
   lo = Math.floor(lo / step) * step;
