@@ -90,10 +90,10 @@ export async function addToRollups(tx: Queryable, records: readonly CheckedRecor
       }
       if (r.status === 'warning') v[13]!++;
       else if (r.status === 'alarm') v[14]!++;
-      if (r.channels !== null) addChannels((channelBuckets ??= new Map()), r.point.id, start, r.channels);
+      if (r.channels) addChannels((channelBuckets ??= new Map()), r.point.id, start, r.channels);
     }
   }
-  if (channelBuckets) await addChannelDeltas(tx, [...channelBuckets.values()]);
+  if (channelBuckets?.size) await addChannelDeltas(tx, [...channelBuckets.values()]);
   const rows = [...buckets.values()];
   // an axis without values has no min or max: NULL
   const column = (i: number) =>
