@@ -26,7 +26,10 @@ type Bucket = { start: string; count: number; value?: { min: number; avg: number
 // Series of one channel (docs/instruments.md#series-per-channel, ADR 0118): the primary channel of
 // an instrument point by default, with its unit, from the channel rollups, which agree with the
 // aggregate of the raw rows before and after folding, after corrections and after a rebuild.
-describe('series per channel', () => {
+describe.each([
+  ['PostgreSQL', false],
+  ['PGlite (the embedded default)', true],
+])('series per channel on %s', (_name, embedded) => {
   let h: Harness;
   let p: Awaited<ReturnType<Harness['project']>>;
   let piezometer: string;
@@ -35,7 +38,7 @@ describe('series per channel', () => {
   const rowsOf = async <R>(sql: string, params: unknown[] = []) => (await h.dataDb.query<R>(sql, params)).rows;
 
   beforeAll(async () => {
-    h = await startHarness({ rollupFoldMs: 0 });
+    h = await startHarness({ rollupFoldMs: 0, embedded });
     p = await h.project({
       name: 'Dam piezometers',
       points: [
