@@ -155,6 +155,12 @@ describe('report documents', () => {
     expect(text).toMatch(/PZ-03 +Core piezometer +744 +– +– +– +warning/);
     // the total stations are drawn as before
     expect(text).toMatch(/JC-01 +Crown settlement JC-01 +1\.234 +-0\.5 +-13\.95/);
+    // the location plan places the points with reference coordinates only: the piezometer has none
+    const plan = execFileSync('pdftotext', ['-layout', '-f', '1', '-l', '1', path, '-'], { encoding: 'utf8' });
+    expect(plan).toContain('Location plan');
+    const between = plan.slice(plan.indexOf('Location plan'), plan.indexOf('Summary'));
+    expect(between).toContain('JC-01');
+    expect(between).not.toContain('PZ-03');
   });
 
   it('adds a column per instrument channel, named with its unit, to the CSV and XLSX records, and none without instruments', async () => {

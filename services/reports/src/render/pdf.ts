@@ -134,8 +134,10 @@ export function renderPdf(data: ReportData, status: string, sink: (chunk: Uint8A
   }
   doc.moveDown(0.8);
   drawApproval(doc, data, status, when);
-  if (data.points.length) {
-    const planned = data.points.map((p) => ({ number: p.point.number, x: p.point.x, y: p.point.y, status: p.latest?.status ?? null }));
+  // Only points with reference coordinates are placed: an instrument point has none (docs/instruments.md).
+  const placed = data.points.filter((p) => !p.point.channel);
+  if (placed.length) {
+    const planned = placed.map((p) => ({ number: p.point.number, x: p.point.x, y: p.point.y, status: p.latest?.status ?? null }));
     const height = planHeight(planned, CONTENT_WIDTH, PLAN_HEIGHT.min, PLAN_HEIGHT.max);
     heading('Location plan', height + 14);
     caption('Points at their reference coordinates, coloured by the status of their latest valid record in the period.');
