@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { sensorTypeSpec } from '@mp/contracts/vocabulary';
 import { api, type Json, type Page } from '../api';
 import { CompareChart, MAX_COMPARED } from '../chart';
 import { ErrorNotice, useLoad } from '../ui';
@@ -13,7 +14,8 @@ const COMPONENTS = ['dz', 'dx', 'dy'] as const;
 export function ComparePoints({ points }: { points: { data: Page<Json> | undefined } }) {
   const [chosen, setChosen] = useState<string[]>([]);
   const [component, setComponent] = useState<(typeof COMPONENTS)[number]>('dz');
-  const all = points.data?.items ?? [];
+  // displacements compare: the geodetic points (an instrument's channels have units of their own; its page charts them)
+  const all = (points.data?.items ?? []).filter((p) => sensorTypeSpec(p.sensor_type)?.geodetic ?? true);
   const lines = useLoad(async () => {
     if (!chosen.length) return [];
     const to = new Date();
