@@ -23,6 +23,7 @@ const BENCHES = [
   { name: 'gateway/grpc-call', bound: 60 },
   { name: 'ingest/micro', bound: 60 },
   { name: 'ingest/rollups-cost', bound: 90 },
+  { name: 'ingest/channel-rollups-cost', bound: 90 },
   { name: 'outbox/run', bound: 60 },
   { name: 'startup/run', bound: 120 },
   { name: 'gateway/run', bound: 120 },
