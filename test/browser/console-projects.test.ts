@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
 import { LAPTOP, screenshot, signIn } from '../support/console.js';
 import { startTestPlatform, type TestPlatform } from '../support/platform.js';
+import { pngImage } from '@mp/testing';
 
 // The console's projects pages in headless Chromium against the real platform: list and create,
 // status moves by the published table, points with thresholds, devices, tasks with the overdue
@@ -153,6 +154,43 @@ describe('console: projects', () => {
     expect((await t.api('GET', `/points/${piezo.id}/data`, { headers: admin })).body.data.items).toEqual([
       expect.objectContaining({ values: expect.objectContaining({ pore_pressure: 152.5 }) }),
     ]);
+  });
+
+  it('places points by hand on an uploaded drawing of the site, and goes back to coordinates without it', async () => {
+    const points = (await t.api('GET', `/projects/${projectId}/points`, { headers: admin })).body.data.items;
+    const piezo = points.find((p: { number: string }) => p.number === 'PZ-01');
+    const card = page.locator('.card', { has: page.getByRole('heading', { name: 'Site plan' }) });
+    // A GIF is refused by the API (422103), shown in the card; no drawing is kept.
+    await card
+      .getByLabel('Upload a drawing of the site (PNG or JPEG)')
+      .setInputFiles({ name: 'plan.gif', mimeType: 'image/gif', buffer: Buffer.from('GIF89a\x01\x00\x01\x00') });
+    await card.getByRole('alert').getByText('(422103)').waitFor();
+    expect((await t.api('GET', `/projects/${projectId}/site-plan`, { headers: admin })).body.code).toBe(404030);
+
+    const drawing = pngImage(400, 200, (x, y) => (Math.abs(x - y) < 3 ? [40, 40, 40, 255] : [235, 240, 245, 255]));
+    await card.getByLabel('Upload a drawing of the site (PNG or JPEG)').setInputFiles({ name: 'plan.png', mimeType: 'image/png', buffer: drawing });
+    await card.getByText('Not on the drawing yet: P-01, PZ-01.').waitFor();
+    await card.getByLabel('Place a point on the drawing').selectOption(piezo.id);
+    const plan = card.getByRole('group', { name: 'Site plan' });
+    const box = (await plan.boundingBox())!;
+    await plan.click({ position: { x: box.width * 0.25, y: box.height * 0.5 } });
+    await plan.getByRole('link', { name: /^PZ-01 Toe piezometer: / }).waitFor();
+    await card.getByText('Not on the drawing yet: P-01.').waitFor();
+    const stored = (await t.api('GET', `/projects/${projectId}/site-plan`, { headers: admin })).body.data;
+    expect(stored).toMatchObject({ width: 400, height: 200, content_type: 'image/png' });
+    expect(stored.positions).toHaveLength(1);
+    expect(stored.positions[0].point_id).toBe(piezo.id);
+    expect(stored.positions[0].x).toBeCloseTo(0.25, 1);
+    expect(stored.positions[0].y).toBeCloseTo(0.5, 1);
+    // The point on the drawing links to its chart.
+    expect(await plan.getByRole('link', { name: /^PZ-01 Toe piezometer: / }).getAttribute('href')).toBe(`#/points/${piezo.id}`);
+    await screenshot(page, '16-site-plan-drawing');
+
+    // Without the drawing, the points are placed by their coordinates again (the prism only).
+    await card.getByRole('button', { name: 'Remove the drawing' }).click();
+    await plan.getByRole('link', { name: /^P-01 Crest 1: / }).waitFor();
+    expect(await plan.getByRole('link', { name: /^PZ-01/ }).count()).toBe(0);
+    expect((await t.api('GET', `/projects/${projectId}/site-plan`, { headers: admin })).body.code).toBe(404030);
   });
 
   it('adds tasks due at the clock of the project, marks the overdue one, and moves a task by its status table', async () => {

@@ -64,7 +64,7 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
           </div>
         </div>
       )}
-      <SitePlan points={points} zone={zone} />
+      <SitePlan projectId={projectId} points={points} zone={zone} />
       <Points projectId={projectId} points={points} devices={devices.data?.items ?? []} zone={zone} />
       <SurveyRound projectId={projectId} points={points} zone={zone} onWritten={points.reload} />
       <ComparePoints points={points} />
