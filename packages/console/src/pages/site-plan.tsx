@@ -158,7 +158,16 @@ function Drawing(props: { projectId: string; plan: Json; points: Json[]; placed:
             return <PlanPoint key={p.id} p={p} x={q.x * WIDTH} y={q.y * height} zone={zone} />;
           })}
       </svg>
-      {unplaced.length > 0 && <p class="muted small">Not on the drawing yet: {unplaced.map((p) => p.number as string).sort().join(', ')}.</p>}
+      {unplaced.length > 0 && (
+        <p class="muted small">
+          Not on the drawing yet:{' '}
+          {unplaced
+            .map((p) => p.number as string)
+            .sort()
+            .join(', ')}
+          .
+        </p>
+      )}
       <ErrorNotice error={save.error} />
       <div class="controls">
         <div class="field">
