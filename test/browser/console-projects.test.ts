@@ -165,7 +165,7 @@ describe('console: projects', () => {
       .getByLabel('Upload a drawing of the site (PNG or JPEG)')
       .setInputFiles({ name: 'plan.gif', mimeType: 'image/gif', buffer: Buffer.from('GIF89a\x01\x00\x01\x00') });
     await card.getByRole('alert').getByText('(422103)').waitFor();
-    expect((await t.api('GET', `/projects/${projectId}/site-plan`, { headers: admin })).body.code).toBe(404030);
+    expect((await t.api('GET', `/projects/${projectId}/site-plan`, { headers: admin })).body.code).toBe(404040);
 
     const drawing = pngImage(400, 200, (x, y) => (Math.abs(x - y) < 3 ? [40, 40, 40, 255] : [235, 240, 245, 255]));
     await card.getByLabel('Upload a drawing of the site (PNG or JPEG)').setInputFiles({ name: 'plan.png', mimeType: 'image/png', buffer: drawing });
@@ -190,7 +190,7 @@ describe('console: projects', () => {
     await card.getByRole('button', { name: 'Remove the drawing' }).click();
     await plan.getByRole('link', { name: /^P-01 Crest 1: / }).waitFor();
     expect(await plan.getByRole('link', { name: /^PZ-01/ }).count()).toBe(0);
-    expect((await t.api('GET', `/projects/${projectId}/site-plan`, { headers: admin })).body.code).toBe(404030);
+    expect((await t.api('GET', `/projects/${projectId}/site-plan`, { headers: admin })).body.code).toBe(404040);
   });
 
   it('adds tasks due at the clock of the project, marks the overdue one, and moves a task by its status table', async () => {

@@ -38,7 +38,7 @@ describe('site plan of a project', () => {
   afterAll(() => t?.stop());
 
   it('keeps an uploaded drawing, read back byte for byte with its type, size and dimensions', async () => {
-    expectError(await t.api('GET', `/projects/${projectId}/site-plan`, { headers: h() }), 404030, 'project_id');
+    expectError(await t.api('GET', `/projects/${projectId}/site-plan`, { headers: h() }), 404040, 'project_id');
     const put = await t.api('PUT', `/projects/${projectId}/site-plan`, { headers: h(), body: { image: drawing.toString('base64') } });
     expect(put.status).toBe(200);
     const sha256 = createHash('sha256').update(drawing).digest('hex');
@@ -119,10 +119,10 @@ describe('site plan of a project', () => {
     ).toBe(200);
     expect((await t.api('DELETE', `/points/${points[2]}`, { headers: h() })).status).toBe(200);
     expect((await t.api('GET', `/projects/${projectId}/site-plan`, { headers: h() })).body.data.positions).toEqual([{ point_id: points[0], x: 0.2, y: 0.2 }]);
-    // Placing on a project without a plan is 404030.
+    // Placing on a project without a plan is 404040.
     expectError(
       await t.api('PUT', `/projects/${otherProjectId}/site-plan/positions`, { headers: h(), body: { positions: [{ point_id: otherPoint, x: 0, y: 0 }] } }),
-      404030,
+      404040,
       'project_id',
     );
   });
@@ -158,7 +158,7 @@ describe('site plan of a project', () => {
     const removed = await t.api('DELETE', `/projects/${projectId}/site-plan`, { headers: h() });
     expect(removed.status).toBe(200);
     expect(removed.body.data).toMatchObject({ project_id: projectId, deleted: true });
-    expectError(await t.api('GET', `/projects/${projectId}/site-plan`, { headers: h() }), 404030, 'project_id');
+    expectError(await t.api('GET', `/projects/${projectId}/site-plan`, { headers: h() }), 404040, 'project_id');
     expect(await rows('SELECT count(*)::int AS n FROM projects.site_plan_positions WHERE project_id = $1', [projectId])).toEqual([{ n: 0 }]);
 
     expect((await t.api('PUT', `/projects/${otherProjectId}/site-plan`, { headers: h(), body: { image: drawing.toString('base64') } })).status).toBe(200);

@@ -30,7 +30,7 @@ interface PositionRow {
 const COLUMNS = 'project_id, content_type, width, height, sha256, octet_length(image) AS size, updated_by, updated_at';
 
 export const noPlan = (projectId: string) =>
-  new DomainError('404030', {
+  new DomainError('404040', {
     field: 'project_id',
     detail: `Project ${projectId} has no site plan.`,
     suggestion: 'Upload the drawing with PUT /v3/projects/{project_id}/site-plan first.',

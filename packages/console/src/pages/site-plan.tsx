@@ -26,10 +26,10 @@ function PlanPoint({ p, x, y, zone }: { p: Json; x: number; y: number; zone: str
   );
 }
 
-/** The project's drawing, or null when it has none (404030). */
+/** The project's drawing, or null when it has none (404040). */
 const loadPlan = (projectId: string) =>
   api.getSitePlan(projectId).catch((e: unknown) => {
-    if (e instanceof ApiError && e.code === 404030) return null;
+    if (e instanceof ApiError && e.code === 404040) return null;
     throw e;
   });
 

@@ -292,7 +292,7 @@ export const notFoundErrors: ErrorEntry[] = [
     },
   },
   {
-    code: '404030',
+    code: '404040',
     message: 'site plan does not exist',
     category: 'not_found',
     suggestion: 'Upload the drawing with PUT /v3/projects/{project_id}/site-plan first.',

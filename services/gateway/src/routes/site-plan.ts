@@ -90,7 +90,7 @@ export function sitePlanRoutes(router: GatewayRouter, clients: ServiceClients): 
       permission: 'project:read',
       rateLimit: 'tenant',
       response: api.sitePlan,
-      errors: ['404001', '404030'],
+      errors: ['404001', '404040'],
     },
     async (ctx) => {
       ok(ctx, present(await clients.projects.getSitePlan({ projectId: ctx.params.project_id!, withImage: true }, ctx.state.caller!), true));
@@ -109,7 +109,7 @@ export function sitePlanRoutes(router: GatewayRouter, clients: ServiceClients): 
       rateLimit: 'tenant',
       body: positionsBody,
       response: api.sitePlanSummary,
-      errors: ['404001', '404030', '422104', '422105'],
+      errors: ['404001', '404040', '422104', '422105'],
     },
     async (ctx) => {
       const state = ctx.state;
@@ -133,7 +133,7 @@ export function sitePlanRoutes(router: GatewayRouter, clients: ServiceClients): 
       permission: 'project:write',
       rateLimit: 'tenant',
       response: api.deleted(api.sitePlanSummary),
-      errors: ['404001', '404030'],
+      errors: ['404001', '404040'],
     },
     async (ctx) => {
       ok(ctx, {
