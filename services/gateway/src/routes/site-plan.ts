@@ -61,7 +61,7 @@ export function sitePlanRoutes(router: GatewayRouter, clients: ServiceClients): 
       rateLimit: 'tenant',
       body: planBody,
       response: api.sitePlanSummary,
-      errors: ['404001', '422103'],
+      errors: ['404001', '422101', '422103'],
     },
     async (ctx) => {
       const state = ctx.state;
@@ -109,7 +109,7 @@ export function sitePlanRoutes(router: GatewayRouter, clients: ServiceClients): 
       rateLimit: 'tenant',
       body: positionsBody,
       response: api.sitePlanSummary,
-      errors: ['404001', '404040', '422104', '422105'],
+      errors: ['400004', '404001', '404040', '422104', '422105', '422204'],
     },
     async (ctx) => {
       const state = ctx.state;
