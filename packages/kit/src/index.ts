@@ -14,3 +14,4 @@ export * from './required-settings.js';
 export * from './metrics.js';
 export * from './startup.js';
 export * from './tracing.js';
+export * from './instrument-math.js';

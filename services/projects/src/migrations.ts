@@ -167,4 +167,24 @@ export const migrations: Migration[] = [
       ALTER TABLE points ADD COLUMN trigger_levels jsonb;
     `,
   },
+  {
+    // Dated calibrations (ADR 0116) and derived channels (ADR 0117) of instrument points.
+    id: '021_calibrations_derived_channels',
+    sql: `
+      ALTER TABLE points ADD COLUMN derived_channels jsonb;
+      CREATE TABLE point_calibrations (
+        id text PRIMARY KEY,
+        point_id text NOT NULL REFERENCES points (id) ON DELETE CASCADE,
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        method text NOT NULL,
+        -- the method's coefficients by their API names (gauge_factor, zero_reading, …)
+        coefficients jsonb NOT NULL,
+        valid_from timestamptz NOT NULL,
+        created_by text NOT NULL,
+        created_at timestamptz NOT NULL,
+        CONSTRAINT point_calibrations_valid_from UNIQUE (point_id, valid_from)
+      );
+    `,
+  },
 ];
