@@ -24,7 +24,8 @@ describe('calibrations and derived channels through the gateway', () => {
   beforeAll(async () => {
     t = await startTestPlatform();
     key = await t.apiKey(['project:read', 'project:write', 'data:read', 'data:write']);
-    projectId = (await t.api('POST', '/projects', { headers: h(), body: { name: 'Dam calibrations', number: 'DAM-C', start_date: '2026-01-01' } })).body.data.id;
+    projectId = (await t.api('POST', '/projects', { headers: h(), body: { name: 'Dam calibrations', number: 'DAM-C', start_date: '2026-01-01' } })).body.data
+      .id;
     expect((await t.api('PUT', `/projects/${projectId}/status`, { headers: h(), body: { status: 'in_progress' } })).status).toBe(200);
   });
   afterAll(() => t?.stop());
@@ -290,7 +291,11 @@ describe('calibrations and derived channels through the gateway', () => {
       const alarms = await t.api('GET', `/projects/${projectId}/alarms?point_id=${pz}`, { headers: h() });
       expect(alarms.body.data.items[0]).toMatchObject({ level: 'warning', channel: 'elevation' });
       // a reading may not send a derived channel itself
-      expectError(await write([{ point_id: pz, measured_at: '2026-03-01T02:00:00Z', values: { pore_pressure: 1, head: 3 } }]), 422101, 'records[0].values.head');
+      expectError(
+        await write([{ point_id: pz, measured_at: '2026-03-01T02:00:00Z', values: { pore_pressure: 1, head: 3 } }]),
+        422101,
+        'records[0].values.head',
+      );
     });
 
     it('changes derived channels with PATCH, and refuses malicious, oversized and wrong expressions without effect', async () => {
@@ -298,7 +303,11 @@ describe('calibrations and derived channels through the gateway', () => {
       const patch = (derived: unknown, extra: Record<string, unknown> = {}) =>
         t.api('PATCH', `/points/${pz}`, { headers: h(), body: { derived_channels: derived, ...extra } });
       const bad = async (expression: string, code: number) =>
-        expectError(await patch([{ name: 'x1', unit: 'm', expression }]), code, code === 400003 ? 'derived_channels[0].expression' : 'derived_channels[0].expression');
+        expectError(
+          await patch([{ name: 'x1', unit: 'm', expression }]),
+          code,
+          code === 400003 ? 'derived_channels[0].expression' : 'derived_channels[0].expression',
+        );
       await bad('process.exit(1)', 422103);
       await bad('constructor', 422103);
       await bad("require('fs')", 422103);

@@ -41,7 +41,9 @@ const calibrationBody = z.object({
   zero_reading: z.number().optional().meta({ description: 'vibrating_wire: R₀, digits.' }),
   temperature_factor: z.number().optional().meta({ description: 'vibrating_wire: K, measured unit per °C.' }),
   zero_temperature: z.number().optional().meta({ description: 'vibrating_wire: T₀, °C.' }),
-  valid_from: instantText().optional().meta({ description: 'ISO 8601 with an offset; required on POST /points/{id}/calibrations, from the beginning when absent at creation.' }),
+  valid_from: instantText()
+    .optional()
+    .meta({ description: 'ISO 8601 with an offset; required on POST /points/{id}/calibrations, from the beginning when absent at creation.' }),
 });
 
 const toCalibrationInput = (b: z.infer<typeof calibrationBody>): projects.CalibrationInput => ({
@@ -61,9 +63,7 @@ const toCalibrationInput = (b: z.infer<typeof calibrationBody>): projects.Calibr
 });
 
 /** Channels computed from the others (docs/instruments.md#derived-channels); at most 16. */
-const derivedChannels = z
-  .array(z.object({ name: text(MAX_LENGTH.identifier), unit: text(MAX_LENGTH.unit), expression: text(MAX_LENGTH.expression) }))
-  .max(16);
+const derivedChannels = z.array(z.object({ name: text(MAX_LENGTH.identifier), unit: text(MAX_LENGTH.unit), expression: text(MAX_LENGTH.expression) })).max(16);
 
 const calibrationsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).optional(),
@@ -326,7 +326,12 @@ export function pointRoutes(router: GatewayRouter, clients: ServiceClients): voi
       let start = 0;
       if (q.cursor !== undefined) {
         const at = all.findIndex((c) => c.id === q.cursor);
-        if (at < 0) throw new DomainError('400004', { field: 'cursor', detail: 'The cursor names no calibration of this point.', suggestion: 'Pass back the next_cursor of the previous page.' });
+        if (at < 0)
+          throw new DomainError('400004', {
+            field: 'cursor',
+            detail: 'The cursor names no calibration of this point.',
+            suggestion: 'Pass back the next_cursor of the previous page.',
+          });
         start = at + 1;
       }
       const limit = q.limit ?? 20;
@@ -336,7 +341,10 @@ export function pointRoutes(router: GatewayRouter, clients: ServiceClients): voi
         ? (await clients.monitoringData.getRecomputeStates({ pointId, calibrationIds: page.map((c) => c.id) }, state.caller!)).items
         : [];
       const byId = new Map(states.map((s) => [s.calibrationId, s]));
-      ok(ctx, listData(page, (c) => present.calibration(c, byId.get(c.id)), { hasMore, ...(hasMore ? { nextCursor: page[page.length - 1]!.id } : {}) }));
+      ok(
+        ctx,
+        listData(page, (c) => present.calibration(c, byId.get(c.id)), { hasMore, ...(hasMore ? { nextCursor: page[page.length - 1]!.id } : {}) }),
+      );
     },
   );
 }
