@@ -68,7 +68,7 @@ export async function scheduleRecompute(db: Queryable, req: projects.RecomputeRe
   );
 }
 
-interface JobRow {
+export interface JobRow {
   calibration_id: string;
   tenant_id: string;
   environment: string;
@@ -128,7 +128,7 @@ interface StoredReading {
  * (version + 1), the rollup buckets they fall in recounted, and the job's progress moved, in one
  * transaction guarded by the progress it started from. Returns whether the job is finished.
  */
-export async function recomputeBatch(db: Database, job: JobRow, point: PointInfo, now: Date, limit = RECOMPUTE_BATCH): Promise<boolean> {
+export async function recomputeBatch(db: Pick<Database, 'transaction'>, job: JobRow, point: PointInfo, now: Date, limit = RECOMPUTE_BATCH): Promise<boolean> {
   return db.transaction(async (tx) => {
     const lock = await tx.query<{ cursor_at: string | Date | null; status: string }>(
       'SELECT cursor_at, status FROM recompute_jobs WHERE calibration_id = $1 FOR UPDATE',
@@ -198,6 +198,7 @@ export class RecomputeWorker {
   constructor(
     private readonly deps: Pick<DataDeps, 'db' | 'contexts' | 'clock' | 'logger'>,
     private readonly pollMs = 1000,
+    private readonly batchSize = RECOMPUTE_BATCH,
   ) {}
 
   start(): void {
@@ -284,7 +285,7 @@ export class RecomputeWorker {
     }
     let cursor = job;
     while (!this.stopped) {
-      const done = await recomputeBatch(deps.db, cursor, point, deps.clock.now());
+      const done = await recomputeBatch(deps.db, cursor, point, deps.clock.now(), this.batchSize);
       if (done) break;
       const { rows } = await deps.db.query<JobRow>('SELECT * FROM recompute_jobs WHERE calibration_id = $1', [job.calibration_id]);
       cursor = rows[0]!;

@@ -30,6 +30,8 @@ export interface MonitoringDataServiceOptions {
   contextTtlMs?: number;
   batchChunk?: number;
   batchPollMs?: number;
+  /** Readings per transaction of a recomputation after a new calibration (recompute.ts; 500). */
+  recomputeBatch?: number;
   clock?: Clock;
   /** How often rollup deltas are folded (ADR 0023); 1 s by default, 0 never (tests). */
   rollupFoldMs?: number;
@@ -116,7 +118,7 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
     }
     archiver = new Archiver({ db: opts.db, logger: opts.logger, clock, dir: opts.archive.dir, retention }, opts.archive.everyMs);
   }
-  const recompute = new RecomputeWorker(deps, opts.batchPollMs ?? 1000);
+  const recompute = new RecomputeWorker(deps, opts.batchPollMs ?? 1000, opts.recomputeBatch);
   const ingestVersions = ingestVersionsBinding(versions, opts.db, () => recompute.wake());
   const server = await startGrpcServer({
     host: opts.host,
