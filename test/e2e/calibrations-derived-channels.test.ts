@@ -234,6 +234,20 @@ describe('calibrations and derived channels through the gateway', () => {
       expect(list.body.data.items[0]).toMatchObject({ method: 'linear', factor: 1, offset: 0 });
     });
 
+    it('honours Idempotency-Key: the same request again answers the same calibration and adds none', async () => {
+      const pt = await point({ number: 'PZ-K', name: 'Keyed', sensor_type: 'piezometer' });
+      const send = () =>
+        t.api('POST', `/points/${pt}/calibrations`, {
+          headers: { ...h(), 'idempotency-key': 'cal-once-1' },
+          body: { method: 'linear', factor: 2, offset: 1, valid_from: '2026-05-01T00:00:00Z' },
+        });
+      const first = await send();
+      const again = await send();
+      expect(first.status).toBe(200);
+      expect(again.body.data.id).toBe(first.body.data.id);
+      expect((await t.api('GET', `/points/${pt}/calibrations`, { headers: h() })).body.data.items).toHaveLength(1);
+    });
+
     it('needs project:write to add and a read permission to list', async () => {
       const reader = await t.apiKey(['project:read']);
       expectError(

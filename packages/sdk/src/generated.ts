@@ -2815,7 +2815,7 @@ export const ROUTES: { readonly [K in keyof Routes]: { idempotent: boolean; enve
   "GET /points/{point_id}": { idempotent: false, envelope: true, auth: true },
   "PATCH /points/{point_id}": { idempotent: false, envelope: true, auth: true },
   "GET /points/{point_id}/calibrations": { idempotent: false, envelope: true, auth: true },
-  "POST /points/{point_id}/calibrations": { idempotent: false, envelope: true, auth: true },
+  "POST /points/{point_id}/calibrations": { idempotent: true, envelope: true, auth: true },
   "GET /points/{point_id}/data": { idempotent: false, envelope: true, auth: true },
   "GET /points/{point_id}/series": { idempotent: false, envelope: true, auth: true },
   "GET /projects": { idempotent: false, envelope: true, auth: true },

@@ -2,7 +2,7 @@ import { projects } from '@mp/contracts';
 import type { Queryable } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import { bindService, type CallerPolicy } from '@mp/grpc';
-import { scheduleRecompute } from './recompute.js';
+import { scheduleRecompute } from './recompute-schedule.js';
 
 /**
  * The newest ingest version of each project that the projects service has handed over (ADR 0022),

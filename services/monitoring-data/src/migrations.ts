@@ -2,7 +2,7 @@ import { idempotencyMigration, type Migration } from '@mp/db';
 import { outboxMigrations } from '@mp/events';
 import { alarmInboxMigration, alarmsMigration } from './alarms/migration.js';
 import { rebuildStatements } from './rollups.js';
-import { RECOMPUTE_MIGRATION } from './recompute.js';
+import { RECOMPUTE_MIGRATION } from './recompute-schedule.js';
 
 export const SCHEMA = 'monitoring_data';
 

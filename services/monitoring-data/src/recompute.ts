@@ -1,5 +1,5 @@
-import type { monitoringData, projects } from '@mp/contracts';
-import type { Database, Queryable } from '@mp/db';
+import type { monitoringData } from '@mp/contracts';
+import type { Database } from '@mp/db';
 import { DomainError, isDomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { isId } from '@mp/kit';
@@ -24,49 +24,6 @@ const LEASE_SECONDS = 60;
  * transaction rolled back) ends after this long, having changed nothing.
  */
 const WAIT_FOR_CALIBRATION_MS = 10 * 60_000;
-
-export const RECOMPUTE_MIGRATION = {
-  id: '021_recompute_jobs',
-  sql: `
-    -- One job per calibration (ADR 0116): recompute the point's readings from valid_from on.
-    CREATE TABLE recompute_jobs (
-      calibration_id text PRIMARY KEY,
-      tenant_id text NOT NULL,
-      environment text NOT NULL,
-      project_id text NOT NULL,
-      point_id text NOT NULL,
-      valid_from timestamptz NOT NULL,
-      -- who added the calibration; the job reads the point with their access
-      created_by text NOT NULL,
-      caller jsonb NOT NULL,
-      -- pending | running | done | failed
-      status text NOT NULL DEFAULT 'pending',
-      -- measured_at of the last reading recomputed (readings are unique per point and instant)
-      cursor_at timestamptz,
-      records integer NOT NULL DEFAULT 0,
-      changed integer NOT NULL DEFAULT 0,
-      failure text,
-      lease_until timestamptz,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      started_at timestamptz,
-      finished_at timestamptz
-    );
-    CREATE INDEX recompute_jobs_open ON recompute_jobs (created_at) WHERE status IN ('pending', 'running');
-    CREATE INDEX recompute_jobs_point ON recompute_jobs (point_id);
-  `,
-};
-
-/** ScheduleRecompute (from the projects service, in the calibration's transaction): idempotent per calibration. */
-export async function scheduleRecompute(db: Queryable, req: projects.RecomputeRequest, caller: CallerContext): Promise<void> {
-  if (!isId('calibration', req.calibrationId) || !isId('point', req.pointId) || !isId('project', req.projectId) || Number.isNaN(Date.parse(req.validFrom))) {
-    throw new DomainError('400003', { field: 'calibration_id', detail: 'A calibration, point, project and valid_from are required.' });
-  }
-  await db.query(
-    `INSERT INTO recompute_jobs (calibration_id, tenant_id, environment, project_id, point_id, valid_from, created_by, caller)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (calibration_id) DO NOTHING`,
-    [req.calibrationId, caller.tenantId, caller.environment, req.projectId, req.pointId, req.validFrom, req.createdBy, JSON.stringify(caller)],
-  );
-}
 
 export interface JobRow {
   calibration_id: string;
@@ -130,6 +87,8 @@ interface StoredReading {
  */
 export async function recomputeBatch(db: Pick<Database, 'transaction'>, job: JobRow, point: PointInfo, now: Date, limit = RECOMPUTE_BATCH): Promise<boolean> {
   return db.transaction(async (tx) => {
+    // The readings are locked as they are read: a correction (PATCH /data/{id}) in between waits,
+    // then finds a new version (409004) instead of being overwritten with values read before it.
     const lock = await tx.query<{ cursor_at: string | Date | null; status: string }>(
       'SELECT cursor_at, status FROM recompute_jobs WHERE calibration_id = $1 FOR UPDATE',
       [job.calibration_id],
@@ -140,7 +99,7 @@ export async function recomputeBatch(db: Pick<Database, 'transaction'>, job: Job
     const { rows } = await tx.query<StoredReading>(
       `SELECT id, measured_at, channels, status FROM data_records
         WHERE point_id = $1 AND measured_at >= $2 AND ($3::timestamptz IS NULL OR measured_at > $3)
-        ORDER BY measured_at LIMIT $4`,
+        ORDER BY measured_at LIMIT $4 FOR UPDATE`,
       [job.point_id, iso(job.valid_from), from, limit],
     );
     const typeChannels = new Set(point.type?.channels.map((c) => c.name) ?? []);

@@ -293,6 +293,7 @@ export function pointRoutes(router: GatewayRouter, clients: ServiceClients): voi
       body: calibrationBody,
       response: api.calibration,
       errors: ['404003', '422101', '422103', '422105', '422204', '422301'],
+      idempotent: true,
     },
     async (ctx) => {
       const state = ctx.state;

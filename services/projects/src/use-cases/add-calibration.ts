@@ -1,4 +1,5 @@
 import type { projects } from '@mp/contracts';
+import { createOnce } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
 import { projectFor } from '../access.js';
 import { checkCalibration, insertCalibration, toCalibration } from '../calibrations.js';
@@ -14,7 +15,8 @@ import { loadPoint } from '../point-row.js';
 export async function addCalibration(deps: ProjectsDeps, req: projects.AddCalibrationRequest, ctx: CallerContext): Promise<projects.Calibration> {
   const peek = await loadPoint(deps.db, ctx, req.pointId);
   const checked = checkCalibration(req.calibration, peek.sensor_type, '');
-  return deps.db.transaction(async (tx) => {
+  // Idempotency-Key honoured as for every creating write (ADR 0012).
+  return createOnce(deps.db, deps.clock.now(), ctx, 'AddCalibration', req, async (tx) => {
     const project = await projectFor(tx, ctx, peek.project_id, 'write', { lock: 'update' });
     const point = await loadPoint(tx, ctx, req.pointId, { lock: true });
     const row = await insertCalibration(tx, ctx, point.id, checked, deps.clock.now().toISOString(), '');
