@@ -118,8 +118,8 @@ export async function recomputeBatch(db: Pick<Database, 'transaction'>, job: Job
       for (const [k, v] of Object.entries(stored)) if (typeChannels.has(k)) channels[k] = v;
       completeChannels(point, channels, ms);
       const status = triggerStatus(point.triggerLevels, (c) => channels[c])?.level ?? 'normal';
+      if (sameChannels(channels, stored) && status === r.status) continue;
       const text = JSON.stringify(channels);
-      if (text === JSON.stringify(stored) && status === r.status) continue;
       changedIds.push(r.id);
       changedAt.push(iso(r.measured_at));
       changedChannels.push(text);
@@ -145,6 +145,14 @@ export async function recomputeBatch(db: Pick<Database, 'transaction'>, job: Job
     );
     return done;
   });
+}
+
+/** The same channels and values, in any order (jsonb keeps its keys in an order of its own). */
+function sameChannels(a: Record<string, number>, b: Record<string, number>): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const k of keys) if (a[k] !== b[k]) return false;
+  return true;
 }
 
 /** Runs the recompute jobs on this replica: claims one with FOR UPDATE SKIP LOCKED and a lease. */

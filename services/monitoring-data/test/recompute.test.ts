@@ -1,5 +1,6 @@
 import type { monitoringData } from '@mp/contracts';
 import { recomputeBatch, type JobRow } from '../src/recompute.js';
+import { waitUntil } from '@mp/testing';
 import { NaN_, startHarness, type Harness } from './harness.js';
 
 // The recomputation after a back-dated calibration (ADR 0116) at the service's gRPC surface, with
@@ -60,6 +61,8 @@ describe('recomputation of stored readings after a new calibration', () => {
           warningThreshold: 0,
           alarmThreshold: 0,
           triggerLevels: { items: [{ level: 'alarm', channel: 'pore_pressure', above: 170 }] },
+          // a short name: jsonb keeps it first, the computation adds it last
+          derivedChannels: { items: [{ name: 'h', unit: 'm', expression: 'pore_pressure / 10' }] },
           calibration: { method: 'vibrating_wire', gaugeFactor: -0.25, zeroReading: 8000 },
         },
       ],
@@ -72,7 +75,7 @@ describe('recomputation of stored readings after a new calibration', () => {
         projectId: p.id,
         records: readings(
           pt.id,
-          [1, 2, 3, 4, 5, 6, 7].map((d) => ({ at: at(d), frequency: 2700 })),
+          [1, 2, 3, 4, 5, 6, 7].map((d) => ({ at: at(d), frequency: 2700, temperature: 11 })),
         ),
       },
       h.caller,
@@ -106,6 +109,7 @@ describe('recomputation of stored readings after a new calibration', () => {
       'SELECT measured_at, channels, status, version FROM monitoring_data.data_records WHERE point_id = $1 ORDER BY measured_at',
       [pt.id],
     );
+    expect(rows[2]!.channels).toEqual({ frequency: 2700, temperature: 11, pore_pressure: 127.5, h: 12.75 });
     expect(rows.map((r) => [r.channels.pore_pressure, r.status, r.version])).toEqual([
       [177.5, 'alarm', 1],
       [177.5, 'alarm', 1],
@@ -130,6 +134,22 @@ describe('recomputation of stored readings after a new calibration', () => {
       [pt.id],
     );
     expect(rollups[0]).toEqual({ alarm_count: 2, count: 7 });
+
+    // A calibration from day 6 that gives the same values: its recomputation reads two readings
+    // and rewrites none of them.
+    const same = await h.projects.addCalibration(
+      { pointId: pt.id, calibration: { method: 'vibrating_wire', gaugeFactor: -0.25, zeroReading: 7800, validFrom: '2026-03-06T00:00:00Z' } },
+      h.caller,
+    );
+    await waitUntil(async () => (await h.data.getRecomputeStates({ pointId: pt.id, calibrationIds: [same.id] }, h.caller)).items[0]?.status === 'done', {
+      timeoutMs: 30_000,
+    });
+    expect((await h.data.getRecomputeStates({ pointId: pt.id, calibrationIds: [same.id] }, h.caller)).items[0]).toMatchObject({ records: 2, changed: 0 });
+    expect(
+      (await h.rows<{ version: number }>('SELECT version FROM monitoring_data.data_records WHERE point_id = $1 ORDER BY measured_at', [pt.id])).map(
+        (r) => r.version,
+      ),
+    ).toEqual([1, 1, 2, 2, 2, 2, 2]);
 
     // A worker whose lease expired and that kept an older cursor finds other progress under the
     // row lock and does nothing (the job is made unfinished again, its lease held away from the
