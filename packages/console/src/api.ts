@@ -212,6 +212,13 @@ export const api = {
   getPoint: (pointId: string) => call('GET /points/{point_id}', { path: { point_id: pointId } }),
   /** Only the changed fields, with the `version` the form was filled from (409004 when someone saved first). */
   updatePoint: (pointId: string, body: Json) => call('PATCH /points/{point_id}', { path: { point_id: pointId }, body }),
+  /** The project's site plan with its drawing (base64); 404040 when it has none. */
+  getSitePlan: (projectId: string) => call('GET /projects/{project_id}/site-plan', { path: { project_id: projectId } }),
+  putSitePlan: (projectId: string, image: string) => call('PUT /projects/{project_id}/site-plan', { path: { project_id: projectId }, body: { image } }),
+  deleteSitePlan: (projectId: string) => call('DELETE /projects/{project_id}/site-plan', { path: { project_id: projectId } }),
+  /** Replaces every placement of the plan at once. */
+  placeOnSitePlan: (projectId: string, positions: { point_id: string; x: number; y: number }[]) =>
+    call('PUT /projects/{project_id}/site-plan/positions', { path: { project_id: projectId }, body: { positions } }),
   listDevices: (): Promise<Page<Json>> => call('GET /devices', { query: { limit: 100 } }),
   createDevice: (body: Json) => call('POST /devices', { body }),
 

@@ -15,3 +15,4 @@ export * from './metrics.js';
 export * from './startup.js';
 export * from './tracing.js';
 export * from './instrument-math.js';
+export * from './image-header.js';

@@ -929,6 +929,39 @@ export type Series = {
   }>;
 };
 
+export type SitePlan = {
+  project_id: string;
+  content_type: "image/png" | "image/jpeg";
+  size_bytes: number;
+  sha256: string;
+  width: number;
+  height: number;
+  positions: Array<{
+    point_id: string;
+    x: number;
+    y: number;
+  }>;
+  updated_by: string | null;
+  updated_at: string;
+  image: string;
+};
+
+export type SitePlanSummary = {
+  project_id: string;
+  content_type: "image/png" | "image/jpeg";
+  size_bytes: number;
+  sha256: string;
+  width: number;
+  height: number;
+  positions: Array<{
+    point_id: string;
+    x: number;
+    y: number;
+  }>;
+  updated_by: string | null;
+  updated_at: string;
+};
+
 export type SuccessMeta = {
   request_id: string;
   timestamp: string;
@@ -1200,7 +1233,7 @@ export interface WebhookEvents {
 }
 
 /** Every six-digit code the API can answer. */
-export type ErrorCode = 400001 | 400002 | 400003 | 400004 | 400005 | 401001 | 401002 | 401003 | 401004 | 401005 | 401006 | 401007 | 401008 | 401020 | 403001 | 403002 | 403003 | 403004 | 404001 | 404002 | 404003 | 404004 | 404005 | 404006 | 404007 | 404008 | 404009 | 404010 | 404011 | 404012 | 404013 | 404014 | 404018 | 404019 | 404020 | 404021 | 409001 | 409002 | 409003 | 409004 | 409005 | 409006 | 409007 | 409008 | 409009 | 409010 | 409011 | 409020 | 422101 | 422102 | 422103 | 422104 | 422105 | 422201 | 422202 | 422203 | 422204 | 422205 | 422301 | 422302 | 422303 | 422304 | 429001 | 429002 | 429003 | 429004 | 429005 | 500001 | 503002;
+export type ErrorCode = 400001 | 400002 | 400003 | 400004 | 400005 | 401001 | 401002 | 401003 | 401004 | 401005 | 401006 | 401007 | 401008 | 401020 | 403001 | 403002 | 403003 | 403004 | 404001 | 404002 | 404003 | 404004 | 404005 | 404006 | 404007 | 404008 | 404009 | 404010 | 404011 | 404012 | 404013 | 404014 | 404018 | 404019 | 404020 | 404021 | 404040 | 409001 | 409002 | 409003 | 409004 | 409005 | 409006 | 409007 | 409008 | 409009 | 409010 | 409011 | 409020 | 422101 | 422102 | 422103 | 422104 | 422105 | 422201 | 422202 | 422203 | 422204 | 422205 | 422301 | 422302 | 422303 | 422304 | 429001 | 429002 | 429003 | 429004 | 429005 | 500001 | 503002;
 
 /** Each route: its path and query parameters, request body and the `data` of its answer. */
 export interface Routes {
@@ -2232,6 +2265,61 @@ export interface Routes {
     };
     response: Report;
   };
+  "DELETE /projects/{project_id}/site-plan": {
+    path: {
+      project_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: {
+      project_id: string;
+      content_type: "image/png" | "image/jpeg";
+      size_bytes: number;
+      sha256: string;
+      width: number;
+      height: number;
+      positions: Array<{
+        point_id: string;
+        x: number;
+        y: number;
+      }>;
+      updated_by: string | null;
+      updated_at: string;
+      deleted: true;
+    };
+  };
+  "GET /projects/{project_id}/site-plan": {
+    path: {
+      project_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: SitePlan;
+  };
+  "PUT /projects/{project_id}/site-plan": {
+    path: {
+      project_id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      image: string;
+    };
+    response: SitePlanSummary;
+  };
+  "PUT /projects/{project_id}/site-plan/positions": {
+    path: {
+      project_id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      positions: Array<{
+        point_id: string;
+        x: number;
+        y: number;
+      }>;
+    };
+    response: SitePlanSummary;
+  };
   "PUT /projects/{project_id}/status": {
     path: {
       project_id: string;
@@ -2838,6 +2926,10 @@ export const ROUTES: { readonly [K in keyof Routes]: { idempotent: boolean; enve
   "GET /projects/{project_id}/report-schedules": { idempotent: false, envelope: true, auth: true },
   "POST /projects/{project_id}/report-schedules": { idempotent: true, envelope: true, auth: true },
   "POST /projects/{project_id}/reports": { idempotent: true, envelope: true, auth: true },
+  "DELETE /projects/{project_id}/site-plan": { idempotent: false, envelope: true, auth: true },
+  "GET /projects/{project_id}/site-plan": { idempotent: false, envelope: true, auth: true },
+  "PUT /projects/{project_id}/site-plan": { idempotent: false, envelope: true, auth: true },
+  "PUT /projects/{project_id}/site-plan/positions": { idempotent: false, envelope: true, auth: true },
   "PUT /projects/{project_id}/status": { idempotent: false, envelope: true, auth: true },
   "GET /projects/{project_id}/tasks": { idempotent: false, envelope: true, auth: true },
   "POST /projects/{project_id}/tasks": { idempotent: true, envelope: true, auth: true },

@@ -31,6 +31,10 @@ import { updateDevice } from './use-cases/update-device.js';
 import { updatePoint } from './use-cases/update-point.js';
 import { updateProject } from './use-cases/update-project.js';
 import { updateTask } from './use-cases/update-task.js';
+import { deleteSitePlan } from './use-cases/delete-site-plan.js';
+import { getSitePlan } from './use-cases/get-site-plan.js';
+import { placeOnSitePlan } from './use-cases/place-on-site-plan.js';
+import { putSitePlan } from './use-cases/put-site-plan.js';
 
 /**
  * The gateway calls every method; monitoring-data reads what a data write is checked against
@@ -81,6 +85,10 @@ export function projectsBinding(deps: ProjectsDeps) {
       listDevices: (req, ctx) => listDevices(deps, req, ctx),
       updateDevice: (req, ctx) => updateDevice(deps, req, ctx),
       deleteDevice: (req, ctx) => deleteDevice(deps, req, ctx),
+      putSitePlan: (req, ctx) => putSitePlan(deps, req, ctx),
+      getSitePlan: (req, ctx) => getSitePlan(deps, req, ctx),
+      placeOnSitePlan: (req, ctx) => placeOnSitePlan(deps, req, ctx),
+      deleteSitePlan: (req, ctx) => deleteSitePlan(deps, req, ctx),
     },
     CALLERS,
   );

@@ -187,4 +187,30 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    // A project's site plan (ADR 0121): the drawing (PNG or JPEG, kept whole: at most 3 MiB) and
+    // the points placed on it by hand, at fractions of its width and height. Both go with the
+    // project; a placement goes with its point.
+    id: '030_site_plans',
+    sql: `
+      CREATE TABLE site_plans (
+        project_id text PRIMARY KEY REFERENCES projects (id) ON DELETE CASCADE,
+        content_type text NOT NULL,
+        width integer NOT NULL,
+        height integer NOT NULL,
+        sha256 text NOT NULL,
+        image bytea NOT NULL,
+        updated_by text NOT NULL,
+        updated_at timestamptz NOT NULL
+      );
+      CREATE TABLE site_plan_positions (
+        project_id text NOT NULL REFERENCES site_plans (project_id) ON DELETE CASCADE,
+        point_id text NOT NULL REFERENCES points (id) ON DELETE CASCADE,
+        x double precision NOT NULL CHECK (x >= 0 AND x <= 1),
+        y double precision NOT NULL CHECK (y >= 0 AND y <= 1),
+        PRIMARY KEY (project_id, point_id)
+      );
+      CREATE INDEX site_plan_positions_point ON site_plan_positions (point_id);
+    `,
+  },
 ];

@@ -7,7 +7,7 @@ import { ErrorNotice, FieldError, FormError, useAction, useLoad } from '../ui';
 const QUALITY_FLAGS = ['valid', 'suspect', 'invalid'] as const;
 
 /** The channels a person types in for a manual reading: displacements of the geodetic types, the measured channels of an instrument. */
-function manualChannels(sensorType: string): { name: string; unit: string }[] {
+export function manualChannels(sensorType: string): { name: string; unit: string }[] {
   const spec = sensorTypeSpec(sensorType);
   if (!spec) return [];
   if (spec.geodetic) return ['dx', 'dy', 'dz'].map((name) => ({ name, unit: 'mm' }));

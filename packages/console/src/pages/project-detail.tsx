@@ -3,11 +3,13 @@ import { api, type Json, type Page } from '../api';
 import { href } from '../router';
 import { DEVICE_TYPES, MEMBER_ROLES, PROJECT_MOVES, SENSOR_TYPES, TASK_MOVES, label } from '../transitions';
 import { Badge, ErrorNotice, Field, PageTitle, useAction, useLoad } from '../ui';
-import { inZone } from '../time';
+import { fromWallTime, inZone } from '../time';
+import { isGeodetic } from '@mp/contracts/vocabulary';
 import { PROJECT_TONE } from './projects';
 import { countsText, LevelBadge, pointState } from '../alarm-state';
 import { SitePlan } from './site-plan';
 import { ComparePoints } from './compare-points';
+import { SurveyRound } from './survey-round';
 import { NotificationRules } from './notification-rules';
 
 const value = (e: Event) => (e.target as HTMLInputElement).value;
@@ -62,8 +64,9 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
           </div>
         </div>
       )}
-      <SitePlan points={points} zone={zone} />
+      <SitePlan projectId={projectId} points={points} zone={zone} />
       <Points projectId={projectId} points={points} devices={devices.data?.items ?? []} zone={zone} />
+      <SurveyRound projectId={projectId} points={points} zone={zone} onWritten={points.reload} />
       <ComparePoints points={points} />
       <Devices devices={devices} />
       <Tasks projectId={projectId} zone={zone} />
@@ -81,6 +84,16 @@ function Points({ projectId, points, devices, zone }: { projectId: string; point
   const [f, setF] = useState(empty);
   const create = useAction();
   const set = (k: keyof typeof empty) => (e: Event) => setF({ ...f, [k]: value(e) });
+  const geodetic = isGeodetic(f.sensor_type);
+  // An instrument's coordinates are sent only when all three are typed in.
+  const located = !geodetic && [f.x, f.y, f.z].every((v) => v.trim() !== '');
+  const chooseType = (e: Event) => {
+    const next = value(e);
+    // Geodetic types start from 0 0 0 (a reference is required); instruments from empty inputs.
+    const coords = isGeodetic(next) ? { x: '0', y: '0', z: '0' } : { x: '', y: '', z: '' };
+    setF({ ...f, sensor_type: next, ...(isGeodetic(next) === geodetic ? {} : coords) });
+  };
+  const coordinate = geodetic ? 'Reference' : 'Location (optional)';
   return (
     <div class="card">
       <h2 id="points">Monitoring points</h2>
@@ -93,8 +106,10 @@ function Points({ projectId, points, devices, zone }: { projectId: string; point
               number: f.number,
               name: f.name,
               sensor_type: f.sensor_type,
-              reference: { x: Number(f.x), y: Number(f.y), z: Number(f.z) },
-              thresholds: { warning: Number(f.warning), alarm: Number(f.alarm) },
+              // An instrument has no displacement thresholds (its limits are trigger levels, set
+              // with Edit on the point's page); its coordinates are optional, for the site plan.
+              ...(geodetic || located ? { reference: { x: Number(f.x), y: Number(f.y), z: Number(f.z) } } : {}),
+              ...(geodetic ? { thresholds: { warning: Number(f.warning), alarm: Number(f.alarm) } } : {}),
               ...(f.device_id ? { device_id: f.device_id } : {}),
             });
             setF({ ...empty });
@@ -111,7 +126,7 @@ function Points({ projectId, points, devices, zone }: { projectId: string; point
             <input id="pt-name" required value={f.name} onInput={set('name')} />
           </Field>
           <Field label="Sensor type" id="pt-sensor">
-            <select id="pt-sensor" value={f.sensor_type} onChange={set('sensor_type')}>
+            <select id="pt-sensor" value={f.sensor_type} onChange={chooseType}>
               {SENSOR_TYPES.map((s) => (
                 <option key={s} value={s}>
                   {label(s)}
@@ -131,21 +146,27 @@ function Points({ projectId, points, devices, zone }: { projectId: string; point
           </Field>
         </div>
         <div class="row">
-          <Field label="Reference x (m)" id="pt-x">
-            <input id="pt-x" type="number" step="any" required value={f.x} onInput={set('x')} />
+          <Field label={`${coordinate} x (m)`} id="pt-x">
+            <input id="pt-x" type="number" step="any" required={geodetic} value={f.x} onInput={set('x')} />
           </Field>
-          <Field label="Reference y (m)" id="pt-y">
-            <input id="pt-y" type="number" step="any" required value={f.y} onInput={set('y')} />
+          <Field label={`${coordinate} y (m)`} id="pt-y">
+            <input id="pt-y" type="number" step="any" required={geodetic} value={f.y} onInput={set('y')} />
           </Field>
-          <Field label="Reference z (m)" id="pt-z">
-            <input id="pt-z" type="number" step="any" required value={f.z} onInput={set('z')} />
+          <Field label={`${coordinate} z (m)`} id="pt-z">
+            <input id="pt-z" type="number" step="any" required={geodetic} value={f.z} onInput={set('z')} />
           </Field>
-          <Field label="Warning threshold (mm)" id="pt-warning">
-            <input id="pt-warning" type="number" step="any" min="0" required value={f.warning} onInput={set('warning')} />
-          </Field>
-          <Field label="Alarm threshold (mm)" id="pt-alarm">
-            <input id="pt-alarm" type="number" step="any" min="0" required value={f.alarm} onInput={set('alarm')} />
-          </Field>
+          {geodetic ? (
+            <>
+              <Field label="Warning threshold (mm)" id="pt-warning">
+                <input id="pt-warning" type="number" step="any" min="0" required value={f.warning} onInput={set('warning')} />
+              </Field>
+              <Field label="Alarm threshold (mm)" id="pt-alarm">
+                <input id="pt-alarm" type="number" step="any" min="0" required value={f.alarm} onInput={set('alarm')} />
+              </Field>
+            </>
+          ) : (
+            <p class="muted small">A {label(f.sensor_type)} takes trigger levels on its channels: set them with Edit on the point's page.</p>
+          )}
         </div>
         <button type="submit" class="primary" disabled={create.busy}>
           Add point
@@ -272,7 +293,7 @@ function Tasks({ projectId, zone }: { projectId: string; zone: string }) {
         onSubmit={(e) => {
           e.preventDefault();
           create.run(async () => {
-            await api.createTask(projectId, { name, ...(due ? { due_at: new Date(due).toISOString() } : {}) });
+            await api.createTask(projectId, { name, ...(due ? { due_at: fromWallTime(due, zone) } : {}) });
             setName('');
             setDue('');
             tasks.reload();
@@ -284,7 +305,7 @@ function Tasks({ projectId, zone }: { projectId: string; zone: string }) {
           <Field label="Task name" id="task-name">
             <input id="task-name" required value={name} onInput={(e) => setName(value(e))} />
           </Field>
-          <Field label="Due (optional, your local time)" id="task-due">
+          <Field label={`Due (optional, ${zone})`} id="task-due">
             <input id="task-due" type="datetime-local" value={due} onInput={(e) => setDue(value(e))} />
           </Field>
         </div>

@@ -291,4 +291,19 @@ export const notFoundErrors: ErrorEntry[] = [
       correct: { method: 'GET', path: '/v3/alarm-ack/<THE TOKEN AS THE MAIL GIVES IT>' },
     },
   },
+  {
+    code: '404040',
+    message: 'site plan does not exist',
+    category: 'not_found',
+    suggestion: 'Upload the drawing with PUT /v3/projects/{project_id}/site-plan first.',
+    commonCauses: ['No site plan was uploaded for this project yet', 'The site plan was deleted', 'The project id names another project'],
+    solutions: [
+      'Upload a PNG or JPEG of the site with PUT /v3/projects/{project_id}/site-plan',
+      'Without a plan, the console places the points by their reference coordinates',
+    ],
+    example: {
+      request: { method: 'GET', path: '/v3/projects/prj_4n2k8q1m7p3x9c5v6b0z/site-plan' },
+      correct: { method: 'PUT', path: '/v3/projects/prj_4n2k8q1m7p3x9c5v6b0z/site-plan', body: { image: 'iVBORw0KGgoAAAANSUhEUgAA…' } },
+    },
+  },
 ];

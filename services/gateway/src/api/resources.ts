@@ -546,6 +546,28 @@ export const tenantLogo = z
     updated_at: instant,
   })
   .meta({ id: 'TenantLogo' });
+/** A project's site plan (ADR 0121) without its image: what a change answers. */
+export const sitePlanSummary = z
+  .object({
+    project_id: z.string(),
+    content_type: z.enum(['image/png', 'image/jpeg']),
+    size_bytes: z.number().int(),
+    sha256: z.string(),
+    width: z.number().int(),
+    height: z.number().int(),
+    positions: z.array(
+      z.object({
+        point_id: z.string(),
+        x: z.number().meta({ description: 'From the left edge, a fraction of the width (0 … 1).' }),
+        y: z.number().meta({ description: 'From the top edge, a fraction of the height (0 … 1).' }),
+      }),
+    ),
+    updated_by: nullableText,
+    updated_at: instant,
+  })
+  .meta({ id: 'SitePlanSummary' });
+/** The site plan with its drawing, base64. */
+export const sitePlan = sitePlanSummary.extend({ image: z.string().meta({ description: 'The drawing, base64.' }) }).meta({ id: 'SitePlan' });
 /** A notification rule (ADR 0090): who is mailed about a project's alarms, reminded and escalated to. */
 export const notificationRule = z
   .object({

@@ -9,6 +9,7 @@ import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { deviceRoutes } from './devices.js';
 import { memberRoutes } from './members.js';
 import { pointRoutes } from './points.js';
+import { sitePlanRoutes } from './site-plan.js';
 import { taskRoutes } from './tasks.js';
 import { defined, expectedVersion, nulls, okVersioned, versionBody, versionField } from './versioning.js';
 import * as api from '../api/resources.js';
@@ -217,4 +218,5 @@ export function projectRoutes(router: GatewayRouter, clients: ServiceClients): v
   taskRoutes(router, clients);
   pointRoutes(router, clients);
   deviceRoutes(router, clients);
+  sitePlanRoutes(router, clients);
 }
