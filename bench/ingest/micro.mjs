@@ -14,6 +14,8 @@ import { insertParams } from '../../services/monitoring-data/dist/store-records.
 import { reading, REFERENCE } from './readings.mjs';
 import { expandColumns, writeResult } from '../../services/monitoring-data/dist/columns.js';
 import { setting } from '../support/smoke.mjs';
+import { completeChannels, instrumentSettings } from '../../services/monitoring-data/dist/instrument-channels.js';
+import { sensorTypeSpec } from '@mp/contracts';
 
 const POINTS = 200;
 const RECORDS = 1000;
@@ -36,6 +38,9 @@ for (let i = 0; i < POINTS; i++) {
     precision: 1,
     active: true,
     triggerLevels: [],
+    conversion: null,
+    calibrations: [],
+    derived: [],
   });
 }
 const ctx = { project: { id: 'prj_1', name: 'Benchmark tunnel', status: 'in_progress', startDate: '2020-01-01' }, bounds: null, points };
@@ -107,3 +112,74 @@ const total = Object.values(stages).reduce((a, b) => a + b, 0);
 console.log(`monitoring-data write path without I/O, µs per record (${ROUNDS} writes of ${RECORDS}; data.created ${Math.round(bytes / ROUNDS / 1024)} KB):`);
 for (const [stage, ms] of Object.entries(stages)) console.log(`  ${stage.padEnd(7)} ${perRecord(ms)}`);
 console.log(`  total   ${perRecord(total)}`);
+
+// The same write of piezometers sending a vibrating wire's raw frequency and temperature, each
+// converted by a dated calibration (ADR 0116): the rules stage with the conversion, and the
+// conversion alone (the calibration valid at measured_at, G·(R₁ − R₀) + K·(T₁ − T₀)).
+const piezometer = sensorTypeSpec('piezometer');
+const calibrations = [
+  {
+    id: 'cal_2',
+    method: 'vibrating_wire',
+    validFrom: '2024-06-01T00:00:00Z',
+    gaugeFactor: -0.1482,
+    zeroReading: 8012.4,
+    temperatureFactor: 0.0713,
+    zeroTemperature: 21.3,
+  },
+  {
+    id: 'cal_1',
+    method: 'vibrating_wire',
+    validFrom: '2020-01-01T00:00:00Z',
+    gaugeFactor: -0.1479,
+    zeroReading: 8010.2,
+    temperatureFactor: 0.0713,
+    zeroTemperature: 21.1,
+  },
+];
+const vwPoints = new Map();
+for (const id of pointIds) {
+  vwPoints.set(id, {
+    ...points.get(id),
+    sensorType: 'piezometer',
+    type: piezometer,
+    triggerLevels: [{ level: 'alarm', channel: 'pore_pressure', above: 400 }],
+    ...instrumentSettings(piezometer, { calibrations, derivedChannels: [] }),
+  });
+}
+const vwCtx = { ...ctx, points: vwPoints };
+const vwCols = {
+  ...cols,
+  x: [],
+  y: [],
+  z: [],
+  dx: [],
+  dy: [],
+  dz: [],
+  channelNames: ['frequency', 'temperature'],
+  channelOffset: [0],
+  channelIndex: [],
+  channelValue: [],
+};
+for (let r = 0; r < RECORDS; r++) {
+  vwCols.channelIndex.push(0, 1);
+  vwCols.channelValue.push(2600 + (r % 400), 12 + (r % 10) / 10);
+  vwCols.channelOffset.push(2 * (r + 1));
+}
+let vwRules = 0;
+let convert = 0;
+let sink = 0;
+for (let round = 0; round < ROUNDS; round++) {
+  let t = performance.now();
+  const { ok } = checkRecords(vwCols, vwCtx, now);
+  vwRules += performance.now() - t;
+  if (ok.length !== RECORDS) throw new Error(`vibrating-wire records refused: ${RECORDS - ok.length}`);
+  const inputs = ok.map((r) => ({ frequency: r.channels.frequency, temperature: r.channels.temperature }));
+  t = performance.now();
+  for (let i = 0; i < inputs.length; i++) sink += completeChannels(ok[i].point, inputs[i], ok[i].ms).pore_pressure;
+  convert += performance.now() - t;
+}
+if (!Number.isFinite(sink)) throw new Error('the conversion gave a value that is not finite');
+console.log(`vibrating-wire piezometers (raw frequency and temperature, dated calibrations), µs per record:`);
+console.log(`  rules   ${perRecord(vwRules)} (with the conversion)`);
+console.log(`  convert ${perRecord(convert)} (the conversion alone)`);

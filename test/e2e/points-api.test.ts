@@ -54,6 +54,7 @@ describe('monitoring points over the API', () => {
       alarm_rules: null,
       // a total station's levels are its thresholds; trigger levels are for instrument channels
       trigger_levels: [],
+      derived_channels: [],
       created_at: res.body.data.created_at,
       updated_at: res.body.data.created_at,
       version: 1,

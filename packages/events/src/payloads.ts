@@ -30,7 +30,7 @@ const values = z
   .catchall(z.number())
   .meta({
     description:
-      'The values the record has: coordinates x, y, z in metres and displacements dx, dy, dz in millimetres (geodetic types), or the channels of the point’s sensor type by name, in their units (docs/instruments.md).',
+      'The values the record has: coordinates x, y, z in metres and displacements dx, dy, dz in millimetres (geodetic types), or the channels of the point’s sensor type by name, in their units, with those its calibration converted and its derived channels (docs/instruments.md).',
   });
 
 /** normal, or the highest trigger level crossed (warning, alarm, action). */

@@ -9,6 +9,7 @@ export const ID_PREFIXES = {
   project: 'prj',
   task: 'tsk',
   point: 'pt',
+  calibration: 'cal',
   device: 'dev',
   data: 'dat',
   batch: 'bat',

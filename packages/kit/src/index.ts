@@ -14,4 +14,5 @@ export * from './required-settings.js';
 export * from './metrics.js';
 export * from './startup.js';
 export * from './tracing.js';
+export * from './instrument-math.js';
 export * from './image-header.js';

@@ -238,6 +238,33 @@ export type Batch = {
   };
 };
 
+export type Calibration = {
+  id: string;
+  point_id: string;
+  method: "linear" | "polynomial" | "vibrating_wire";
+  factor?: number | null;
+  offset?: number | null;
+  a?: number | null;
+  b?: number | null;
+  c?: number | null;
+  gauge_factor?: number | null;
+  zero_reading?: number | null;
+  temperature_factor?: number | null;
+  zero_temperature?: number | null;
+  raw_channel: string;
+  channel: string;
+  valid_from: string;
+  created_by: string;
+  created_at: string;
+  recompute: {
+    status: "pending" | "running" | "done";
+    records: number;
+    changed: number;
+    started_at: string | null;
+    finished_at: string | null;
+  };
+};
+
 export type DataAbnormalEvent = {
   event_id: string;
   event_type: "data.abnormal";
@@ -597,6 +624,11 @@ export type Point = {
     above: number | null;
     below: number | null;
   }>;
+  derived_channels: Array<{
+    name: string;
+    unit: string;
+    expression: string;
+  }>;
   abrupt_change_limit: number | null;
   precision: number | null;
   device_id: string | null;
@@ -635,6 +667,11 @@ export type PointWithState = {
     channel: string;
     above: number | null;
     below: number | null;
+  }>;
+  derived_channels: Array<{
+    name: string;
+    unit: string;
+    expression: string;
   }>;
   abrupt_change_limit: number | null;
   precision: number | null;
@@ -1688,6 +1725,11 @@ export interface Routes {
         above: number | null;
         below: number | null;
       }>;
+      derived_channels: Array<{
+        name: string;
+        unit: string;
+        expression: string;
+      }>;
       abrupt_change_limit: number | null;
       precision: number | null;
       device_id: string | null;
@@ -1752,9 +1794,49 @@ export interface Routes {
         above?: number;
         below?: number;
       }>;
+      derived_channels?: Array<{
+        name: string;
+        unit: string;
+        expression: string;
+      }>;
       version?: number;
     };
     response: Point;
+  };
+  "GET /points/{point_id}/calibrations": {
+    path: {
+      point_id: string;
+    };
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: undefined;
+    response: {
+      items: Array<Calibration>;
+      next_cursor: string | null;
+      has_more: boolean;
+    };
+  };
+  "POST /points/{point_id}/calibrations": {
+    path: {
+      point_id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      method: "linear" | "polynomial" | "vibrating_wire";
+      factor?: number;
+      offset?: number;
+      a?: number;
+      b?: number;
+      c?: number;
+      gauge_factor?: number;
+      zero_reading?: number;
+      temperature_factor?: number;
+      zero_temperature?: number;
+      valid_from?: string;
+    };
+    response: Calibration;
   };
   "GET /points/{point_id}/data": {
     path: {
@@ -2116,6 +2198,24 @@ export interface Routes {
         channel: string;
         above?: number;
         below?: number;
+      }>;
+      calibration?: {
+        method: "linear" | "polynomial" | "vibrating_wire";
+        factor?: number;
+        offset?: number;
+        a?: number;
+        b?: number;
+        c?: number;
+        gauge_factor?: number;
+        zero_reading?: number;
+        temperature_factor?: number;
+        zero_temperature?: number;
+        valid_from?: string;
+      };
+      derived_channels?: Array<{
+        name: string;
+        unit: string;
+        expression: string;
       }>;
       abrupt_change_limit?: number;
       precision?: number;
@@ -2814,6 +2914,8 @@ export const ROUTES: { readonly [K in keyof Routes]: { idempotent: boolean; enve
   "DELETE /points/{point_id}": { idempotent: false, envelope: true, auth: true },
   "GET /points/{point_id}": { idempotent: false, envelope: true, auth: true },
   "PATCH /points/{point_id}": { idempotent: false, envelope: true, auth: true },
+  "GET /points/{point_id}/calibrations": { idempotent: false, envelope: true, auth: true },
+  "POST /points/{point_id}/calibrations": { idempotent: true, envelope: true, auth: true },
   "GET /points/{point_id}/data": { idempotent: false, envelope: true, auth: true },
   "GET /points/{point_id}/series": { idempotent: false, envelope: true, auth: true },
   "GET /projects": { idempotent: false, envelope: true, auth: true },

@@ -29,6 +29,10 @@ export const MAX_LENGTH = {
   identifier: 64,
   /** a search term `q` */
   search: 100,
+  /** a derived channel's expression (docs/instruments.md#derived-channels) */
+  expression: 500,
+  /** a unit (kPa, mm/m, µε) */
+  unit: 16,
 } as const;
 
 /** The most entries of a list in a request body. */

@@ -1,4 +1,4 @@
-import { isGeodetic, type projects } from '@mp/contracts';
+import { isGeodetic, type monitoringData, type projects } from '@mp/contracts';
 import { presentAlarmRules } from './point-alarm-rules.js';
 
 /** API shapes (snake_case JSON) of the projects domain: projects, members, tasks, points, devices. */
@@ -55,6 +55,7 @@ export const presentProjects = {
     // the geodetic types' displacement thresholds (docs/instruments.md); other types have none
     thresholds: isGeodetic(p.sensorType) ? { warning: p.warningThreshold, alarm: p.alarmThreshold } : null,
     trigger_levels: p.triggerLevels.map((t) => ({ level: t.level, channel: t.channel, above: t.above ?? null, below: t.below ?? null })),
+    derived_channels: p.derivedChannels.map((d) => ({ name: d.name, unit: d.unit, expression: d.expression })),
     abrupt_change_limit: p.abruptChangeLimit ?? null,
     precision: p.precision ?? null,
     device_id: p.deviceId ?? null,
@@ -64,6 +65,31 @@ export const presentProjects = {
     created_at: p.createdAt,
     updated_at: p.updatedAt,
     version: p.version,
+  }),
+  /** A calibration with where the recomputation of the point's readings after it stands (ADR 0116). */
+  calibration: (c: projects.Calibration, state: monitoringData.RecomputeState | undefined) => ({
+    id: c.id,
+    point_id: c.pointId,
+    method: c.method,
+    ...(c.method === 'linear' ? { factor: c.factor ?? null, offset: c.offset ?? null } : {}),
+    ...(c.method === 'polynomial' ? { a: c.a ?? null, b: c.b ?? null, c: c.c ?? null } : {}),
+    ...(c.method === 'vibrating_wire'
+      ? {
+          gauge_factor: c.gaugeFactor ?? null,
+          zero_reading: c.zeroReading ?? null,
+          temperature_factor: c.temperatureFactor ?? null,
+          zero_temperature: c.zeroTemperature ?? null,
+        }
+      : {}),
+    raw_channel: c.rawChannel,
+    channel: c.channel,
+    valid_from: c.validFrom,
+    created_by: c.createdBy,
+    created_at: c.createdAt,
+    // No job: nothing to recompute (the calibration given when the point was created).
+    recompute: state
+      ? { status: state.status, records: state.records, changed: state.changed, started_at: state.startedAt ?? null, finished_at: state.finishedAt ?? null }
+      : { status: 'done', records: 0, changed: 0, started_at: null, finished_at: null },
   }),
   device: (d: projects.Device) => ({
     id: d.id,

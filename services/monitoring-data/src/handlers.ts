@@ -17,6 +17,7 @@ import { listTenantAlarms } from './use-cases/list-tenant-alarms.js';
 import { summarizeProjectAlarms } from './use-cases/summarize-project-alarms.js';
 import { getPointStates } from './use-cases/get-point-states.js';
 import { acknowledgeAsRecipient } from './use-cases/acknowledge-as-recipient.js';
+import { getRecomputeStates } from './recompute.js';
 
 /**
  * The gateway calls every method; reports reads a report's period (records, series, alarms) as the
@@ -52,6 +53,7 @@ export function monitoringDataBinding(deps: DataDeps) {
       summarizeProjectAlarms: (req, ctx) => summarizeProjectAlarms(deps, req, ctx),
       getPointStates: (req, ctx) => getPointStates(deps, req, ctx),
       acknowledgeAlarmAsRecipient: (req, ctx) => acknowledgeAsRecipient(deps, req, ctx),
+      getRecomputeStates: (req, ctx) => getRecomputeStates(deps, req, ctx),
     },
     CALLERS,
   );

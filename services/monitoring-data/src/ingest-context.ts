@@ -3,8 +3,9 @@ import { DomainError, isDomainError } from '@mp/errors';
 import type { CallerContext, PromiseClient } from '@mp/grpc';
 import type { Clock } from '@mp/kit';
 import type { IngestVersions } from './ingest-versions.js';
+import { instrumentSettings, type InstrumentSettings } from './instrument-channels.js';
 
-export interface PointInfo {
+export interface PointInfo extends InstrumentSettings {
   id: string;
   projectId: string;
   name: string;
@@ -166,6 +167,7 @@ export class IngestContexts {
         ...(p.alarmRules ? { alarmRules: p.alarmRules } : {}),
         type: sensorTypeSpec(p.sensorType),
         triggerLevels: p.triggerLevels,
+        ...instrumentSettings(sensorTypeSpec(p.sensorType), p),
       });
       this.remember(p.id, p.projectId);
     }

@@ -2,6 +2,7 @@ import { projects } from '@mp/contracts';
 import type { Queryable } from '@mp/db';
 import { DomainError } from '@mp/errors';
 import { bindService, type CallerPolicy } from '@mp/grpc';
+import { scheduleRecompute } from './recompute-schedule.js';
 
 /**
  * The newest ingest version of each project that the projects service has handed over (ADR 0022),
@@ -31,9 +32,9 @@ export class IngestVersions {
 }
 
 /** Only the projects service hands versions over. */
-const CALLERS: CallerPolicy = { projects: ['advanceIngestVersion'] };
+const CALLERS: CallerPolicy = { projects: ['advanceIngestVersion', 'scheduleRecompute'] };
 
-export function ingestVersionsBinding(versions: IngestVersions) {
+export function ingestVersionsBinding(versions: IngestVersions, db: Queryable, wakeRecompute: () => void = () => {}) {
   return bindService<projects.IngestVersionsServer>(
     'mp.projects.IngestVersions',
     projects.IngestVersionsService,
@@ -43,6 +44,12 @@ export function ingestVersionsBinding(versions: IngestVersions) {
           throw new DomainError('400003', { field: 'version', detail: 'A project id and a positive version are required.' });
         }
         return { version: await versions.advance(req.projectId, req.version) };
+      },
+      // A calibration was added (ADR 0116): its recomputation job, handed over before it commits.
+      scheduleRecompute: async (req, caller) => {
+        await scheduleRecompute(db, req, caller);
+        wakeRecompute();
+        return {};
       },
     },
     CALLERS,

@@ -2,6 +2,7 @@ import { idempotencyMigration, type Migration } from '@mp/db';
 import { outboxMigrations } from '@mp/events';
 import { alarmInboxMigration, alarmsMigration } from './alarms/migration.js';
 import { rebuildChannelStatements, rebuildStatements } from './rollups.js';
+import { RECOMPUTE_MIGRATION } from './recompute-schedule.js';
 
 export const SCHEMA = 'monitoring_data';
 
@@ -190,4 +191,5 @@ export const migrations: Migration[] = [
       ${rebuildChannelStatements().join(';\n')};
     `,
   },
+  RECOMPUTE_MIGRATION,
 ];

@@ -4,6 +4,7 @@ import { DomainError } from '@mp/errors';
 import { isId } from '@mp/kit';
 import type { PointInfo, ProjectContext } from './ingest-context.js';
 import { localDate, parseMeasuredAt, type MeasuredAt } from './measured-at.js';
+import { completeChannels } from './instrument-channels.js';
 
 export type Status = RecordStatus;
 
@@ -241,6 +242,9 @@ export function checkRecords(cols: monitoringData.RecordColumns, ctx: ProjectCon
         continue;
       }
       if (heldAlready(point, pointId, at.ms)) continue;
+      // Raw readings converted by the calibration valid at measured_at, then derived channels;
+      // trigger levels apply to the completed channels (docs/instruments.md).
+      if (point.calibrations.length > 0 || point.derived.length > 0) completeChannels(point, checked.channels, at.ms);
       const crossed = triggerStatus(point.triggerLevels, (c) => checked.channels[c]);
       ok.push({
         index: i,

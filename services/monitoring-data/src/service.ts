@@ -1,3 +1,4 @@
+import { RecomputeWorker } from './recompute.js';
 import { identity, projects } from '@mp/contracts';
 import type { Database } from '@mp/db';
 import { OutboxRelay, type EventTransport } from '@mp/events';
@@ -29,6 +30,8 @@ export interface MonitoringDataServiceOptions {
   contextTtlMs?: number;
   batchChunk?: number;
   batchPollMs?: number;
+  /** Readings per transaction of a recomputation after a new calibration (recompute.ts; 500). */
+  recomputeBatch?: number;
   clock?: Clock;
   /** How often rollup deltas are folded (ADR 0023); 1 s by default, 0 never (tests). */
   rollupFoldMs?: number;
@@ -55,7 +58,7 @@ export interface RunningService {
    * called in-process, its statement joins the projects transaction that hands the version over
    * on the one embedded database, which a call over gRPC would wait behind (ADR 0051).
    */
-  ingestVersions: Pick<ReturnType<typeof ingestVersionsBinding>['handlers'], 'advanceIngestVersion'>;
+  ingestVersions: Pick<ReturnType<typeof ingestVersionsBinding>['handlers'], 'advanceIngestVersion' | 'scheduleRecompute'>;
   /** Stops the service; gRPC calls in flight get `graceMs` to finish (a drain gives them its whole bound). */
   stop(graceMs?: number): Promise<void>;
 }
@@ -115,7 +118,8 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
     }
     archiver = new Archiver({ db: opts.db, logger: opts.logger, clock, dir: opts.archive.dir, retention }, opts.archive.everyMs);
   }
-  const ingestVersions = ingestVersionsBinding(versions);
+  const recompute = new RecomputeWorker(deps, opts.batchPollMs ?? 1000, opts.recomputeBatch);
+  const ingestVersions = ingestVersionsBinding(versions, opts.db, () => recompute.wake());
   const server = await startGrpcServer({
     host: opts.host,
     port: opts.port,
@@ -126,6 +130,7 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
   });
   relay.start();
   worker.start();
+  recompute.start();
   staleSweep.start();
   folder.start();
   archiver?.start();
@@ -138,6 +143,7 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
       await server.stop(graceMs);
       await staleSweep.stop();
       await worker!.stop();
+      await recompute.stop();
       await folder.stop();
       await archiver?.stop();
       closeRetention();

@@ -18,6 +18,9 @@ describe('data.created written directly as JSON', () => {
     precision: null,
     active: true,
     triggerLevels: [],
+    conversion: null,
+    calibrations: [],
+    derived: [],
   });
   const p1 = point('pt_00000000000000000001', 'JC-01 "west"\n');
   const p2 = point('pt_00000000000000000002', 'Ebene ✓', 'level');

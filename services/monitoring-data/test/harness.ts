@@ -48,6 +48,8 @@ export interface Harness {
 /** What a replica is started with beyond the defaults: alarm rules and a clock of the test's. */
 export interface ReplicaOptions {
   contextTtlMs?: number;
+  /** readings per transaction of a recomputation (recompute.ts) */
+  recomputeBatch?: number;
   alarms?: Partial<AlarmSettings>;
   clock?: Clock;
 }
@@ -95,6 +97,7 @@ export async function startHarness(opts: ReplicaOptions & { embedded?: boolean; 
         projects: `127.0.0.1:${pr.port}`,
         contextTtlMs: o.contextTtlMs ?? opts.contextTtlMs ?? 2000,
         batchPollMs: 100,
+        ...((o.recomputeBatch ?? opts.recomputeBatch) ? { recomputeBatch: o.recomputeBatch ?? opts.recomputeBatch } : {}),
         alarms: { staleCheckMs: 0, ...opts.alarms, ...o.alarms },
         ...((o.clock ?? opts.clock) ? { clock: o.clock ?? opts.clock } : {}),
         ...(opts.rollupFoldMs !== undefined ? { rollupFoldMs: opts.rollupFoldMs } : {}),

@@ -10,5 +10,5 @@ export interface ProjectsDeps {
   logger: Logger;
   clock: Clock;
   /** Hands a project's new ingest version to monitoring-data inside the change's transaction. */
-  ingestVersions: Pick<IngestVersionTarget, 'bump'>;
+  ingestVersions: Pick<IngestVersionTarget, 'bump' | 'scheduleRecompute'>;
 }

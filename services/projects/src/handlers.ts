@@ -1,6 +1,7 @@
 import { projects } from '@mp/contracts';
 import { bindService, type CallerPolicy } from '@mp/grpc';
 import type { ProjectsDeps } from './deps.js';
+import { addCalibration } from './use-cases/add-calibration.js';
 import { addMember } from './use-cases/add-member.js';
 import { assignTask } from './use-cases/assign-task.js';
 import { changeProjectStatus } from './use-cases/change-project-status.js';
@@ -19,6 +20,7 @@ import { getPoint } from './use-cases/get-point.js';
 import { getProjectAccess } from './use-cases/get-project-access.js';
 import { getProject } from './use-cases/get-project.js';
 import { getTask } from './use-cases/get-task.js';
+import { listCalibrations } from './use-cases/list-calibrations.js';
 import { listDevices } from './use-cases/list-devices.js';
 import { listMembers } from './use-cases/list-members.js';
 import { listPoints } from './use-cases/list-points.js';
@@ -76,6 +78,8 @@ export function projectsBinding(deps: ProjectsDeps) {
       listPoints: (req, ctx) => listPoints(deps, req, ctx),
       updatePoint: (req, ctx) => updatePoint(deps, req, ctx),
       deletePoint: (req, ctx) => deletePoint(deps, req, ctx),
+      addCalibration: (req, ctx) => addCalibration(deps, req, ctx),
+      listCalibrations: (req, ctx) => listCalibrations(deps, req, ctx),
       createDevice: (req, ctx) => createDevice(deps, req, ctx),
       getDevice: (req, ctx) => getDevice(deps, req, ctx),
       listDevices: (req, ctx) => listDevices(deps, req, ctx),

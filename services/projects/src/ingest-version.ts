@@ -3,7 +3,7 @@ import type { Queryable } from '@mp/db';
 import { createClient, type CallerContext, type PromiseClient, type ServiceAuth } from '@mp/grpc';
 
 /** Where a project's new ingest version is handed before the change commits (monitoring-data). */
-export type IngestVersionSink = Pick<PromiseClient<projects.IngestVersionsServer>, 'advanceIngestVersion'>;
+export type IngestVersionSink = Pick<PromiseClient<projects.IngestVersionsServer>, 'advanceIngestVersion' | 'scheduleRecompute'>;
 
 /**
  * The monitoring-data services that cache ingest contexts, as the projects service reaches them.
@@ -43,6 +43,17 @@ export class IngestVersionTarget {
     );
     if (!rows[0] || !this.sink) return;
     await this.sink.advanceIngestVersion({ projectId, version: Number(rows[0].v) }, ctx);
+  }
+
+  /**
+   * Hands monitoring-data the recomputation of a point's readings after a new calibration
+   * (ADR 0116). Call it in the transaction that adds the calibration, before it commits: when
+   * monitoring-data cannot be told, the calibration is refused. A job for a calibration whose
+   * transaction then rolls back recomputes with the calibrations that exist, which changes nothing.
+   */
+  async scheduleRecompute(ctx: CallerContext, req: projects.RecomputeRequest): Promise<void> {
+    if (!this.sink) return;
+    await this.sink.scheduleRecompute(req, ctx);
   }
 
   close(): void {

@@ -168,6 +168,26 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    // Dated calibrations (ADR 0116) and derived channels (ADR 0117) of instrument points.
+    id: '021_calibrations_derived_channels',
+    sql: `
+      ALTER TABLE points ADD COLUMN derived_channels jsonb;
+      CREATE TABLE point_calibrations (
+        id text PRIMARY KEY,
+        point_id text NOT NULL REFERENCES points (id) ON DELETE CASCADE,
+        tenant_id text NOT NULL,
+        environment text NOT NULL,
+        method text NOT NULL,
+        -- the method's coefficients by their API names (gauge_factor, zero_reading, …)
+        coefficients jsonb NOT NULL,
+        valid_from timestamptz NOT NULL,
+        created_by text NOT NULL,
+        created_at timestamptz NOT NULL,
+        CONSTRAINT point_calibrations_valid_from UNIQUE (point_id, valid_from)
+      );
+    `,
+  },
+  {
     // A project's site plan (ADR 0121): the drawing (PNG or JPEG, kept whole: at most 3 MiB) and
     // the points placed on it by hand, at fractions of its width and height. Both go with the
     // project; a placement goes with its point.

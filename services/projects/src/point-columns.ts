@@ -23,10 +23,11 @@ export interface PointRow {
   /** per-point alarm rules (alarm-rules.ts); null: the platform defaults */
   alarm_rules?: projects.AlarmRules | string | null;
   trigger_levels?: projects.TriggerLevel[] | string | null;
+  derived_channels?: projects.DerivedChannel[] | string | null;
   created_at: string;
   updated_at: string;
   version: number;
 }
 
 export const POINT_COLUMNS =
-  'id, project_id, tenant_id, environment, number, name, sensor_type, ref_x, ref_y, ref_z, warning_threshold, alarm_threshold, abrupt_change_limit, precision_mm, device_id, active, description, created_at, updated_at, version, alarm_rules, trigger_levels';
+  'id, project_id, tenant_id, environment, number, name, sensor_type, ref_x, ref_y, ref_z, warning_threshold, alarm_threshold, abrupt_change_limit, precision_mm, device_id, active, description, created_at, updated_at, version, alarm_rules, trigger_levels, derived_channels';

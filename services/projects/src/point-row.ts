@@ -5,6 +5,7 @@ import type { CallerContext } from '@mp/grpc';
 import { alarmRulesOf } from './alarm-rules.js';
 import { inScope } from './scope.js';
 import { triggerLevelsOf } from './trigger-levels.js';
+import { derivedChannelsOf, toCalibration, type CalibrationRow } from './calibrations.js';
 import { checkId } from './validation.js';
 import { POINT_COLUMNS, type PointRow } from './point-columns.js';
 
@@ -30,6 +31,7 @@ export function toPoint(row: PointRow): projects.Point {
     alarmThreshold: row.alarm_threshold,
     active: row.active,
     triggerLevels: triggerLevelsOf(row),
+    derivedChannels: derivedChannelsOf(row.derived_channels),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     version: row.version,
@@ -42,7 +44,7 @@ export function toPoint(row: PointRow): projects.Point {
 }
 
 /** What monitoring-data validates a measurement against (GetIngestContext). */
-export function toPointSpec(row: PointRow): projects.PointSpec {
+export function toPointSpec(row: PointRow, calibrations: readonly CalibrationRow[] = []): projects.PointSpec {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -54,6 +56,8 @@ export function toPointSpec(row: PointRow): projects.PointSpec {
     alarmThreshold: row.alarm_threshold,
     active: row.active,
     triggerLevels: triggerLevelsOf(row),
+    calibrations: calibrations.map((c) => toCalibration(c, row.sensor_type)),
+    derivedChannels: derivedChannelsOf(row.derived_channels),
     ...(row.abrupt_change_limit !== null ? { abruptChangeLimit: row.abrupt_change_limit } : {}),
     ...(row.precision_mm !== null ? { precision: row.precision_mm } : {}),
     ...alarmRulesOf(row),

@@ -13,7 +13,11 @@ const bad = (code: string, field: string, detail: string, suggestion?: string) =
  * (warning, alarm, action), a channel of the type, and `above` and/or `below`; one entry per level
  * and channel (422204 for a second one), `below` under `above` (422204).
  */
-export function checkTriggerLevels(levels: readonly projects.TriggerLevel[], sensorType: string): projects.TriggerLevel[] {
+export function checkTriggerLevels(
+  levels: readonly projects.TriggerLevel[],
+  sensorType: string,
+  derived: readonly projects.DerivedChannel[] = [],
+): projects.TriggerLevel[] {
   if (levels.length > MAX_TRIGGER_LEVELS) {
     throw bad('400003', 'trigger_levels', `A point takes at most ${MAX_TRIGGER_LEVELS} trigger levels; got ${levels.length}.`);
   }
@@ -23,11 +27,11 @@ export function checkTriggerLevels(levels: readonly projects.TriggerLevel[], sen
     if (!(TRIGGER_LEVELS as readonly string[]).includes(t.level)) {
       throw bad('422103', `${field}.level`, `level must be one of ${TRIGGER_LEVELS.join(', ')}; got ${JSON.stringify(t.level)}.`);
     }
-    if (!channelOf(sensorType, t.channel)) {
+    if (!channelOf(sensorType, t.channel) && !derived.some((d) => d.name === t.channel)) {
       throw bad(
         '422103',
         `${field}.channel`,
-        `A ${sensorType} has no channel ${JSON.stringify(t.channel)}.`,
+        `A ${sensorType} has no channel ${JSON.stringify(t.channel)}${derived.length ? ', nor is it one of the point’s derived channels' : ''}.`,
         'See the channels of each type with GET /v3/sensor-types.',
       );
     }

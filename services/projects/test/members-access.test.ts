@@ -152,6 +152,8 @@ describe('project members and access', () => {
           precision: 0.5,
           active: true,
           triggerLevels: [],
+          calibrations: [],
+          derivedChannels: [],
         },
         {
           id: b.id,
@@ -164,6 +166,8 @@ describe('project members and access', () => {
           alarmThreshold: 10,
           active: false,
           triggerLevels: [],
+          calibrations: [],
+          derivedChannels: [],
         },
       ]);
       const noBounds = await t.client.getIngestContext({ projectId: other.id, pointIds: [], forWrite: false }, t.key);

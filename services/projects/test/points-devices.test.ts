@@ -52,6 +52,7 @@ describe('monitoring points and devices', () => {
         deviceId: dev.id,
         active: true,
         triggerLevels: [],
+        derivedChannels: [],
         description: 'Vault crown',
         createdAt: p.createdAt,
         updatedAt: p.createdAt,

@@ -101,6 +101,9 @@ export const point = z
     trigger_levels: z.array(
       z.object({ level: z.enum(['warning', 'alarm', 'action']), channel: z.string(), above: z.number().nullable(), below: z.number().nullable() }),
     ),
+    derived_channels: z
+      .array(z.object({ name: z.string(), unit: z.string(), expression: z.string() }))
+      .meta({ description: 'Channels computed from the others at every write (docs/instruments.md#derived-channels).' }),
     abrupt_change_limit: z.number().nullable(),
     precision: z.number().nullable(),
     device_id: nullableText,
@@ -112,6 +115,40 @@ export const point = z
     version: z.number().int(),
   })
   .meta({ id: 'Point' });
+
+const coefficient = (description: string) => z.number().nullable().optional().meta({ description });
+
+/** A dated calibration of a point (ADR 0116); the coefficients present are its method's. */
+export const calibration = z
+  .object({
+    id,
+    point_id: id,
+    method: z.enum(['linear', 'polynomial', 'vibrating_wire']),
+    factor: coefficient('linear: value = factor · raw + offset'),
+    offset: coefficient('linear'),
+    a: coefficient('polynomial: value = a · raw² + b · raw + c'),
+    b: coefficient('polynomial'),
+    c: coefficient('polynomial'),
+    gauge_factor: coefficient('vibrating_wire: G, measured unit per digit; value = G·(R₁ − R₀) + K·(T₁ − T₀), R = f²/1000'),
+    zero_reading: coefficient('vibrating_wire: R₀, digits'),
+    temperature_factor: coefficient('vibrating_wire: K, measured unit per °C (null: no temperature correction)'),
+    zero_temperature: coefficient('vibrating_wire: T₀, °C'),
+    raw_channel: z.string().meta({ description: 'The raw channel converted (frequency, tips).' }),
+    channel: z.string().meta({ description: 'The measured channel it gives (pore_pressure, …).' }),
+    valid_from: instant,
+    created_by: z.string(),
+    created_at: instant,
+    recompute: z
+      .object({
+        status: z.enum(['pending', 'running', 'done']),
+        records: z.number().int().meta({ description: 'Readings recomputed so far.' }),
+        changed: z.number().int().meta({ description: 'Readings whose values or status changed.' }),
+        started_at: instant.nullable(),
+        finished_at: instant.nullable(),
+      })
+      .meta({ description: 'The recomputation of the point’s readings from valid_from on.' }),
+  })
+  .meta({ id: 'Calibration' });
 
 /**
  * A point as GET /projects/{id}/points lists it: with its state now (ADR 0088). The three fields

@@ -3,9 +3,9 @@ import type { ServiceClients } from '../clients.js';
 import { pointsWithState } from '../alarm-state.js';
 import { ok } from '../envelope.js';
 import { presentProjects as present } from '../presenters-projects.js';
-import { isGeodetic, SENSOR_TYPES, TRIGGER_LEVELS } from '@mp/contracts';
+import { CALIBRATION_METHODS, isGeodetic, SENSOR_TYPES, TRIGGER_LEVELS, type projects } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
-import { enumText, idText, MAX_LENGTH, text } from '../bounds.js';
+import { enumText, idText, instantText, MAX_LENGTH, text } from '../bounds.js';
 import { alarmRulesBody, toAlarmRules } from '../point-alarm-rules.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { defined, expectedVersion, nulls, okVersioned, queryBoolean, versionBody, versionField } from './versioning.js';
@@ -29,6 +29,47 @@ const triggerLevels = z
 const toTriggerLevels = (levels: z.infer<typeof triggerLevels>) =>
   levels.map((l) => ({ level: l.level, channel: l.channel, ...defined({ above: l.above, below: l.below }) }));
 
+/** A calibration's body (docs/instruments.md#calibrations): the method and its coefficients; the service checks which belong. */
+const calibrationBody = z.object({
+  method: enumText(CALIBRATION_METHODS),
+  factor: z.number().optional(),
+  offset: z.number().optional(),
+  a: z.number().optional(),
+  b: z.number().optional(),
+  c: z.number().optional(),
+  gauge_factor: z.number().optional().meta({ description: 'vibrating_wire: G, measured unit per digit (R = f²/1000).' }),
+  zero_reading: z.number().optional().meta({ description: 'vibrating_wire: R₀, digits.' }),
+  temperature_factor: z.number().optional().meta({ description: 'vibrating_wire: K, measured unit per °C.' }),
+  zero_temperature: z.number().optional().meta({ description: 'vibrating_wire: T₀, °C.' }),
+  valid_from: instantText()
+    .optional()
+    .meta({ description: 'ISO 8601 with an offset; required on POST /points/{id}/calibrations, from the beginning when absent at creation.' }),
+});
+
+const toCalibrationInput = (b: z.infer<typeof calibrationBody>): projects.CalibrationInput => ({
+  method: b.method,
+  ...defined({
+    factor: b.factor,
+    offset: b.offset,
+    a: b.a,
+    b: b.b,
+    c: b.c,
+    gaugeFactor: b.gauge_factor,
+    zeroReading: b.zero_reading,
+    temperatureFactor: b.temperature_factor,
+    zeroTemperature: b.zero_temperature,
+    validFrom: b.valid_from,
+  }),
+});
+
+/** Channels computed from the others (docs/instruments.md#derived-channels); at most 16. */
+const derivedChannels = z.array(z.object({ name: text(MAX_LENGTH.identifier), unit: text(MAX_LENGTH.unit), expression: text(MAX_LENGTH.expression) })).max(16);
+
+const calibrationsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  cursor: idText().optional(),
+});
+
 /** The geodetic types need reference coordinates and displacement thresholds, as docs/rules.md#points has them. */
 function requireGeodeticFields(sensorType: string, b: { reference?: unknown; thresholds?: unknown }): void {
   if (!isGeodetic(sensorType)) return;
@@ -47,6 +88,8 @@ const createBody = z.object({
     .optional()
     .meta({ description: 'Displacement thresholds, mm; required for the geodetic types, which alone take them.' }),
   trigger_levels: triggerLevels.optional(),
+  calibration: calibrationBody.optional().meta({ description: 'The first calibration, for types with a raw channel (docs/instruments.md#calibrations).' }),
+  derived_channels: derivedChannels.optional(),
   abrupt_change_limit: z.number().optional(),
   precision: z.number().optional(),
   device_id: idText().optional(),
@@ -70,6 +113,7 @@ const patchBody = z.object({
   description: text(MAX_LENGTH.description).nullable().optional(),
   alarm_rules: alarmRulesBody.nullable().optional(),
   trigger_levels: triggerLevels.optional().meta({ description: 'Replaces the trigger levels as a whole ([] removes them).' }),
+  derived_channels: derivedChannels.optional().meta({ description: 'Replaces the derived channels as a whole ([] removes them).' }),
   version: versionField,
 });
 
@@ -111,6 +155,8 @@ export function pointRoutes(router: GatewayRouter, clients: ServiceClients): voi
           warningThreshold: b.thresholds?.warning ?? 0,
           alarmThreshold: b.thresholds?.alarm ?? 0,
           ...(b.trigger_levels ? { triggerLevels: { items: toTriggerLevels(b.trigger_levels) } } : {}),
+          ...(b.calibration ? { calibration: toCalibrationInput(b.calibration) } : {}),
+          ...(b.derived_channels ? { derivedChannels: { items: b.derived_channels } } : {}),
           ...defined({ abruptChangeLimit: b.abrupt_change_limit, precision: b.precision, deviceId: b.device_id, active: b.active, description: b.description }),
           ...(b.alarm_rules ? { alarmRules: toAlarmRules(b.alarm_rules) } : {}),
         },
@@ -203,6 +249,7 @@ export function pointRoutes(router: GatewayRouter, clients: ServiceClients): voi
           }),
           ...(b.alarm_rules ? { alarmRules: toAlarmRules(b.alarm_rules) } : {}),
           ...(b.trigger_levels ? { triggerLevels: { items: toTriggerLevels(b.trigger_levels) } } : {}),
+          ...(b.derived_channels ? { derivedChannels: { items: b.derived_channels } } : {}),
           clear: nulls(raw, CLEARABLE),
         },
         state.caller!,
@@ -230,6 +277,75 @@ export function pointRoutes(router: GatewayRouter, clients: ServiceClients): voi
       const b = validate(versionBody, state.body ?? {}, 'body');
       const point = await clients.projects.deletePoint({ id: ctx.params.point_id!, ...expectedVersion(ctx, b.version) }, state.caller!);
       ok(ctx, { ...present.point(point), deleted: true });
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/points/:point_id/calibrations',
+      summary: 'Add a dated calibration to a point; its stored readings from valid_from on are recomputed in the background.',
+      tag: 'Points',
+      auth: 'api_key_or_bearer',
+      permission: 'project:write',
+      rateLimit: 'tenant',
+      body: calibrationBody,
+      response: api.calibration,
+      errors: ['404003', '422101', '422103', '422105', '422204', '422301'],
+      idempotent: true,
+    },
+    async (ctx) => {
+      const state = ctx.state;
+      const b = validate(calibrationBody, state.body ?? {}, 'body');
+      const pointId = ctx.params.point_id!;
+      const calibration = await clients.projects.addCalibration({ pointId, calibration: toCalibrationInput(b) }, state.caller!);
+      const states = await clients.monitoringData.getRecomputeStates({ pointId, calibrationIds: [calibration.id] }, state.caller!);
+      ok(ctx, present.calibration(calibration, states.items[0] ?? { calibrationId: calibration.id, status: 'pending', records: 0, changed: 0 }));
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/points/:point_id/calibrations',
+      summary: "A point's calibrations, newest valid_from first, each with its recomputation's progress.",
+      tag: 'Points',
+      auth: 'api_key_or_bearer',
+      permission: 'project:read',
+      rateLimit: 'tenant',
+      query: calibrationsQuery,
+      response: api.listOf(api.calibration),
+    },
+    async (ctx) => {
+      const state = ctx.state;
+      const q = validate(calibrationsQuery, ctx.query, 'query');
+      const pointId = ctx.params.point_id!;
+      const all = (await clients.projects.listCalibrations({ id: pointId }, state.caller!)).items;
+      // A point holds at most 100 calibrations: a page is a slice after the cursor's calibration.
+      let start = 0;
+      if (q.cursor !== undefined) {
+        const at = all.findIndex((c) => c.id === q.cursor);
+        if (at < 0)
+          throw new DomainError('400004', {
+            field: 'cursor',
+            detail: 'The cursor names no calibration of this point.',
+            suggestion: 'Pass back the next_cursor of the previous page.',
+          });
+        start = at + 1;
+      }
+      const limit = q.limit ?? 20;
+      const page = all.slice(start, start + limit);
+      const hasMore = start + limit < all.length;
+      const states = page.length
+        ? (await clients.monitoringData.getRecomputeStates({ pointId, calibrationIds: page.map((c) => c.id) }, state.caller!)).items
+        : [];
+      const byId = new Map(states.map((s) => [s.calibrationId, s]));
+      ok(
+        ctx,
+        listData(page, (c) => present.calibration(c, byId.get(c.id)), { hasMore, ...(hasMore ? { nextCursor: page[page.length - 1]!.id } : {}) }),
+      );
     },
   );
 }

@@ -10,6 +10,7 @@ import { loadDevice } from '../device-row.js';
 import { checkAlarmRules, storeAlarmRules } from '../alarm-rules.js';
 import { checkReference, checkTypeFields } from '../point-rules.js';
 import { checkTriggerLevels } from '../trigger-levels.js';
+import { BEGINNING, checkCalibration, checkDerivedChannels, insertCalibration } from '../calibrations.js';
 import { POINT_COLUMNS, SENSOR_TYPES, toPoint, type PointRow } from '../point-row.js';
 import { checkEnum, checkNumber, checkOptionalText, checkText } from '../validation.js';
 
@@ -20,7 +21,9 @@ export async function createPoint(deps: ProjectsDeps, req: projects.CreatePointR
   const sensorType = checkEnum(req.sensorType, SENSOR_TYPES, 'sensor_type');
   checkTypeFields(sensorType, req.reference, req.warningThreshold, req.alarmThreshold);
   const reference = req.reference ? checkReference(req.reference) : null;
-  const triggerLevels = checkTriggerLevels(req.triggerLevels?.items ?? [], sensorType);
+  const derived = checkDerivedChannels(req.derivedChannels?.items ?? [], sensorType);
+  const triggerLevels = checkTriggerLevels(req.triggerLevels?.items ?? [], sensorType, derived);
+  const calibration = req.calibration !== undefined ? checkCalibration(req.calibration, sensorType, 'calibration', BEGINNING) : null;
   const abrupt = req.abruptChangeLimit !== undefined ? checkNumber(req.abruptChangeLimit, 'abrupt_change_limit', { positive: true }) : null;
   const precision = req.precision !== undefined ? checkNumber(req.precision, 'precision', { positive: true }) : null;
   const description = checkOptionalText(req.description, 'description', 2000);
@@ -33,8 +36,8 @@ export async function createPoint(deps: ProjectsDeps, req: projects.CreatePointR
       const now = deps.clock.now().toISOString();
       const { rows } = await tx.query<PointRow>(
         `INSERT INTO points (id, project_id, tenant_id, environment, number, name, sensor_type, ref_x, ref_y, ref_z, warning_threshold, alarm_threshold,
-                             abrupt_change_limit, precision_mm, device_id, active, description, created_by, created_at, updated_at, trigger_levels)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20) RETURNING ${POINT_COLUMNS}`,
+                             abrupt_change_limit, precision_mm, device_id, active, description, created_by, created_at, updated_at, trigger_levels, derived_channels)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20, $21) RETURNING ${POINT_COLUMNS}`,
         [
           newId('point'),
           project.id,
@@ -56,8 +59,11 @@ export async function createPoint(deps: ProjectsDeps, req: projects.CreatePointR
           ctx.principalId,
           now,
           triggerLevels.length ? JSON.stringify(triggerLevels) : null,
+          derived.length ? JSON.stringify(derived) : null,
         ],
       );
+      // A new point has no readings yet: its first calibration needs no recomputation.
+      if (calibration) await insertCalibration(tx, ctx, rows[0]!.id, calibration, now, 'calibration');
       await deps.ingestVersions.bump(tx, ctx, project.id);
       return toPoint(alarmRules ? await storeAlarmRules(tx, rows[0]!.id, alarmRules) : rows[0]!);
     });

@@ -1,4 +1,4 @@
-import type { projects } from '@mp/contracts';
+import { isGeodetic, type projects } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { isId } from '@mp/kit';
@@ -6,6 +6,7 @@ import { loadProject, requireAccess } from '../access.js';
 import type { ProjectsDeps } from '../deps.js';
 import { POINT_COLUMNS, toPointSpec, type PointRow } from '../point-row.js';
 import { toBoundsMessage, toProject } from '../project-row.js';
+import { calibrationsOf } from '../calibrations.js';
 
 /** Ids asked for at most per call: a data write of one request names at most this many points. */
 const MAX_POINT_IDS = 10_000;
@@ -27,10 +28,15 @@ export async function getIngestContext(deps: ProjectsDeps, req: projects.IngestC
   const { rows } = ids.length
     ? await deps.db.query<PointRow>(`SELECT ${POINT_COLUMNS} FROM points WHERE project_id = $1 AND id = ANY($2::text[])`, [project.id, ids])
     : { rows: [] as PointRow[] };
+  // Calibrations only for the types that convert a raw channel (one query for the points asked).
+  const calibrations = await calibrationsOf(
+    deps.db,
+    rows.filter((r) => !isGeodetic(r.sensor_type)).map((r) => r.id),
+  );
   return {
     project: toProject(project),
     ...(project.bounds ? { bounds: toBoundsMessage(project.bounds) } : {}),
-    points: rows.map(toPointSpec),
+    points: rows.map((r) => toPointSpec(r, calibrations.get(r.id))),
     version: Number(project.ingest_version),
   };
 }

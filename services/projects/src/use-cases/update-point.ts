@@ -7,6 +7,7 @@ import { loadDevice } from '../device-row.js';
 import { checkAlarmRules, storeAlarmRules } from '../alarm-rules.js';
 import { checkReference, checkTypeFields } from '../point-rules.js';
 import { checkTriggerLevels, triggerLevelsOf } from '../trigger-levels.js';
+import { checkDerivedChannels, derivedChannelsOf } from '../calibrations.js';
 import { loadPoint, POINT_COLUMNS, SENSOR_TYPES, toPoint, type PointRow } from '../point-row.js';
 import { checkClear, checkEnum, checkNumber, checkOptionalText, checkText } from '../validation.js';
 import { duplicatePointNumber } from './create-point.js';
@@ -37,12 +38,14 @@ export async function updatePoint(deps: ProjectsDeps, req: projects.UpdatePointR
       checkTypeFields(type, ref, warning, alarm);
       if (reference) assertInside(project.bounds, reference, 'reference');
       // Trigger levels are checked against the type the point has after the change.
-      const levels = req.triggerLevels ? checkTriggerLevels(req.triggerLevels.items, type) : checkTriggerLevels(triggerLevelsOf(current), type);
+      // Derived channels too; a trigger level may name one of them.
+      const derived = checkDerivedChannels(req.derivedChannels ? req.derivedChannels.items : derivedChannelsOf(current.derived_channels), type);
+      const levels = checkTriggerLevels(req.triggerLevels ? req.triggerLevels.items : triggerLevelsOf(current), type, derived);
       if (req.deviceId !== undefined) await loadDevice(tx, ctx, req.deviceId, { missing: '422104' });
       const pick = <T>(field: string, given: T | undefined, kept: T | null): T | null => (clear.has(field) ? null : given !== undefined ? given : kept);
       const { rows } = await tx.query<PointRow>(
         `UPDATE points SET number = $2, name = $3, sensor_type = $4, ref_x = $5, ref_y = $6, ref_z = $7, warning_threshold = $8, alarm_threshold = $9,
-                abrupt_change_limit = $10, precision_mm = $11, device_id = $12, active = $13, description = $14, updated_at = $15, trigger_levels = $16,
+                abrupt_change_limit = $10, precision_mm = $11, device_id = $12, active = $13, description = $14, updated_at = $15, trigger_levels = $16, derived_channels = $17,
                 version = version + 1
           WHERE id = $1 RETURNING ${POINT_COLUMNS}`,
         [
@@ -62,6 +65,7 @@ export async function updatePoint(deps: ProjectsDeps, req: projects.UpdatePointR
           pick('description', description, current.description),
           deps.clock.now().toISOString(),
           levels.length ? JSON.stringify(levels) : null,
+          derived.length ? JSON.stringify(derived) : null,
         ],
       );
       await deps.ingestVersions.bump(tx, ctx, project.id);
