@@ -285,7 +285,9 @@ try {
     }
     if (write) {
       const share = write.perSecond / barePost.perSecond;
-      console.log(`Write path @${inFlight}: ${(share * 100).toFixed(0)} % of the bare POST's requests/s (target ≥ 12 %: ${share >= 0.12 ? 'met' : 'NOT met'}).`);
+      console.log(
+        `Write path @${inFlight}: ${(share * 100).toFixed(0)} % of the bare POST's requests/s (target ≥ 12 %: ${share >= 0.12 ? 'met' : 'NOT met'}).`,
+      );
     }
   }
   console.log(

@@ -44,6 +44,8 @@ interface Entry {
 export class CredentialCache {
   private readonly entries = new Map<string, Entry>();
   private readonly now: () => number;
+  /** Answers from the cache, and questions to identity made while the cache is on. */
+  readonly counts = { hits: 0, misses: 0 };
 
   constructor(
     private readonly versions: AuthVersions,
@@ -80,7 +82,11 @@ export class CredentialCache {
     }
     const tenantId = entry?.tenantId ?? hint.tenantId;
     const version = tenantId ? await this.versions.read(tenantId) : null;
-    if (entry && version !== null && entry.version === version) return entry.principal;
+    if (entry && version !== null && entry.version === version) {
+      this.counts.hits++;
+      return entry.principal;
+    }
+    this.counts.misses++;
     let principal: identity.Principal;
     try {
       principal = await ask();
@@ -90,6 +96,21 @@ export class CredentialCache {
     }
     this.remember(key, principal, tenantId === principal.tenantId ? version : null, now, hint.endsAt);
     return principal;
+  }
+
+  /** `mp_gateway_credential_cache_*` in the Prometheus text format. */
+  metricLines(): string[] {
+    return [
+      '# HELP mp_gateway_credential_cache_hits_total Requests authenticated from the credential cache (ADR 0119).',
+      '# TYPE mp_gateway_credential_cache_hits_total counter',
+      `mp_gateway_credential_cache_hits_total ${this.counts.hits}`,
+      '# HELP mp_gateway_credential_cache_misses_total Requests for which identity was asked while the cache is on.',
+      '# TYPE mp_gateway_credential_cache_misses_total counter',
+      `mp_gateway_credential_cache_misses_total ${this.counts.misses}`,
+      '# HELP mp_gateway_credential_cache_entries Entries held by the credential cache.',
+      '# TYPE mp_gateway_credential_cache_entries gauge',
+      `mp_gateway_credential_cache_entries ${this.entries.size}`,
+    ];
   }
 
   private remember(key: string, principal: identity.Principal, version: string | null, now: number, endsAt?: number): void {

@@ -28,7 +28,7 @@ export interface RunningGateway {
    * rejects, keeping the pair in use, when the new files cannot be used.
    */
   reloadCertificate(): Promise<{ reloaded: boolean; validUntil: string }>;
-  /** `mp_gateway_backend_up` for the ops server's /metrics. */
+  /** `mp_gateway_backend_up` and the credential cache's counters for the ops server's /metrics. */
   metrics(): Promise<{ contentType: string; text: string }>;
   /**
    * Stops accepting connections, lets the requests in flight finish (each answer then closes its
@@ -195,7 +195,10 @@ export async function startGateway(
       if (next) serve(next);
       return { reloaded: next !== null, validUntil: validUntil(serving.current.cert) };
     },
-    metrics: () => backendHealth.metrics(),
+    metrics: async () => {
+      const health = await backendHealth.metrics();
+      return { ...health, text: `${health.text}${credentials.metricLines().join('\n')}\n` };
+    },
     async drain() {
       await Promise.all(servers.map((s) => s.drain()));
     },

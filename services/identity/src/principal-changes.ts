@@ -24,7 +24,9 @@ export function principalChanges(deps: Pick<IdentityDeps, 'authVersions' | 'logg
       for (const tenantId of bumped) {
         // The change is committed and was bumped once: a failure here leaves only entries read
         // between the first bump and the commit, which live at most MP_AUTH_CACHE_TTL_MS.
-        await deps.authVersions.bump(tenantId).catch((err: unknown) => deps.logger.error({ err, tenant_id: tenantId }, 'auth version bump after commit failed'));
+        await deps.authVersions
+          .bump(tenantId)
+          .catch((err: unknown) => deps.logger.error({ err, tenant_id: tenantId }, 'auth version bump after commit failed'));
       }
     },
   };
