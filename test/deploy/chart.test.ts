@@ -290,6 +290,8 @@ describe('credentials', () => {
     }
     const env = (c: string) => envOf(byName(r, 'Deployment', `mp-monitoring-platform-${c}`));
     expect(env('gateway').MP_REDIS_URL.valueFrom).toEqual({ secretKeyRef: { name: 'mp-infra', key: 'redis-url' } });
+    expect(env('identity').MP_REDIS_URL.valueFrom).toEqual({ secretKeyRef: { name: 'mp-infra', key: 'redis-url' } });
+    expect(env('projects').MP_REDIS_URL).toBeUndefined();
     expect(env('gateway').MP_DATABASE_URL).toBeUndefined();
     expect(env('identity').MP_ADMIN_PASSWORD.valueFrom).toEqual({ secretKeyRef: { name: 'mp-admin', key: 'admin-password' } });
     expect(env('projects').MP_ADMIN_PASSWORD).toBeUndefined();
@@ -383,10 +385,12 @@ describe('the NetworkPolicies allow exactly the platform’s flows', () => {
     expect(allowed(policies, at('gateway'), at('other-identity'), 50051)).toBe(false);
   });
 
-  it('lets services reach PostgreSQL and NATS, the gateway Redis, and everyone DNS', () => {
+  it('lets services reach PostgreSQL and NATS, the gateway and identity Redis, and everyone DNS', () => {
     const db = { ip: '10.30.0.5' };
     for (const c of Object.keys(SERVICES)) {
-      expect([c, allowed(policies, at(c), db, 5432), allowed(policies, at(c), db, 4222), allowed(policies, at(c), db, 6379)]).toEqual([c, true, true, false]);
+      // identity bumps the auth versions of the gateways' credential caches in Redis (ADR 0119)
+      const redis = c === 'identity';
+      expect([c, allowed(policies, at(c), db, 5432), allowed(policies, at(c), db, 4222), allowed(policies, at(c), db, 6379)]).toEqual([c, true, true, redis]);
     }
     expect([allowed(policies, at('gateway'), db, 6379), allowed(policies, at('gateway'), db, 5432), allowed(policies, at('gateway'), db, 4222)]).toEqual([
       true,
@@ -421,6 +425,8 @@ describe('the NetworkPolicies allow exactly the platform’s flows', () => {
     const redisElsewhere = { ip: '10.99.3.4' };
     expect(allowed(p, { pod: local.gateway! }, redisInside, 6379)).toBe(true);
     expect(allowed(p, { pod: local.gateway! }, redisElsewhere, 6379)).toBe(false);
+    expect(allowed(p, { pod: local.identity! }, redisInside, 6379)).toBe(true);
+    expect(allowed(p, { pod: local.identity! }, redisElsewhere, 6379)).toBe(false);
     const ingressNginx: Endpoint = {
       pod: { namespace: 'ingress-nginx', namespaceLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' }, labels: {}, ports: {} },
     };

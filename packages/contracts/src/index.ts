@@ -6,5 +6,6 @@ export * as projects from './gen/projects.js';
 export * as reports from './gen/reports.js';
 export * as webhooks from './gen/webhooks.js';
 export { Dictionary } from './dictionary.js';
+export { actsTenantWide } from './access.js';
 // The shared words, also published browser-safe as @mp/contracts/vocabulary.
 export * from './vocabulary.js';

@@ -1,3 +1,4 @@
 export * from './rules.js';
 export * from './rate-limits.js';
 export * from './refuse.js';
+export * from './auth-versions.js';

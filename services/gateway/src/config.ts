@@ -66,6 +66,13 @@ export const gatewayConfigSchema = z.object({
   /** Redis shared by gateway replicas for rate limits; unset → per-process memory (embedded). */
   MP_REDIS_URL: z.string().optional(),
   MP_REDIS_PREFIX: z.string().default('mp:rl'),
+  /**
+   * The credential cache of each replica (ADR 0119): API-key and session checks with the caller's
+   * permissions and plan, used only while the tenant's auth versions in Redis (the embedded default:
+   * in memory) are unchanged. Entries kept at most (0 turns the cache off), and how long one is used at most.
+   */
+  MP_AUTH_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+  MP_AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   /** Operator defaults of the rate limits (per-tenant plans may override; docs/rules.md#limits). */
   MP_LIMIT_API_PER_MINUTE: z.coerce.number().int().positive().default(100),
   MP_LIMIT_DATA_RECORDS_PER_MINUTE: z.coerce.number().int().positive().default(500),

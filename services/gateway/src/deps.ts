@@ -2,6 +2,7 @@ import type { Logger } from '@mp/kit';
 import type { RateLimits } from '@mp/ratelimit';
 import type { TrustedProxies } from './client-address.js';
 import type { Environment, ServiceClients } from './clients.js';
+import type { CredentialCache } from './credential-cache.js';
 import type { JwtVerifier } from './jwt-verifier.js';
 import type { BodyLimits } from './middleware/read-body.js';
 
@@ -13,6 +14,8 @@ export interface AppDeps {
   environment: Environment;
   clients: ServiceClients;
   jwt: JwtVerifier;
+  /** What identity answered per credential, per replica, versioned (ADR 0119); absent: identity is asked on every request. */
+  credentials?: CredentialCache;
   /** True while this gateway process serves; false while it drains (its public /readyz then says 503). */
   ready: () => boolean;
   logger: Logger;

@@ -11,7 +11,8 @@ import { createHttpsOnlyServer, type DrainableServer, type FrontDoorSettings } f
 import type { BodyLimits } from './middleware/read-body.js';
 import { JwtVerifier } from './jwt-verifier.js';
 import { BackendHealth } from './backend-health.js';
-import { RateLimits } from '@mp/ratelimit';
+import { authVersionsFor, RateLimits, RedisAuthVersions } from '@mp/ratelimit';
+import { CredentialCache } from './credential-cache.js';
 
 export interface RunningGateway {
   port: number;
@@ -27,7 +28,7 @@ export interface RunningGateway {
    * rejects, keeping the pair in use, when the new files cannot be used.
    */
   reloadCertificate(): Promise<{ reloaded: boolean; validUntil: string }>;
-  /** `mp_gateway_backend_up` for the ops server's /metrics. */
+  /** `mp_gateway_backend_up` and the credential cache's counters for the ops server's /metrics. */
   metrics(): Promise<{ contentType: string; text: string }>;
   /**
    * Stops accepting connections, lets the requests in flight finish (each answer then closes its
@@ -126,6 +127,15 @@ export async function startGateway(
     onRedisError: (err) => logger.warn({ err }, 'rate-limit store unavailable; limiting per replica until it is back'),
   });
   if (!(await limits.ready())) logger.warn('Redis not reachable at start; rate limits apply per replica until it is');
+  // The auth versions identity bumps (ADR 0119): Redis, or this process's memory in the embedded
+  // default. A principal from an identity that bumps another store is never cached.
+  const authVersions = authVersionsFor({
+    redisUrl: config.MP_REDIS_URL,
+    prefix: config.MP_REDIS_PREFIX,
+    onError: (err) => logger.warn({ err }, 'auth versions unavailable; identity is asked on every request until they are back'),
+  });
+  if (authVersions instanceof RedisAuthVersions) await authVersions.ready();
+  const credentials = new CredentialCache(authVersions, { maxEntries: config.MP_AUTH_CACHE_ENTRIES, ttlMs: config.MP_AUTH_CACHE_TTL_MS });
 
   const { bodyLimits, authBodyLimits } = bodyLimitsOf(config);
   const trustedProxies = new TrustedProxies(config.MP_TRUSTED_PROXIES);
@@ -143,6 +153,7 @@ export async function startGateway(
       environment,
       clients,
       jwt,
+      credentials,
       ready,
       logger,
       docsUrl,
@@ -184,7 +195,10 @@ export async function startGateway(
       if (next) serve(next);
       return { reloaded: next !== null, validUntil: validUntil(serving.current.cert) };
     },
-    metrics: () => backendHealth.metrics(),
+    metrics: async () => {
+      const health = await backendHealth.metrics();
+      return { ...health, text: `${health.text}${credentials.metricLines().join('\n')}\n` };
+    },
     async drain() {
       await Promise.all(servers.map((s) => s.drain()));
     },
@@ -202,6 +216,7 @@ export async function startGateway(
       );
       backendHealth.close();
       await limits.close();
+      await authVersions.close();
       clients.close();
     },
   };

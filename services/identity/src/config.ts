@@ -20,6 +20,11 @@ export const identityConfigSchema = infraSchema.extend({
   MP_LOGIN_MAX_FAILURES: positiveInt(5),
   MP_LOGIN_FAILURE_WINDOW_SECONDS: positiveInt(900),
   MP_LOGIN_LOCK_SECONDS: positiveInt(1800),
+  /**
+   * The key prefix of the auth versions in Redis (MP_REDIS_URL; ADR 0119): the gateway's
+   * MP_REDIS_PREFIX, so that the versions identity bumps are the ones the gateways read.
+   */
+  MP_REDIS_PREFIX: z.string().default('mp:rl'),
 });
 
 export type IdentityConfig = z.infer<typeof identityConfigSchema>;

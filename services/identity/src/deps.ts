@@ -1,6 +1,7 @@
 import type { Database } from '@mp/db';
 import type { OutboxRelay } from '@mp/events';
 import type { Clock, Logger, SecretBox } from '@mp/kit';
+import type { AuthVersions } from '@mp/ratelimit';
 import type { SecretDigest } from './secret-digest.js';
 import type { SigningKeys } from './signing-keys.js';
 
@@ -26,4 +27,10 @@ export interface IdentityDeps {
   /** Stands in for a password in the Idempotency-Key request hash of POST /users. */
   secretDigest: SecretDigest;
   settings: IdentitySettings;
+  /**
+   * Bumped on every change of a principal, before its transaction commits and again after
+   * (principal-change.ts), so that no gateway replica answers from a cached principal read before
+   * the change (ADR 0119).
+   */
+  authVersions: Pick<AuthVersions, 'id' | 'bump'>;
 }

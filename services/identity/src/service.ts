@@ -2,6 +2,7 @@ import { purgeIdempotencyKeys, type Database } from '@mp/db';
 import { OutboxRelay, type EventTransport } from '@mp/events';
 import { startGrpcServer, type ServiceAuth } from '@mp/grpc';
 import { SecretBox, systemClock, type Clock, type Logger } from '@mp/kit';
+import { authVersionsFor, RedisAuthVersions, type AuthVersions } from '@mp/ratelimit';
 import { ensureFirstAdmin, type FirstAdmin } from './bootstrap.js';
 import type { IdentityConfig } from './config.js';
 import type { IdentityDeps } from './deps.js';
@@ -21,6 +22,8 @@ export type IdentityServiceConfig = Pick<
   | 'MP_LOGIN_MAX_FAILURES'
   | 'MP_LOGIN_FAILURE_WINDOW_SECONDS'
   | 'MP_LOGIN_LOCK_SECONDS'
+  | 'MP_REDIS_URL'
+  | 'MP_REDIS_PREFIX'
 >;
 
 export interface IdentityServiceOptions {
@@ -39,6 +42,8 @@ export interface IdentityServiceOptions {
   host?: string;
   port?: number;
   clock?: Clock;
+  /** The auth versions this service bumps (ADR 0119); by default Redis (MP_REDIS_URL) or this process's memory. */
+  authVersions?: AuthVersions;
 }
 
 export interface RunningIdentityService {
@@ -70,8 +75,18 @@ export async function startIdentityService(opts: IdentityServiceOptions): Promis
   );
 
   const relay = new OutboxRelay({ service: 'identity', db: opts.db, transport: opts.transport, logger: opts.logger, retentionMs: opts.outboxRetentionMs });
+  const ownVersions = !opts.authVersions;
+  const authVersions =
+    opts.authVersions ??
+    authVersionsFor({
+      redisUrl: opts.config.MP_REDIS_URL,
+      prefix: opts.config.MP_REDIS_PREFIX,
+      onError: (err) => opts.logger.warn({ err }, 'auth versions: Redis error'),
+    });
+  if (authVersions instanceof RedisAuthVersions) await authVersions.ready();
   const deps: IdentityDeps = {
     db: opts.db,
+    authVersions,
     relay,
     logger: opts.logger,
     clock,
@@ -117,6 +132,7 @@ export async function startIdentityService(opts: IdentityServiceOptions): Promis
       clearInterval(prune);
       await server.stop(graceMs);
       await relay.stop();
+      if (ownVersions) await authVersions.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Queryable } from '@mp/db';
 import { randomToken } from '@mp/kit';
 import type { Environment } from './environment.js';
+import type { PrincipalChanges } from './principal-changes.js';
 
 export interface SessionRow {
   id: string;
@@ -38,20 +39,24 @@ export async function openSession(
 
 /**
  * Ends sessions: their refresh tokens stop working, and CheckSession refuses their access tokens
- * from the next request on. Revoking an ended session keeps its first time and reason.
+ * from the next request on (their tenants' auth versions bumped through `changes`, which the caller
+ * settles after its commit). Revoking an ended session keeps its first time and reason.
  */
 export async function revokeSessions(
   tx: Queryable,
   where: { id: string } | { clientId: string } | { userId: string },
   reason: RevokeReason,
   now: Date,
+  changes: Pick<PrincipalChanges, 'bump'>,
 ): Promise<string[]> {
   const [column, value] = 'id' in where ? ['id', where.id] : 'clientId' in where ? ['client_id', where.clientId] : ['user_id', where.userId];
-  const { rows } = await tx.query<{ id: string }>(
-    `UPDATE sessions SET revoked_at = $2, revoke_reason = $3 WHERE ${column} = $1 AND revoked_at IS NULL RETURNING id`,
+  const { rows } = await tx.query<{ id: string; tenant_id: string }>(
+    `UPDATE sessions SET revoked_at = $2, revoke_reason = $3 WHERE ${column} = $1 AND revoked_at IS NULL RETURNING id, tenant_id`,
     [value, now.toISOString(), reason],
   );
   const ids = rows.map((r) => r.id);
+  // Gateways may hold these sessions in their credential caches (ADR 0119).
+  for (const tenantId of new Set(rows.map((r) => r.tenant_id))) await changes.bump(tenantId);
   if (ids.length > 0) {
     await tx.query('UPDATE refresh_tokens SET revoked_at = $2 WHERE family_id = ANY ($1) AND revoked_at IS NULL', [ids, now.toISOString()]);
   }

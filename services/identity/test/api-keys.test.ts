@@ -41,6 +41,8 @@ describe('identity: API keys', () => {
         features: ['sandbox', 'oauth', 'reports', 'data_batches'],
         limits: { apiPerMinute: 0, dataRecordsPerMinute: 0, reportsPerHour: 0, concurrentRequests: 0 },
       },
+      // The auth versions it bumps (ADR 0119): this process's memory, as the test gives no Redis.
+      versionsStore: expect.stringMatching(/^memory:[0-9a-f]{16}:mp:rl$/),
     });
 
     const fetched = await t.client.getApiKey({ id: created.apiKey!.id }, live);

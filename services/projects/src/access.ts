@@ -1,4 +1,4 @@
-import { MEMBER_ROLES, type MemberRole } from '@mp/contracts';
+import { actsTenantWide, MEMBER_ROLES, type MemberRole } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import type { Queryable } from '@mp/db';
 import type { CallerContext } from '@mp/grpc';
@@ -13,14 +13,8 @@ export type Role = MemberRole;
 /** read: any member; write: owner or editor; manage (members, deletion): owner. */
 export type Need = 'read' | 'write' | 'manage';
 
-/**
- * Who needs no membership (docs/adr/0007): API keys and system callers are machine principals of
- * the whole tenant environment, and users holding system:admin administer every project. Every
- * other user reaches a project only as one of its members.
- */
-export function actsTenantWide(ctx: CallerContext): boolean {
-  return ctx.principalType === 'api_key' || ctx.principalType === 'system' || ctx.permissions.includes('system:admin');
-}
+/** Who needs no membership (docs/adr/0007): one definition, in @mp/contracts, that other services apply too. */
+export { actsTenantWide };
 
 /** The caller's project: 404001 when unknown in this environment, 403003 when another tenant's. */
 export async function loadProject(q: Queryable, ctx: CallerContext, id: string, opts: { lock?: 'update' | 'share'; field?: string } = {}): Promise<ProjectRow> {

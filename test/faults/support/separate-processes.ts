@@ -25,6 +25,8 @@ export interface SeparatePlatform {
   db: TestDatabase;
   stream: TestStream;
   admin: { username: string; password: string };
+  /** The service keys every process was given (an operator's client is made with them). */
+  keys: Awaited<ReturnType<typeof generatePlatformKeys>>;
   replicas: Replica[];
   of(service: Service): Replica[];
   /** GET on a replica's ops server. */
@@ -98,6 +100,9 @@ export async function startSeparatePlatform(replicas: Partial<Record<Service, nu
     MP_PROJECTS_ADDR: addr('projects'),
     MP_MONITORING_DATA_ADDR: addr('monitoring-data'),
     MP_WEBHOOKS_ADDR: addr('webhooks'),
+    // The gateways' rate limits and the auth versions identity bumps for their credential caches (ADR 0119).
+    MP_REDIS_URL: process.env.MP_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    MP_REDIS_PREFIX: `mpt:${stream.stream}`,
     ...extraEnv,
   };
   const own: Record<Service, Record<string, string>> = {
@@ -111,8 +116,6 @@ export async function startSeparatePlatform(replicas: Partial<Record<Service, nu
       MP_BIND_HOST: '127.0.0.1',
       MP_TLS_CERT_FILE: join(dir, 'tls.crt'),
       MP_TLS_KEY_FILE: join(dir, 'tls.key'),
-      MP_REDIS_URL: process.env.MP_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
-      MP_REDIS_PREFIX: `mpt:${stream.stream}`,
       MP_LIMIT_API_PER_MINUTE: '100000',
       MP_LIMIT_DATA_RECORDS_PER_MINUTE: '100000000',
       MP_LIMIT_CONCURRENT: '10000',
@@ -139,6 +142,7 @@ export async function startSeparatePlatform(replicas: Partial<Record<Service, nu
     db,
     stream,
     admin,
+    keys,
     replicas: all,
     of: (service) => all.filter((r) => r.service === service),
     ops: (replica, path) => opsGet(replica.opsPort, path),

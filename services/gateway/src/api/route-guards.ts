@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { RateLimits } from '@mp/ratelimit';
 import type { ServiceClients } from '../clients.js';
+import type { CredentialCache } from '../credential-cache.js';
 import type { JwtVerifier } from '../jwt-verifier.js';
 import { authenticate, requireAnyPermission, requireFeature, requirePermission } from '../middleware/authenticate.js';
 import { jsonOrFormBody } from '../middleware/form-body.js';
@@ -12,6 +13,8 @@ import type { RouteGuards, RouteSpec } from './route-spec.js';
 export interface RouteGuardDeps {
   clients: ServiceClients;
   jwt: JwtVerifier;
+  /** The replica's credential cache (ADR 0119); absent: identity is asked on every request. */
+  credentials?: CredentialCache;
   limits: RateLimits;
   /** Bodies of authenticated routes, and of the anonymous ones (sign-in, refresh, logout, OAuth). */
   bodyLimits: BodyLimits;

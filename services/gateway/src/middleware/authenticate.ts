@@ -2,6 +2,7 @@ import type { identity } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import { anonymousContext, type CallerContext } from '@mp/grpc';
 import type { ServiceClients } from '../clients.js';
+import { CredentialCache } from '../credential-cache.js';
 import type { JwtVerifier } from '../jwt-verifier.js';
 import type { GatewayContext, GatewayMiddleware } from '../state.js';
 
@@ -12,8 +13,9 @@ import type { GatewayContext, GatewayMiddleware } from '../state.js';
 export type AuthMethods = 'api_key' | 'api_key_or_bearer' | 'api_key_or_session';
 
 /**
- * Establishes who is calling, asking the identity service on every request so that a revocation
- * applies at once on every gateway replica (ADR 0010):
+ * Establishes who is calling. Identity's answer may come from this replica's credential cache,
+ * used only while the tenant's auth versions are those it was read at, so that a revocation still
+ * applies at once on every gateway replica (ADR 0010, ADR 0119):
  * - `X-API-Key`: identity checks the key (revoked, expired, rolled past its grace period, other
  *   environment → 401001);
  * - `Authorization: Bearer`: the signature and claims are verified here (401002 expired, 401003
@@ -23,7 +25,11 @@ export type AuthMethods = 'api_key' | 'api_key_or_bearer' | 'api_key_or_session'
  * the sandbox is 403004. `methods` is an API key for the webhook endpoints
  * (docs/rules.md#webhook-access), widened to the console's user sessions (ADR 0055).
  */
-export function authenticate(deps: { clients: ServiceClients; jwt: JwtVerifier }, methods: AuthMethods = 'api_key_or_bearer'): GatewayMiddleware {
+export function authenticate(
+  deps: { clients: ServiceClients; jwt: JwtVerifier; credentials?: CredentialCache },
+  methods: AuthMethods = 'api_key_or_bearer',
+): GatewayMiddleware {
+  const cache = deps.credentials;
   return async (ctx, next) => {
     const state = ctx.state;
     const apiKey = ctx.get('x-api-key');
@@ -31,7 +37,8 @@ export function authenticate(deps: { clients: ServiceClients; jwt: JwtVerifier }
     const anonymous = anonymousContext(state.requestId, state.environment);
     let principal: identity.Principal;
     if (apiKey) {
-      principal = await deps.clients.identity.authenticateApiKey({ key: apiKey, environment: state.environment }, anonymous);
+      const ask = () => deps.clients.identity.authenticateApiKey({ key: apiKey, environment: state.environment }, anonymous);
+      principal = cache ? await cache.principal(CredentialCache.key('api_key', state.environment, apiKey), ask) : await ask();
       state.authMethod = 'api_key';
     } else if (authorization) {
       if (methods === 'api_key') {
@@ -41,18 +48,23 @@ export function authenticate(deps: { clients: ServiceClients; jwt: JwtVerifier }
           suggestion: 'Send an API key with system:admin permission in the X-API-Key header.',
         });
       }
-      const claims = await deps.jwt.verify(bearerToken(authorization), state.environment, state.requestId);
-      principal = await deps.clients.identity.checkSession(
-        {
-          sessionId: claims.sid,
-          userId: claims.sub,
-          tenantId: claims.tid,
-          environment: state.environment,
-          scope: claims.scope.split(' ').filter(Boolean),
-          ...(claims.client_id ? { clientId: claims.client_id } : {}),
-        },
-        anonymous,
-      );
+      const token = bearerToken(authorization);
+      const claims = await deps.jwt.verify(token, state.environment, state.requestId);
+      const ask = () =>
+        deps.clients.identity.checkSession(
+          {
+            sessionId: claims.sid,
+            userId: claims.sub,
+            tenantId: claims.tid,
+            environment: state.environment,
+            scope: claims.scope.split(' ').filter(Boolean),
+            ...(claims.client_id ? { clientId: claims.client_id } : {}),
+          },
+          anonymous,
+        );
+      principal = cache
+        ? await cache.principal(CredentialCache.key('bearer', state.environment, token), ask, { tenantId: claims.tid, endsAt: claims.exp! * 1000 })
+        : await ask();
       if (methods === 'api_key_or_session' && principal.clientId) {
         throw new DomainError('401001', {
           field: 'X-API-Key',

@@ -76,5 +76,17 @@ export async function authenticateApiKey(deps: IdentityDeps, req: identity.Authe
       new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString(),
     ]);
   }
-  return { tenantId: row.tenant_id, environment, principalId: row.id, principalType: 'api_key', permissions: row.permissions, name: row.key_name, plan };
+  // When the value stops by itself: the key's expiry, or the end of a rolled value's grace period.
+  const ends = [row.expires_at, row.grace_expires_at].filter((t): t is string => t !== null).map((t) => Date.parse(t));
+  return {
+    tenantId: row.tenant_id,
+    environment,
+    principalId: row.id,
+    principalType: 'api_key',
+    permissions: row.permissions,
+    name: row.key_name,
+    plan,
+    ...(ends.length > 0 ? { validUntil: new Date(Math.min(...ends)).toISOString() } : {}),
+    versionsStore: deps.authVersions.id,
+  };
 }

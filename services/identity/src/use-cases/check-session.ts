@@ -69,5 +69,6 @@ export async function checkSession(deps: IdentityDeps, req: identity.CheckSessio
     plan,
     ...(row.client_id !== null ? { clientId: row.client_id } : {}),
     sessionId: req.sessionId,
+    versionsStore: deps.authVersions.id,
   };
 }

@@ -6,6 +6,7 @@ import type { IdentityDeps } from '../deps.js';
 import { requireReachable } from '../permissions.js';
 import { toUser } from '../rows.js';
 import { loadUser } from '../users.js';
+import { principalChanges } from '../principal-changes.js';
 
 /**
  * DELETE /users/{id}: the account, its sessions, refresh tokens and pending OAuth codes go
@@ -18,6 +19,7 @@ export async function deleteUser(deps: IdentityDeps, req: identity.UserRef, ctx:
   if (req.id === ctx.principalId) {
     throw new DomainError('422204', { field: 'user_id', detail: 'You cannot delete your own account.', suggestion: 'Ask another administrator to do it.' });
   }
+  const changes = principalChanges(deps);
   const row = await deps.db.transaction(async (tx) => {
     const user = await loadUser(tx, ctx, req.id, { lock: true });
     requireReachable(user.permissions, ctx, { field: 'user_id', name: `User ${user.id}` });
@@ -28,9 +30,11 @@ export async function deleteUser(deps: IdentityDeps, req: identity.UserRef, ctx:
         suggestion: 'Reload the user and delete again if still intended.',
       });
     }
+    await changes.bump(user.tenant_id);
     await tx.query('DELETE FROM users WHERE id = $1', [user.id]);
     return user;
   });
+  await changes.settle();
   deps.logger.info({ user_id: req.id, deleted_by: ctx.principalId, request_id: ctx.requestId }, 'user deleted');
   return toUser(row, deps.clock.now());
 }

@@ -12,6 +12,7 @@ import { USER_COLUMNS, type UserRow } from '../rows.js';
 import { openSession, revokeSessions } from '../sessions.js';
 import { issueTokens } from '../tokens.js';
 import { rotateRefreshToken } from './refresh.js';
+import { principalChanges } from '../principal-changes.js';
 
 interface CodeRow {
   code_hash: string;
@@ -85,13 +86,14 @@ async function redeemCode(
   req: { code: string; redirectUri: string; codeVerifier: string | undefined },
   environment: Environment,
 ): Promise<identity.TokenResponse> {
+  const changes = principalChanges(deps);
   const outcome = await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     const { rows } = await tx.query<CodeRow>('SELECT * FROM oauth_codes WHERE code_hash = $1 FOR UPDATE', [sha256Hex(req.code)]);
     const code = rows[0];
     if (!code || code.client_id !== client.id || code.environment !== environment) return { kind: 'invalid' as const };
     if (code.used_at !== null) {
-      if (code.session_id) await revokeSessions(tx, { id: code.session_id }, 'code_reused', now);
+      if (code.session_id) await revokeSessions(tx, { id: code.session_id }, 'code_reused', now, changes);
       return { kind: 'reused' as const, sessionId: code.session_id };
     }
     if (Date.parse(code.expires_at) <= now.getTime() || code.redirect_uri !== req.redirectUri) return { kind: 'invalid' as const };
@@ -109,6 +111,7 @@ async function redeemCode(
     const tokens = await issueTokens(deps, tx, { userId: user.id, tenantId: user.tenant_id, permissions, sessionId, clientId: client.id }, environment);
     return { kind: 'ok' as const, tokens };
   });
+  await changes.settle();
   switch (outcome.kind) {
     case 'ok':
       return outcome.tokens;

@@ -4,6 +4,7 @@ import type { IdentityDeps } from '../deps.js';
 import { parseEnvironment } from '../environment.js';
 import { revokeSessions, SESSION_COLUMNS, type SessionRow } from '../sessions.js';
 import { verifyRefreshToken } from './refresh.js';
+import { principalChanges } from '../principal-changes.js';
 
 const invalid = (field: string) =>
   new DomainError('401003', {
@@ -36,14 +37,17 @@ export async function logout(deps: IdentityDeps, req: identity.LogoutRequest): P
       suggestion: 'Send the refresh_token of the session to end.',
     });
   }
-  return deps.db.transaction(async (tx) => {
+  const changes = principalChanges(deps);
+  const ended = await deps.db.transaction(async (tx) => {
     const { rows } = await tx.query<SessionRow & { revoked_at: string | null }>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1 FOR UPDATE`, [
       sessionId,
     ]);
     const session = rows[0];
     if (!session || session.user_id !== userId || session.environment !== environment) throw invalid(field);
     const now = deps.clock.now();
-    await revokeSessions(tx, { id: session.id }, 'logout', now);
+    await revokeSessions(tx, { id: session.id }, 'logout', now, changes);
     return { sessionId: session.id, revokedAt: session.revoked_at ?? now.toISOString() };
   });
+  await changes.settle();
+  return ended;
 }

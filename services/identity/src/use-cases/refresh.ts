@@ -8,6 +8,7 @@ import { requireEnvironment, tenantPlan } from '../plans.js';
 import { USER_COLUMNS, type UserRow } from '../rows.js';
 import { revokeSessions, SESSION_COLUMNS, type SessionRow } from '../sessions.js';
 import { issueTokens, REFRESH_TOKEN_SECONDS, REFRESH_TOKEN_TYPE } from '../tokens.js';
+import { principalChanges } from '../principal-changes.js';
 
 export interface RefreshClaims extends JWTPayload {
   sub: string;
@@ -79,6 +80,7 @@ export async function rotateRefreshToken(
   const claims = await verifyRefreshToken(deps, token);
   if (claims.env !== environment) throw invalid('The refresh token was not issued for this environment.');
 
+  const changes = principalChanges(deps);
   const outcome = await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     // FOR UPDATE: of two concurrent refreshes with one token, the second waits and then sees it used.
@@ -98,7 +100,7 @@ export async function rotateRefreshToken(
     if (row.revoked_at !== null || session.revoked_at !== null) return { kind: 'invalid' as const };
     if ((session.client_id ?? null) !== clientId) return { kind: 'wrong_client' as const, oauth: session.client_id !== null };
     if (row.used_at !== null) {
-      await revokeSessions(tx, { id: session.id }, 'refresh_token_reused', now);
+      await revokeSessions(tx, { id: session.id }, 'refresh_token_reused', now, changes);
       return { kind: 'reused' as const, sessionId: session.id, userId: row.user_id };
     }
     requireEnvironment(await tenantPlan(tx, user.tenant_id), environment);
@@ -114,6 +116,7 @@ export async function rotateRefreshToken(
     );
     return { kind: 'ok' as const, tokens };
   });
+  await changes.settle();
 
   switch (outcome.kind) {
     case 'ok':

@@ -9,6 +9,7 @@ import { toUser, USER_COLUMNS, type UserRow } from '../rows.js';
 import { revokeSessions } from '../sessions.js';
 import { loadTenant } from '../tenants.js';
 import { checkPassword } from '../users.js';
+import { principalChanges } from '../principal-changes.js';
 
 /**
  * Operator RPC (`mp-operator reset-password`): the way back in when an administrator's password
@@ -24,6 +25,7 @@ export async function resetPassword(deps: IdentityDeps, req: identity.ResetPassw
   checkPassword(req.password);
   const passwordHash = await hashPassword(req.password);
 
+  const changes = principalChanges(deps);
   const { row, ended } = await deps.db.transaction(async (tx) => {
     if (req.tenantId !== undefined && req.tenantId !== '') await loadTenant(tx, req.tenantId);
     const { rows } = await tx.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE username = $1 FOR UPDATE`, [username]);
@@ -41,9 +43,10 @@ export async function resetPassword(deps: IdentityDeps, req: identity.ResetPassw
       [found.id, passwordHash, now.toISOString()],
     );
     await clearAllFailures(tx, found.username);
-    const sessions = await revokeSessions(tx, { userId: found.id }, 'password_reset', now);
+    const sessions = await revokeSessions(tx, { userId: found.id }, 'password_reset', now, changes);
     return { row: updated[0]!, ended: sessions.length };
   });
+  await changes.settle();
   deps.logger.warn(
     { user_id: row.id, tenant_id: row.tenant_id, sessions_ended: ended, request_id: ctx.requestId },
     'password reset by the operator; sessions ended and sign-in locks lifted',

@@ -8,6 +8,7 @@ import type { IdentityDeps } from '../deps.js';
 import { requireReachable } from '../permissions.js';
 import { apiKeyColumns, toApiKey, type ApiKeyRow } from '../rows.js';
 import { checkKeyId, keyNotFound } from './get-api-key.js';
+import { principalChanges } from '../principal-changes.js';
 
 /** How long the previous value keeps working when the request does not say (ADR 0010). */
 export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
@@ -31,6 +32,7 @@ export async function rollApiKey(deps: IdentityDeps, req: identity.RollApiKeyReq
     });
   }
   const key = newApiKeyValue(ctx.environment);
+  const changes = principalChanges(deps);
   const result = await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     const nowIso = now.toISOString();
@@ -65,8 +67,11 @@ export async function rollApiKey(deps: IdentityDeps, req: identity.RollApiKeyReq
       nowIso,
     ]);
     const { rows: after } = await tx.query<ApiKeyRow>(`SELECT ${apiKeyColumns('$2')} FROM api_keys k WHERE k.id = $1`, [row.id, nowIso]);
+    // Gateways may hold the old value with its former validity (ADR 0119).
+    await changes.bump(ctx.tenantId);
     return after[0]!;
   });
+  await changes.settle();
   deps.logger.info({ key_id: req.id, grace_period_seconds: grace, rolled_by: ctx.principalId, request_id: ctx.requestId }, 'api key rolled');
   return { apiKey: toApiKey(result), key };
 }

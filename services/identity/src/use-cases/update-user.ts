@@ -10,6 +10,7 @@ import { checkPhone } from '../phone.js';
 import { toUser, USER_COLUMNS, type UserRow } from '../rows.js';
 import { revokeSessions } from '../sessions.js';
 import { checkName, checkPassword, loadUser } from '../users.js';
+import { principalChanges } from '../principal-changes.js';
 
 const CLEARABLE = ['phone'];
 
@@ -45,6 +46,7 @@ export async function updateUser(deps: IdentityDeps, req: identity.UpdateUserReq
   }
   const passwordHash = req.password !== undefined ? await hashPassword(req.password) : undefined;
 
+  const changes = principalChanges(deps);
   const updated = await deps.db.transaction(async (tx) => {
     const row = await loadUser(tx, ctx, req.id, { lock: true });
     requireReachable(row.permissions, ctx, { field: 'user_id', name: `User ${row.id}` });
@@ -72,10 +74,13 @@ export async function updateUser(deps: IdentityDeps, req: identity.UpdateUserReq
       `UPDATE users SET ${assignments.join(', ')}, updated_at = $2, version = version + 1 WHERE id = $1 RETURNING ${USER_COLUMNS}`,
       params,
     );
-    if (req.disabled === true && !row.disabled) await revokeSessions(tx, { userId: row.id }, 'user_disabled', now);
-    if (passwordHash !== undefined) await revokeSessions(tx, { userId: row.id }, 'password_changed', now);
+    // Its permissions, name or state may be cached by the gateways (ADR 0119).
+    await changes.bump(row.tenant_id);
+    if (req.disabled === true && !row.disabled) await revokeSessions(tx, { userId: row.id }, 'user_disabled', now, changes);
+    if (passwordHash !== undefined) await revokeSessions(tx, { userId: row.id }, 'password_changed', now, changes);
     return rows[0]!;
   });
+  await changes.settle();
   deps.logger.info({ user_id: req.id, updated_by: ctx.principalId, request_id: ctx.requestId }, 'user updated');
   return toUser(updated, deps.clock.now());
 }

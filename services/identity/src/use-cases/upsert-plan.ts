@@ -4,6 +4,7 @@ import type { CallerContext } from '@mp/grpc';
 import { requireSystem } from '../caller.js';
 import type { IdentityDeps } from '../deps.js';
 import { FEATURES, PLAN_COLUMNS, toPlan, type PlanRow } from '../plans.js';
+import { principalChanges } from '../principal-changes.js';
 
 const PLAN_NAME = /^[a-z0-9][a-z0-9_-]{0,49}$/;
 /** 100 years: more is "forever", which is said by leaving the setting out. */
@@ -43,6 +44,10 @@ export async function upsertPlan(deps: IdentityDeps, req: identity.Plan, ctx: Ca
     });
   }
   const now = deps.clock.now().toISOString();
+  // A plan is shared by tenants: every tenant's auth version is bumped (ADR 0119), before the
+  // write (a failed bump writes nothing) and after it.
+  const changes = principalChanges(deps);
+  await changes.bump(null);
   const { rows } = await deps.db.query<PlanRow>(
     `INSERT INTO plans AS p (name, features, api_per_minute, data_records_per_minute, reports_per_hour, concurrent_requests, raw_retention_months, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $8, $7, $7)
@@ -52,6 +57,7 @@ export async function upsertPlan(deps: IdentityDeps, req: identity.Plan, ctx: Ca
      RETURNING ${PLAN_COLUMNS}`,
     [req.name, [...new Set(req.features)], limits.apiPerMinute, limits.dataRecordsPerMinute, limits.reportsPerHour, limits.concurrentRequests, now, retention],
   );
+  await changes.settle();
   deps.logger.info({ plan: req.name, request_id: ctx.requestId }, 'plan saved');
   return toPlan(rows[0]!);
 }
