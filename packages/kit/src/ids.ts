@@ -12,6 +12,8 @@ export const ID_PREFIXES = {
   device: 'dev',
   data: 'dat',
   batch: 'bat',
+  importProfile: 'ipf',
+  import: 'imp',
   report: 'rpt',
   template: 'tpl',
   reportSchedule: 'rsc',

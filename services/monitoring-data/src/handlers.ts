@@ -17,6 +17,8 @@ import { listTenantAlarms } from './use-cases/list-tenant-alarms.js';
 import { summarizeProjectAlarms } from './use-cases/summarize-project-alarms.js';
 import { getPointStates } from './use-cases/get-point-states.js';
 import { acknowledgeAsRecipient } from './use-cases/acknowledge-as-recipient.js';
+import { createImportProfile, deleteImportProfile, getImportProfile, listImportProfiles, updateImportProfile } from './imports/profiles.js';
+import { appendImportChunk, createImport, finishImport, getImport, type ImportSettings } from './imports/imports.js';
 
 /**
  * The gateway calls every method; reports reads a report's period (records, series, alarms) as the
@@ -30,7 +32,7 @@ const CALLERS: CallerPolicy = {
   webhooks: ['acknowledgeAlarmAsRecipient'],
 };
 
-export function monitoringDataBinding(deps: DataDeps) {
+export function monitoringDataBinding(deps: DataDeps, imports: ImportSettings) {
   return bindService<monitoringData.MonitoringDataServer>(
     'mp.monitoring_data.MonitoringData',
     monitoringData.MonitoringDataService,
@@ -52,6 +54,15 @@ export function monitoringDataBinding(deps: DataDeps) {
       summarizeProjectAlarms: (req, ctx) => summarizeProjectAlarms(deps, req, ctx),
       getPointStates: (req, ctx) => getPointStates(deps, req, ctx),
       acknowledgeAlarmAsRecipient: (req, ctx) => acknowledgeAsRecipient(deps, req, ctx),
+      createImportProfile: (req, ctx) => createImportProfile(deps, req, ctx),
+      listImportProfiles: (req, ctx) => listImportProfiles(deps, req, ctx),
+      getImportProfile: (req, ctx) => getImportProfile(deps, req, ctx),
+      updateImportProfile: (req, ctx) => updateImportProfile(deps, req, ctx),
+      deleteImportProfile: (req, ctx) => deleteImportProfile(deps, req, ctx),
+      createImport: (req, ctx) => createImport(deps, imports, req, ctx),
+      appendImportChunk: (req, ctx) => appendImportChunk(deps, imports, req, ctx),
+      finishImport: (req, ctx) => finishImport(deps, imports, req, ctx),
+      getImport: (req, ctx) => getImport(deps, imports, req, ctx),
     },
     CALLERS,
   );

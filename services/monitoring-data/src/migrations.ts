@@ -2,6 +2,7 @@ import { idempotencyMigration, type Migration } from '@mp/db';
 import { outboxMigrations } from '@mp/events';
 import { alarmInboxMigration, alarmsMigration } from './alarms/migration.js';
 import { rebuildStatements } from './rollups.js';
+import { importsMigration } from './imports/migration.js';
 
 export const SCHEMA = 'monitoring_data';
 
@@ -167,4 +168,5 @@ export const migrations: Migration[] = [
     `,
   },
   alarmInboxMigration,
+  importsMigration,
 ];
