@@ -90,7 +90,7 @@ describe('logger file imports through the gateway', () => {
     const list = await t.api('GET', `/projects/${projectId}/import-profiles`, { headers: h() });
     expect(list.body.data.items.map((p: { id: string }) => p.id)).toEqual([id]);
     expect((await t.api('DELETE', `/import-profiles/${id}`, { headers: h() })).body.data).toMatchObject({ id, deleted: true });
-    expectError(await t.api('GET', `/import-profiles/${id}`, { headers: h() }), 404022, 'profile_id');
+    expectError(await t.api('GET', `/import-profiles/${id}`, { headers: h() }), 404030, 'profile_id');
   });
 
   it('imports a TOA5 file as the body: readings stored through the write rules (a trigger level opens an alarm), a bad cell named by row and column, and the same file again counted as duplicates', async () => {
@@ -128,10 +128,10 @@ describe('logger file imports through the gateway', () => {
     expect(again).toMatchObject({ status: 'completed', rows: 3, stored: 0, duplicates: 4, rejected: 1 });
   });
 
-  it('refuses a body that is not text/csv (400002), an unknown profile (404022) and a file over MP_IMPORT_MAX_BYTES (400005)', async () => {
+  it('refuses a body that is not text/csv (400002), an unknown profile (404030) and a file over MP_IMPORT_MAX_BYTES (400005)', async () => {
     const profile = (await createProfile(profileBody())).body.data.id;
     expectError(await t.api('POST', `/projects/${projectId}/data/imports?profile_id=${profile}`, { headers: h(), body: { a: 1 } }), 400002, 'Content-Type');
-    expectError(await csv(`/projects/${projectId}/data/imports?profile_id=ipf_00000000000000000000`, 'x'), 404022, 'profile_id');
+    expectError(await csv(`/projects/${projectId}/data/imports?profile_id=ipf_00000000000000000000`, 'x'), 404030, 'profile_id');
     expectError(await csv(`/projects/${projectId}/data/imports`, 'x'), 400001, 'profile_id');
     expectError(await csv(`/projects/${projectId}/data/imports?profile_id=${profile}`, 'x'.repeat(8 * 1024 * 1024 + 1)), 400005, 'body');
   });

@@ -1,5 +1,6 @@
 import type { monitoringData } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
+import { RateLimits } from '@mp/ratelimit';
 import { waitUntil } from '@mp/testing';
 import { startHarness, type Harness } from './harness.js';
 
@@ -13,6 +14,7 @@ async function upload(
   profileId: string,
   file: Iterable<string> | string,
   chunkBytes = 64 * 1024,
+  recordsPerMinute = 0,
 ): Promise<string> {
   const imp = await client.createImport({ projectId, profileId }, h.caller);
   let seq = 0;
@@ -31,7 +33,7 @@ async function upload(
     if (size >= chunkBytes) await send();
   }
   await send();
-  await client.finishImport({ id: imp.id, recordsPerMinute: 0, abandon: false }, h.caller);
+  await client.finishImport({ id: imp.id, recordsPerMinute, abandon: false }, h.caller);
   return imp.id;
 }
 
@@ -318,5 +320,33 @@ describe('logger file imports (CSV, TOA5) through import profiles', () => {
     expect([n, distinct]).toEqual([rows, rows]);
     const chunks = await h.rows('SELECT 1 FROM monitoring_data.import_chunks WHERE import_id = $1', [id]);
     expect(chunks).toEqual([]);
+  });
+
+  it("stores a file larger than what is left of the window at the tenant's rate, its progress visible meanwhile, and counts its readings against the limit", async () => {
+    for (const svc of h.services) await svc.importWorker.stop();
+    // Windows of 2 s instead of a minute, so the test sees several.
+    const limits = new RateLimits({ prefix: `test:${Date.now()}`, limits: { data_records: { durationSeconds: 2 } } });
+    await h.replica({ batchChunk: 1000, imports: { limits } });
+    const profile = await h.data.createImportProfile(
+      profileInput(p.id, { timeZone: 'UTC', columns: [{ column: 'T', pointId: thermo, channel: 'temperature' }] }),
+      h.caller,
+    );
+    const rows = 250;
+    const file = ['time,T', ...Array.from({ length: rows }, (_, i) => `${new Date(Date.UTC(2026, 6, 1) + i * 60_000).toISOString()},${i % 30}`)].join('\n');
+    // 100 readings per window: about three windows for the file.
+    const started = Date.now();
+    const id = await upload(h, h.data, p.id, profile.id, file, 64 * 1024, 100);
+    const partial = await waitUntil(async () => {
+      const imp = await h.data.getImport({ id }, h.caller);
+      return imp.status === 'processing' && imp.rows > 0 && imp.rows < rows ? imp : null;
+    });
+    expect(partial.stored).toBe(partial.rows);
+    const done = await finished(h, id);
+    expect(done).toMatchObject({ status: 'completed', rows, stored: rows });
+    // Three windows of 100: the last 50 cannot go before the third window opens.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    const verdict = await limits.consume('data_records', `${h.caller.tenantId}:${h.caller.environment}`, 0, 100);
+    expect(verdict.remaining).toBeLessThan(100);
+    await limits.close();
   });
 });

@@ -292,7 +292,7 @@ export const notFoundErrors: ErrorEntry[] = [
     },
   },
   {
-    code: '404022',
+    code: '404030',
     message: 'import profile does not exist',
     category: 'not_found',
     suggestion: "Check the profile id (ipf_…); list the project's import profiles to find the right id.",
@@ -304,7 +304,7 @@ export const notFoundErrors: ErrorEntry[] = [
     },
   },
   {
-    code: '404023',
+    code: '404031',
     message: 'import does not exist',
     category: 'not_found',
     suggestion: 'Check the import id (imp_…) that POST /v3/projects/{project_id}/data/imports answered.',

@@ -25,8 +25,8 @@ const NOT_FOUND: Record<string, string> = {
   client_id: '404012',
   batch_id: '404013',
   alarm_id: '404014',
-  profile_id: '404022',
-  import_id: '404023',
+  profile_id: '404030',
+  import_id: '404031',
 };
 
 /** Parameters whose resource lives in a project: membership and tenant are checked (403001, 403003). */

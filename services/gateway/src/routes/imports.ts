@@ -286,7 +286,7 @@ export function importRoutes(router: GatewayRouter, clients: ServiceClients, lim
         description: 'The file itself, streamed (at most MP_IMPORT_MAX_BYTES, 200 MB by default).',
       },
       response: dataImport,
-      errors: ['400005', '404022', '422104', '422301', '422303'],
+      errors: ['400005', '404030', '422104', '422301', '422303'],
     },
     async (ctx) => {
       const state = ctx.state;

@@ -64,7 +64,7 @@ function toImport(r: ImportRow, errors: monitoringData.ImportError[], maxBytes: 
 }
 
 function notFound(id: string): DomainError {
-  return new DomainError('404023', {
+  return new DomainError('404031', {
     field: 'import_id',
     detail: `Import ${id} does not exist.`,
     suggestion: 'Use the id POST /v3/projects/{project_id}/data/imports answered.',

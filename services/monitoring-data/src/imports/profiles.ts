@@ -190,7 +190,7 @@ function requireProfileId(id: string): void {
 
 function notFound(id: string): DomainError {
   return refuse(
-    '404022',
+    '404030',
     'profile_id',
     `Import profile ${id} does not exist.`,
     'List the project’s profiles with GET /v3/projects/{project_id}/import-profiles.',
