@@ -242,6 +242,10 @@ describe('logger file imports (CSV, TOA5) through import profiles', () => {
 
     const notToa5 = await finished(h, await upload(h, h.data, p.id, profile.id, 'TIMESTAMP,PZ1_kPa_Avg\n2026-03-04 10:00:00,1\n'));
     expect(notToa5).toMatchObject({ status: 'failed', failureCode: '400002', stored: 0 });
+    // A quote never closed: csv-parse cannot read on, the import fails naming it (chunks committed before stay stored).
+    const broken = await finished(h, await upload(h, h.data, p.id, comma.id, 'time;T\n2026-03-06T10:00:00Z;1\n2026-03-06T11:00:00Z;"2\n'));
+    expect(broken).toMatchObject({ status: 'failed', failureCode: '400002' });
+    expect(broken.failureDetail).toMatch(/cannot be read as CSV.*[Qq]uote/);
   });
 
   it('refuses a profile naming a channel its point lacks, or a point of another project, naming the column entry, and stores nothing', async () => {

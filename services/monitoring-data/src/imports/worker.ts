@@ -136,9 +136,20 @@ export class ImportWorker {
     let dataRows = 0;
     let buffer = new ReadingBuffer();
     let bufferRows = 0;
+    // The next chunk is read from the file while the previous one is being stored: at most one
+    // chunk is stored at a time, in order, and one more is held.
+    let inflight: Promise<boolean> | null = null;
+    const settle = async (): Promise<boolean> => {
+      const p = inflight;
+      inflight = null;
+      return p ? await p : true;
+    };
     try {
       for await (const row of fileRows(storedChunks(this.deps.db, imp.id, imp.chunk_count), delimiterOf(profile))) {
-        if (this.stopped) return this.release(imp.id);
+        if (this.stopped) {
+          if (await settle()) await this.release(imp.id);
+          return;
+        }
         const h = reader.takeHeader(row.cells, row.line);
         if ('error' in h) return await this.fail(imp.id, state.rowsDone, h.error.code, h.error.message, h.error);
         if (h.header) continue;
@@ -147,20 +158,27 @@ export class ImportWorker {
         reader.readRow(row.cells, row.line, buffer);
         bufferRows++;
         if (buffer.size >= chunkSize) {
-          if (!(await this.flush(imp, caller, buffer, bufferRows, reader.lastMs, state, perMinute, false))) return;
+          if (!(await settle())) return;
+          inflight = this.flush(imp, caller, buffer, bufferRows, reader.lastMs, state, perMinute, false);
+          // awaited by settle(); a rejection is handled there, not as an unhandled one meanwhile
+          inflight.catch(() => undefined);
           buffer = new ReadingBuffer();
           bufferRows = 0;
         }
       }
     } catch (err) {
+      const stored = await settle().catch(() => false);
       if (this.stopped) return this.release(imp.id);
       // csv-parse refuses a file it cannot read (an unclosed quote): the rows so far stay stored.
       const message = err instanceof Error ? err.message.slice(0, 300) : String(err);
-      if (/^Invalid|CSV_|Quote|quote/.test(message) || (err as { code?: string }).code?.startsWith('CSV_')) {
+      if (stored && (/^Invalid|CSV_|Quote|quote/.test(message) || (err as { code?: string }).code?.startsWith('CSV_'))) {
+        // The rows read before the fault are whole: they are stored, then the import stops.
+        if (buffer.size && !(await this.flush(imp, caller, buffer, bufferRows, reader.lastMs, state, perMinute, false))) return;
         return await this.fail(imp.id, state.rowsDone, '400002', `The file cannot be read as CSV after row ${state.rowsDone}: ${message}`, null);
       }
       throw err;
     }
+    if (!(await settle())) return;
     await this.flush(imp, caller, buffer, bufferRows, reader.lastMs, state, perMinute, true);
   }
 
