@@ -19,8 +19,9 @@ describe('console: logger file imports', () => {
     admin = { authorization: `Bearer ${await t.login()}` };
     projectId = (await t.api('POST', '/projects', { headers: admin, body: { name: 'Tailings dam', number: 'TD-1', start_date: '2026-01-01' } })).body.data.id;
     expect((await t.api('PUT', `/projects/${projectId}/status`, { headers: admin, body: { status: 'in_progress' } })).status).toBe(200);
-    piezoId = (await t.api('POST', `/projects/${projectId}/points`, { headers: admin, body: { number: 'PZ-07', name: 'Toe piezometer', sensor_type: 'piezometer' } })).body
-      .data.id;
+    piezoId = (
+      await t.api('POST', `/projects/${projectId}/points`, { headers: admin, body: { number: 'PZ-07', name: 'Toe piezometer', sensor_type: 'piezometer' } })
+    ).body.data.id;
     browser = await launchChromium({ viewport: LAPTOP });
     page = await browser.context.newPage();
     await signIn(page, t);

@@ -14,7 +14,8 @@ describe('logger file imports through the gateway', () => {
   let piezometer: string;
   let prism: string;
   const h = (k = key) => ({ 'x-api-key': k });
-  const csv = (path: string, body: string, headers = h()) => t.api('POST', path, { headers: { ...headers, 'content-type': 'text/csv' }, rawBody: body });
+  const csv = (path: string, body: string, headers: Record<string, string> = h()) =>
+    t.api('POST', path, { headers: { ...headers, 'content-type': 'text/csv' }, rawBody: body });
   const done = (id: string, timeoutMs = 30_000) =>
     waitUntil(
       async () => {
@@ -49,7 +50,8 @@ describe('logger file imports through the gateway', () => {
   });
   afterAll(() => t?.stop());
 
-  const createProfile = (body: Record<string, unknown>, headers = h()) => t.api('POST', `/projects/${projectId}/import-profiles`, { headers, body });
+  const createProfile = (body: Record<string, unknown>, headers: Record<string, string> = h()) =>
+    t.api('POST', `/projects/${projectId}/import-profiles`, { headers, body });
   const profileBody = () => ({
     name: 'CR1000 Hourly',
     format: 'toa5',

@@ -286,7 +286,7 @@ describe('logger file imports (CSV, TOA5) through import profiles', () => {
     const outsider = { ...h.caller, principalType: 'user' as const, principalId: 'usr_outsider000000000001', permissions: ['data:read', 'data:write'] };
     expect(await refusal(h.data.getImportProfile({ id: profile.id }, outsider))).toMatchObject({ code: '403001' });
     expect(await refusal(h.data.createImport({ projectId: p.id, profileId: profile.id }, outsider))).toMatchObject({ code: '403001' });
-    expect(await refusal(h.data.listImportProfiles({ projectId: p.id }, outsider))).toMatchObject({ code: '403001' });
+    expect(await refusal(h.data.listImportProfiles({ projectId: p.id, page: undefined }, outsider))).toMatchObject({ code: '403001' });
   });
 
   it('resumes an import stopped half-way from its committed rows on another replica, storing each reading once', async () => {
