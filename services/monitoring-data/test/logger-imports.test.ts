@@ -289,6 +289,21 @@ describe('logger file imports (CSV, TOA5) through import profiles', () => {
     expect(await refusal(h.data.listImportProfiles({ projectId: p.id, page: undefined }, outsider))).toMatchObject({ code: '403001' });
   });
 
+  it('fails an upload that never finished after six hours and drops its bytes', async () => {
+    const profile = await csvProfile();
+    const imp = await h.data.createImport({ projectId: p.id, profileId: profile.id }, h.caller);
+    await h.data.appendImportChunk({ id: imp.id, seq: 0, data: Buffer.from('time,TM1_A\n') }, h.caller);
+    await h.rows("UPDATE monitoring_data.imports SET created_at = now() - interval '7 hours' WHERE id = $1", [imp.id]);
+    // A replica started now sweeps at once.
+    await h.replica();
+    const failed = await waitUntil(async () => {
+      const r = await h.data.getImport({ id: imp.id }, h.caller);
+      return r.status === 'failed' ? r : null;
+    });
+    expect(failed).toMatchObject({ failureCode: '400002', failureDetail: 'The upload did not finish.' });
+    expect(await h.rows('SELECT 1 FROM monitoring_data.import_chunks WHERE import_id = $1', [imp.id])).toEqual([]);
+  });
+
   it('resumes an import stopped half-way from its committed rows on another replica, storing each reading once', async () => {
     // Only the replica started here takes imports: the first one's worker is stopped.
     await h.services[0]!.importWorker.stop();

@@ -56,7 +56,7 @@ export const importsMigration: Migration = {
       started_at timestamptz,
       completed_at timestamptz
     );
-    CREATE INDEX imports_open ON imports (created_at) WHERE status = 'processing';
+    CREATE INDEX imports_open ON imports (created_at) WHERE status IN ('receiving', 'processing');
     CREATE TABLE import_chunks (
       import_id text NOT NULL REFERENCES imports (id) ON DELETE CASCADE,
       seq integer NOT NULL,

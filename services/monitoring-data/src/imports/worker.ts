@@ -12,6 +12,9 @@ import { ReadingBuffer, RowReader, type ImportError, type ImportProfileSnapshot 
 /** docs/imports.md#errors: the errors kept per import (every one is counted). */
 export const MAX_STORED_ERRORS = 1000;
 
+/** An upload still receiving after this many hours is abandoned (its gateway went away). */
+export const MAX_UPLOAD_HOURS = 6;
+
 interface Claimed {
   id: string;
   project_id: string;
@@ -58,6 +61,7 @@ export class ImportWorker {
   private pending = false;
   private readonly leaseSeconds: number;
   private readonly pollMs: number;
+  private lastSweep = 0;
 
   constructor(
     private readonly deps: DataDeps,
@@ -88,6 +92,7 @@ export class ImportWorker {
       this.pending = false;
       let worked = false;
       try {
+        await this.dropAbandonedUploads();
         const imp = await this.claim();
         if (imp) {
           worked = true;
@@ -112,6 +117,23 @@ export class ImportWorker {
         resolve();
       };
     });
+  }
+
+  /**
+   * An upload whose gateway went away before it finished (a crash, a lost connection the gateway
+   * could not report) never finishes: after MAX_UPLOAD_HOURS it is failed and its bytes dropped.
+   * At most once a minute per replica.
+   */
+  private async dropAbandonedUploads(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastSweep < 60_000) return;
+    this.lastSweep = now;
+    const { rows } = await this.deps.db.query<{ id: string }>(
+      `UPDATE imports SET status = 'failed', failure_code = '400002', failure_detail = 'The upload did not finish.', completed_at = now()
+        WHERE status = 'receiving' AND created_at < now() - make_interval(hours => $1) RETURNING id`,
+      [MAX_UPLOAD_HOURS],
+    );
+    if (rows.length) await this.deps.db.query('DELETE FROM import_chunks WHERE import_id = ANY($1::text[])', [rows.map((r) => r.id)]);
   }
 
   private async claim(): Promise<Claimed | null> {
