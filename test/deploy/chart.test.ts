@@ -290,6 +290,7 @@ describe('credentials', () => {
     }
     const env = (c: string) => envOf(byName(r, 'Deployment', `mp-monitoring-platform-${c}`));
     expect(env('gateway').MP_REDIS_URL.valueFrom).toEqual({ secretKeyRef: { name: 'mp-infra', key: 'redis-url' } });
+    expect(env('monitoring-data').MP_REDIS_URL.valueFrom).toEqual({ secretKeyRef: { name: 'mp-infra', key: 'redis-url' } });
     expect(env('gateway').MP_DATABASE_URL).toBeUndefined();
     expect(env('identity').MP_ADMIN_PASSWORD.valueFrom).toEqual({ secretKeyRef: { name: 'mp-admin', key: 'admin-password' } });
     expect(env('projects').MP_ADMIN_PASSWORD).toBeUndefined();
@@ -383,10 +384,15 @@ describe('the NetworkPolicies allow exactly the platform’s flows', () => {
     expect(allowed(policies, at('gateway'), at('other-identity'), 50051)).toBe(false);
   });
 
-  it('lets services reach PostgreSQL and NATS, the gateway Redis, and everyone DNS', () => {
+  it('lets services reach PostgreSQL and NATS, the gateway and monitoring-data (imports) Redis, and everyone DNS', () => {
     const db = { ip: '10.30.0.5' };
     for (const c of Object.keys(SERVICES)) {
-      expect([c, allowed(policies, at(c), db, 5432), allowed(policies, at(c), db, 4222), allowed(policies, at(c), db, 6379)]).toEqual([c, true, true, false]);
+      expect([c, allowed(policies, at(c), db, 5432), allowed(policies, at(c), db, 4222), allowed(policies, at(c), db, 6379)]).toEqual([
+        c,
+        true,
+        true,
+        c === 'monitoring-data',
+      ]);
     }
     expect([allowed(policies, at('gateway'), db, 6379), allowed(policies, at('gateway'), db, 5432), allowed(policies, at('gateway'), db, 4222)]).toEqual([
       true,
