@@ -291,6 +291,7 @@ describe('credentials', () => {
     const env = (c: string) => envOf(byName(r, 'Deployment', `mp-monitoring-platform-${c}`));
     expect(env('gateway').MP_REDIS_URL.valueFrom).toEqual({ secretKeyRef: { name: 'mp-infra', key: 'redis-url' } });
     expect(env('identity').MP_REDIS_URL.valueFrom).toEqual({ secretKeyRef: { name: 'mp-infra', key: 'redis-url' } });
+    expect(env('monitoring-data').MP_REDIS_URL.valueFrom).toEqual({ secretKeyRef: { name: 'mp-infra', key: 'redis-url' } });
     expect(env('projects').MP_REDIS_URL).toBeUndefined();
     expect(env('gateway').MP_DATABASE_URL).toBeUndefined();
     expect(env('identity').MP_ADMIN_PASSWORD.valueFrom).toEqual({ secretKeyRef: { name: 'mp-admin', key: 'admin-password' } });
@@ -385,11 +386,12 @@ describe('the NetworkPolicies allow exactly the platform’s flows', () => {
     expect(allowed(policies, at('gateway'), at('other-identity'), 50051)).toBe(false);
   });
 
-  it('lets services reach PostgreSQL and NATS, the gateway and identity Redis, and everyone DNS', () => {
+  it('lets services reach PostgreSQL and NATS, the gateway, identity and monitoring-data Redis, and everyone DNS', () => {
     const db = { ip: '10.30.0.5' };
     for (const c of Object.keys(SERVICES)) {
-      // identity bumps the auth versions of the gateways' credential caches in Redis (ADR 0119)
-      const redis = c === 'identity';
+      // identity bumps the auth versions of the gateways' credential caches in Redis (ADR 0119);
+      // monitoring-data paces logger file imports at the tenant's data-record limit (ADR 0120)
+      const redis = c === 'identity' || c === 'monitoring-data';
       expect([c, allowed(policies, at(c), db, 5432), allowed(policies, at(c), db, 4222), allowed(policies, at(c), db, 6379)]).toEqual([c, true, true, redis]);
     }
     expect([allowed(policies, at('gateway'), db, 6379), allowed(policies, at('gateway'), db, 5432), allowed(policies, at('gateway'), db, 4222)]).toEqual([

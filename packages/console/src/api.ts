@@ -165,8 +165,13 @@ async function call(route: RouteName, args: Args = {}): Promise<any> {
  * The report file is bytes, not an envelope, and the OpenAPI document (so the SDK) has no route
  * for it: it is fetched directly, with the same bearer token and the same renewal on 401002.
  */
-async function fetchFile(url: string): Promise<Response> {
-  const send = () => fetch(url, { credentials: 'omit', headers: accessToken ? { Authorization: `Bearer ${accessToken}` } : {} });
+async function fetchFile(url: string, upload?: { body: Blob; contentType: string }): Promise<Response> {
+  const send = () =>
+    fetch(url, {
+      credentials: 'omit',
+      ...(upload ? { method: 'POST', body: upload.body } : {}),
+      headers: { ...(accessToken ? { Authorization: `Bearer ${accessToken}` } : {}), ...(upload ? { 'Content-Type': upload.contentType } : {}) },
+    });
   const res = await send();
   if (res.status !== 401) return res;
   const code = (
@@ -285,5 +290,16 @@ export const api = {
     if (!res.ok) await readEnvelope(res);
     const named = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '');
     return { blob: await res.blob(), fileName: named?.[1] ?? `${reportId}.${format}` };
+  },
+
+  // Logger file imports (docs/imports.md): profiles, and files sent as the body itself (not JSON)
+  listImportProfiles: (projectId: string): Promise<Page<Json>> =>
+    call('GET /projects/{project_id}/import-profiles', { path: { project_id: projectId }, query: { limit: 100 } }),
+  createImportProfile: (projectId: string, body: Json) => call('POST /projects/{project_id}/import-profiles', { path: { project_id: projectId }, body }),
+  deleteImportProfile: (profileId: string) => call('DELETE /import-profiles/{profile_id}', { path: { profile_id: profileId } }),
+  getImport: (importId: string) => call('GET /data/imports/{import_id}', { path: { import_id: importId } }),
+  async uploadImport(projectId: string, profileId: string, file: Blob): Promise<Json> {
+    const url = `/v3/projects/${encodeURIComponent(projectId)}/data/imports?${new URLSearchParams({ profile_id: profileId })}`;
+    return readEnvelope(await fetchFile(url, { body: file, contentType: 'text/csv' }));
   },
 };

@@ -13,6 +13,8 @@ export const ID_PREFIXES = {
   device: 'dev',
   data: 'dat',
   batch: 'bat',
+  importProfile: 'ipf',
+  import: 'imp',
   report: 'rpt',
   template: 'tpl',
   reportSchedule: 'rsc',

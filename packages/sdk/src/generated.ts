@@ -317,6 +317,32 @@ export type DataCreatedPayload = {
   abnormal_count: number;
 };
 
+export type DataImport = {
+  import_id: string;
+  project_id: string;
+  profile_id: string;
+  status: string;
+  bytes: number;
+  rows: number;
+  stored: number;
+  duplicates: number;
+  rejected: number;
+  error_count: number;
+  errors: Array<{
+    row: number;
+    column: string | null;
+    code: number;
+    message: string;
+  }>;
+  failure: {
+    code: number;
+    detail: string;
+  } | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+};
+
 export type DataRecord = {
   data_id: string;
   project_id: string;
@@ -503,6 +529,26 @@ export type EventRecord = {
   };
   status: "normal" | "warning" | "alarm" | "action";
   quality_flag: string;
+};
+
+export type ImportProfile = {
+  id: string;
+  project_id: string;
+  name: string;
+  format: string;
+  timestamp_column: string;
+  timestamp_format: string | null;
+  time_zone: string;
+  delimiter: string | null;
+  decimal: string | null;
+  columns: Array<{
+    column: string;
+    point_id: string;
+    channel: string;
+  }>;
+  version: number;
+  created_at: string;
+  updated_at: string;
 };
 
 export type Me = {
@@ -1241,7 +1287,7 @@ export interface WebhookEvents {
 }
 
 /** Every six-digit code the API can answer. */
-export type ErrorCode = 400001 | 400002 | 400003 | 400004 | 400005 | 401001 | 401002 | 401003 | 401004 | 401005 | 401006 | 401007 | 401008 | 401020 | 403001 | 403002 | 403003 | 403004 | 404001 | 404002 | 404003 | 404004 | 404005 | 404006 | 404007 | 404008 | 404009 | 404010 | 404011 | 404012 | 404013 | 404014 | 404018 | 404019 | 404020 | 404021 | 404040 | 409001 | 409002 | 409003 | 409004 | 409005 | 409006 | 409007 | 409008 | 409009 | 409010 | 409011 | 409020 | 422101 | 422102 | 422103 | 422104 | 422105 | 422201 | 422202 | 422203 | 422204 | 422205 | 422301 | 422302 | 422303 | 422304 | 429001 | 429002 | 429003 | 429004 | 429005 | 500001 | 503002;
+export type ErrorCode = 400001 | 400002 | 400003 | 400004 | 400005 | 401001 | 401002 | 401003 | 401004 | 401005 | 401006 | 401007 | 401008 | 401020 | 403001 | 403002 | 403003 | 403004 | 404001 | 404002 | 404003 | 404004 | 404005 | 404006 | 404007 | 404008 | 404009 | 404010 | 404011 | 404012 | 404013 | 404014 | 404018 | 404019 | 404020 | 404021 | 404030 | 404031 | 404040 | 409001 | 409002 | 409003 | 409004 | 409005 | 409006 | 409007 | 409008 | 409009 | 409010 | 409011 | 409020 | 422101 | 422102 | 422103 | 422104 | 422105 | 422201 | 422202 | 422203 | 422204 | 422205 | 422301 | 422302 | 422303 | 422304 | 429001 | 429002 | 429003 | 429004 | 429005 | 500001 | 503002;
 
 /** Each route: its path and query parameters, request body and the `data` of its answer. */
 export interface Routes {
@@ -1448,6 +1494,14 @@ export interface Routes {
     body: undefined;
     response: Batch;
   };
+  "GET /data/imports/{import_id}": {
+    path: {
+      import_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: DataImport;
+  };
   "GET /devices": {
     path: Record<string, never>;
     query: {
@@ -1557,6 +1611,63 @@ export interface Routes {
     response: {
       status: "ok";
     };
+  };
+  "DELETE /import-profiles/{profile_id}": {
+    path: {
+      profile_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: {
+      id: string;
+      project_id: string;
+      name: string;
+      format: string;
+      timestamp_column: string;
+      timestamp_format: string | null;
+      time_zone: string;
+      delimiter: string | null;
+      decimal: string | null;
+      columns: Array<{
+        column: string;
+        point_id: string;
+        channel: string;
+      }>;
+      version: number;
+      created_at: string;
+      updated_at: string;
+      deleted: true;
+    };
+  };
+  "GET /import-profiles/{profile_id}": {
+    path: {
+      profile_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: ImportProfile;
+  };
+  "PATCH /import-profiles/{profile_id}": {
+    path: {
+      profile_id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      name?: string;
+      format?: "csv" | "toa5";
+      timestamp_column?: string;
+      timestamp_format?: "iso" | "YYYY-MM-DD HH:mm:ss" | "YYYY-MM-DD HH:mm" | "YYYY/MM/DD HH:mm:ss" | "DD/MM/YYYY HH:mm:ss" | "DD/MM/YYYY HH:mm" | "MM/DD/YYYY HH:mm:ss" | "MM/DD/YYYY HH:mm" | "DD.MM.YYYY HH:mm:ss" | "DD.MM.YYYY HH:mm" | null;
+      time_zone?: string;
+      delimiter?: string | null;
+      decimal?: "." | "," | null;
+      columns?: Array<{
+        column: string;
+        point_id: string;
+        channel: string;
+      }>;
+      version?: number;
+    };
+    response: ImportProfile;
   };
   "GET /me": {
     path: Record<string, never>;
@@ -2060,6 +2171,16 @@ export interface Routes {
     };
     response: Batch;
   };
+  "POST /projects/{project_id}/data/imports": {
+    path: {
+      project_id: string;
+    };
+    query: {
+      profile_id: string;
+    };
+    body: undefined;
+    response: DataImport;
+  };
   "GET /projects/{project_id}/data/latest": {
     path: {
       project_id: string;
@@ -2075,6 +2196,42 @@ export interface Routes {
       next_cursor: string | null;
       has_more: boolean;
     };
+  };
+  "GET /projects/{project_id}/import-profiles": {
+    path: {
+      project_id: string;
+    };
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: undefined;
+    response: {
+      items: Array<ImportProfile>;
+      next_cursor: string | null;
+      has_more: boolean;
+    };
+  };
+  "POST /projects/{project_id}/import-profiles": {
+    path: {
+      project_id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      name: string;
+      format: "csv" | "toa5";
+      timestamp_column?: string;
+      timestamp_format?: "iso" | "YYYY-MM-DD HH:mm:ss" | "YYYY-MM-DD HH:mm" | "YYYY/MM/DD HH:mm:ss" | "DD/MM/YYYY HH:mm:ss" | "DD/MM/YYYY HH:mm" | "MM/DD/YYYY HH:mm:ss" | "MM/DD/YYYY HH:mm" | "DD.MM.YYYY HH:mm:ss" | "DD.MM.YYYY HH:mm" | null;
+      time_zone?: string;
+      delimiter?: string | null;
+      decimal?: "." | "," | null;
+      columns: Array<{
+        column: string;
+        point_id: string;
+        channel: string;
+      }>;
+    };
+    response: ImportProfile;
   };
   "GET /projects/{project_id}/members": {
     path: {
@@ -2894,6 +3051,7 @@ export const ROUTES: { readonly [K in keyof Routes]: { idempotent: boolean; enve
   "GET /data/{data_id}": { idempotent: false, envelope: true, auth: true },
   "PATCH /data/{data_id}": { idempotent: false, envelope: true, auth: true },
   "GET /data/batches/{batch_id}": { idempotent: false, envelope: true, auth: true },
+  "GET /data/imports/{import_id}": { idempotent: false, envelope: true, auth: true },
   "GET /devices": { idempotent: false, envelope: true, auth: true },
   "POST /devices": { idempotent: true, envelope: true, auth: true },
   "DELETE /devices/{device_id}": { idempotent: false, envelope: true, auth: true },
@@ -2902,6 +3060,9 @@ export const ROUTES: { readonly [K in keyof Routes]: { idempotent: boolean; enve
   "GET /errors": { idempotent: false, envelope: true, auth: true },
   "GET /errors/{error_code}": { idempotent: false, envelope: true, auth: true },
   "GET /healthz": { idempotent: false, envelope: true, auth: false },
+  "DELETE /import-profiles/{profile_id}": { idempotent: false, envelope: true, auth: true },
+  "GET /import-profiles/{profile_id}": { idempotent: false, envelope: true, auth: true },
+  "PATCH /import-profiles/{profile_id}": { idempotent: false, envelope: true, auth: true },
   "GET /me": { idempotent: false, envelope: true, auth: true },
   "DELETE /notification-rules/{rule_id}": { idempotent: false, envelope: true, auth: true },
   "GET /notification-rules/{rule_id}": { idempotent: false, envelope: true, auth: true },
@@ -2927,7 +3088,10 @@ export const ROUTES: { readonly [K in keyof Routes]: { idempotent: boolean; enve
   "GET /projects/{project_id}/data": { idempotent: false, envelope: true, auth: true },
   "POST /projects/{project_id}/data": { idempotent: true, envelope: true, auth: true },
   "POST /projects/{project_id}/data/batches": { idempotent: true, envelope: true, auth: true },
+  "POST /projects/{project_id}/data/imports": { idempotent: false, envelope: true, auth: true },
   "GET /projects/{project_id}/data/latest": { idempotent: false, envelope: true, auth: true },
+  "GET /projects/{project_id}/import-profiles": { idempotent: false, envelope: true, auth: true },
+  "POST /projects/{project_id}/import-profiles": { idempotent: false, envelope: true, auth: true },
   "GET /projects/{project_id}/members": { idempotent: false, envelope: true, auth: true },
   "POST /projects/{project_id}/members": { idempotent: true, envelope: true, auth: true },
   "DELETE /projects/{project_id}/members/{user_id}": { idempotent: false, envelope: true, auth: true },

@@ -20,6 +20,7 @@ import { sensorTypeRoutes } from './routes/sensor-types.js';
 import { reportRoutes } from './routes/reports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { importRoutes } from './routes/imports.js';
 import { healthz, readyz, referenceRoutes } from './routes/reference.js';
 import { openApiDocument } from './api/openapi.js';
 import { routesOf } from './api/routes-of.js';
@@ -54,6 +55,7 @@ export function createApp(deps: AppDeps): Koa {
   reportRoutes(v3, deps.clients, deps.limits);
   webhookRoutes(v3, deps.clients);
   notificationRoutes(v3, deps.clients);
+  importRoutes(v3, deps.clients, deps.limits);
   mount(v3, errorRoutes);
   mount(v3, systemRoutes(deps));
   mount(v3, sensorTypeRoutes);

@@ -1,4 +1,5 @@
 import type { Database } from '@mp/db';
+import { RateLimits } from '@mp/ratelimit';
 import { openServiceDatabase, outboxRetentionMs } from '@mp/runtime';
 import { alarmSettingsOf } from './alarms/config.js';
 import { archiveOptionsOf, type MonitoringDataConfig } from './config.js';
@@ -30,5 +31,10 @@ export function monitoringDataOptionsFrom(config: MonitoringDataConfig, infra: M
     outboxRetentionMs: outboxRetentionMs(config),
     alarms: alarmSettingsOf(config),
     ...archiveOptionsOf(config, infra.logger),
+    // Imported rows count against the tenant's data-record limit with the gateways' counters.
+    imports: {
+      maxBytes: config.MP_IMPORT_MAX_BYTES,
+      ...(config.MP_REDIS_URL ? { limits: new RateLimits({ redisUrl: config.MP_REDIS_URL, prefix: config.MP_REDIS_PREFIX }) } : {}),
+    },
   };
 }

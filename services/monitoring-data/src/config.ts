@@ -29,6 +29,15 @@ export const monitoringDataConfigSchema = infraSchema.extend(alarmConfigSchema).
   MP_ARCHIVE_INTERVAL_MS: z.coerce.number().int().min(0).max(604_800_000).default(3_600_000),
   /** Records written per transaction while a batch is processed (one data.created each). */
   MP_MONITORING_DATA_BATCH_CHUNK: z.coerce.number().int().min(1).max(2000).default(1000),
+  /** The largest logger file an import takes (docs/imports.md#limits), bytes; 200 MB by default. */
+  MP_IMPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(10 * 1024 * 1024 * 1024)
+    .default(200 * 1024 * 1024),
+  /** Prefix of the gateways' rate-limit counters in Redis (MP_REDIS_PREFIX of the gateway): imports count against the same. */
+  MP_REDIS_PREFIX: z.string().default('mp:rl'),
 });
 
 /** The archive folder these settings name, or null when the archive job is off (see MP_ARCHIVE_DIR). */

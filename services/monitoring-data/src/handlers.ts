@@ -18,6 +18,8 @@ import { summarizeProjectAlarms } from './use-cases/summarize-project-alarms.js'
 import { getPointStates } from './use-cases/get-point-states.js';
 import { acknowledgeAsRecipient } from './use-cases/acknowledge-as-recipient.js';
 import { getRecomputeStates } from './recompute.js';
+import { createImportProfile, deleteImportProfile, getImportProfile, listImportProfiles, updateImportProfile } from './imports/profiles.js';
+import { appendImportChunk, createImport, finishImport, getImport, type ImportSettings } from './imports/imports.js';
 
 /**
  * The gateway calls every method; reports reads a report's period (records, series, alarms) as the
@@ -31,7 +33,7 @@ const CALLERS: CallerPolicy = {
   webhooks: ['acknowledgeAlarmAsRecipient'],
 };
 
-export function monitoringDataBinding(deps: DataDeps) {
+export function monitoringDataBinding(deps: DataDeps, imports: ImportSettings) {
   return bindService<monitoringData.MonitoringDataServer>(
     'mp.monitoring_data.MonitoringData',
     monitoringData.MonitoringDataService,
@@ -54,6 +56,15 @@ export function monitoringDataBinding(deps: DataDeps) {
       getPointStates: (req, ctx) => getPointStates(deps, req, ctx),
       acknowledgeAlarmAsRecipient: (req, ctx) => acknowledgeAsRecipient(deps, req, ctx),
       getRecomputeStates: (req, ctx) => getRecomputeStates(deps, req, ctx),
+      createImportProfile: (req, ctx) => createImportProfile(deps, req, ctx),
+      listImportProfiles: (req, ctx) => listImportProfiles(deps, req, ctx),
+      getImportProfile: (req, ctx) => getImportProfile(deps, req, ctx),
+      updateImportProfile: (req, ctx) => updateImportProfile(deps, req, ctx),
+      deleteImportProfile: (req, ctx) => deleteImportProfile(deps, req, ctx),
+      createImport: (req, ctx) => createImport(deps, imports, req, ctx),
+      appendImportChunk: (req, ctx) => appendImportChunk(deps, imports, req, ctx),
+      finishImport: (req, ctx) => finishImport(deps, imports, req, ctx),
+      getImport: (req, ctx) => getImport(deps, imports, req, ctx),
     },
     CALLERS,
   );

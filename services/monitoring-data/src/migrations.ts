@@ -3,6 +3,7 @@ import { outboxMigrations } from '@mp/events';
 import { alarmInboxMigration, alarmsMigration } from './alarms/migration.js';
 import { rebuildChannelStatements, rebuildStatements } from './rollups.js';
 import { RECOMPUTE_MIGRATION } from './recompute-schedule.js';
+import { importsMigration } from './imports/migration.js';
 
 export const SCHEMA = 'monitoring_data';
 
@@ -192,4 +193,5 @@ export const migrations: Migration[] = [
     `,
   },
   RECOMPUTE_MIGRATION,
+  importsMigration,
 ];

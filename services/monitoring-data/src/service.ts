@@ -16,6 +16,11 @@ import { Partitions } from './partitions.js';
 import { DEFAULT_ALARM_SETTINGS, type AlarmSettings } from './alarms/settings.js';
 import { StaleSweep } from './alarms/stale-sweep.js';
 import { RollupFolder } from './rollup-folder.js';
+import { RateLimits } from '@mp/ratelimit';
+import { ImportWorker } from './imports/worker.js';
+
+/** docs/imports.md#limits: the largest logger file accepted when MP_IMPORT_MAX_BYTES is not set. */
+export const DEFAULT_IMPORT_MAX_BYTES = 200 * 1024 * 1024;
 
 export interface MonitoringDataServiceOptions {
   db: Database;
@@ -45,12 +50,21 @@ export interface MonitoringDataServiceOptions {
    * source of the caller's). Absent: no archive job.
    */
   archive?: { dir: string; everyMs: number; retention: string | RawRetention };
+  /**
+   * Logger file imports (docs/imports.md): the largest file (MP_IMPORT_MAX_BYTES, 200 MB by
+   * default), the tenant data-record counters the rows are paced by (shared with the gateways
+   * through Redis when given one; per process otherwise), how often an idle worker looks for work
+   * and its lease.
+   */
+  imports?: { maxBytes?: number; limits?: RateLimits; pollMs?: number; leaseSeconds?: number };
 }
 
 export interface RunningService {
   port: number;
   /** This replica's scheduled stale-data check (tests run it on a controlled clock). */
   staleSweep: StaleSweep;
+  /** This replica's import worker (tests stop it half-way through a file). */
+  importWorker: ImportWorker;
   /** This replica's archive job, when it has one. */
   archiver: Archiver | null;
   /**
@@ -87,6 +101,7 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
   });
   const versions = new IngestVersions(opts.db);
   let worker: BatchWorker | null = null;
+  let importWorker: ImportWorker | null = null;
   const deps: DataDeps = {
     db: opts.db,
     relay,
@@ -102,6 +117,13 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
   };
   const staleSweep = new StaleSweep({ db: opts.db, clock, logger: opts.logger, relay }, deps.alarms.staleCheckMs);
   worker = new BatchWorker(deps, opts.batchPollMs ?? 1000);
+  const ownLimits = opts.imports?.limits ? null : new RateLimits();
+  importWorker = new ImportWorker(deps, {
+    limits: opts.imports?.limits ?? ownLimits!,
+    pollMs: opts.imports?.pollMs ?? opts.batchPollMs ?? 1000,
+    ...(opts.imports?.leaseSeconds ? { leaseSeconds: opts.imports.leaseSeconds } : {}),
+  });
+  const importSettings = { maxBytes: opts.imports?.maxBytes ?? DEFAULT_IMPORT_MAX_BYTES, wake: () => importWorker?.wake() };
   const folder = new RollupFolder(opts.db, opts.logger, opts.rollupFoldMs ?? 1000);
   let closeRetention = () => {};
   let archiver: Archiver | null = null;
@@ -123,7 +145,7 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
   const server = await startGrpcServer({
     host: opts.host,
     port: opts.port,
-    services: [monitoringDataBinding(deps), ingestVersions],
+    services: [monitoringDataBinding(deps, importSettings), ingestVersions],
     auth: opts.auth,
     logger: opts.logger,
     portSetting: 'MP_MONITORING_DATA_GRPC_PORT',
@@ -131,12 +153,14 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
   relay.start();
   worker.start();
   recompute.start();
+  importWorker.start();
   staleSweep.start();
   folder.start();
   archiver?.start();
   return {
     port: server.port,
     staleSweep,
+    importWorker,
     archiver,
     ingestVersions: ingestVersions.handlers,
     async stop(graceMs?: number) {
@@ -144,6 +168,8 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
       await staleSweep.stop();
       await worker!.stop();
       await recompute.stop();
+      await importWorker!.stop();
+      await (opts.imports?.limits ?? ownLimits)!.close();
       await folder.stop();
       await archiver?.stop();
       closeRetention();

@@ -6,7 +6,7 @@ import { createLogger, type Clock } from '@mp/kit';
 import { PROJECTS_SCHEMA, projectsMigrations, startProjectsService } from '@mp/projects';
 import { createTestDatabase, queryTestDatabase, type TestDatabase } from '@mp/testing';
 import { migrations, SCHEMA } from '../src/migrations.js';
-import { startMonitoringDataService, type RunningService } from '../src/service.js';
+import { startMonitoringDataService, type MonitoringDataServiceOptions, type RunningService } from '../src/service.js';
 import type { AlarmSettings } from '../src/alarms/settings.js';
 
 export const NaN_ = Number.NaN;
@@ -52,6 +52,9 @@ export interface ReplicaOptions {
   recomputeBatch?: number;
   alarms?: Partial<AlarmSettings>;
   clock?: Clock;
+  /** Records per transaction of batches and imports, and the import worker's settings. */
+  batchChunk?: number;
+  imports?: MonitoringDataServiceOptions['imports'];
 }
 
 /**
@@ -101,6 +104,8 @@ export async function startHarness(opts: ReplicaOptions & { embedded?: boolean; 
         alarms: { staleCheckMs: 0, ...opts.alarms, ...o.alarms },
         ...((o.clock ?? opts.clock) ? { clock: o.clock ?? opts.clock } : {}),
         ...(opts.rollupFoldMs !== undefined ? { rollupFoldMs: opts.rollupFoldMs } : {}),
+        ...(o.batchChunk ? { batchChunk: o.batchChunk } : {}),
+        imports: { pollMs: 100, ...o.imports },
       });
       services.push(svc);
       stops.push(() => svc.stop());

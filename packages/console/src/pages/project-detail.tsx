@@ -11,6 +11,7 @@ import { SitePlan } from './site-plan';
 import { ComparePoints } from './compare-points';
 import { SurveyRound } from './survey-round';
 import { NotificationRules } from './notification-rules';
+import { Imports } from './imports';
 
 const value = (e: Event) => (e.target as HTMLInputElement).value;
 
@@ -72,6 +73,7 @@ export function ProjectDetail({ projectId }: { projectId: string }) {
       <Tasks projectId={projectId} zone={zone} />
       <Members projectId={projectId} zone={zone} />
       <NotificationRules projectId={projectId} />
+      <Imports projectId={projectId} points={points} />
     </section>
   );
 }

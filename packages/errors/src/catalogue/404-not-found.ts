@@ -306,4 +306,28 @@ export const notFoundErrors: ErrorEntry[] = [
       correct: { method: 'PUT', path: '/v3/projects/prj_4n2k8q1m7p3x9c5v6b0z/site-plan', body: { image: 'iVBORw0KGgoAAAANSUhEUgAA…' } },
     },
   },
+  {
+    code: '404030',
+    message: 'import profile does not exist',
+    category: 'not_found',
+    suggestion: "Check the profile id (ipf_…); list the project's import profiles to find the right id.",
+    commonCauses: ['The profile was deleted', 'The id belongs to the other environment (live or sandbox) or another tenant', 'A typo in the id'],
+    solutions: ['List the profiles with GET /v3/projects/{project_id}/import-profiles and use an id from that list'],
+    example: {
+      request: { method: 'GET', path: '/v3/import-profiles/ipf_0000000000000000000x', headers: apiKey },
+      correct: { method: 'GET', path: '/v3/import-profiles/ipf_4n2k8q1m7p3x9c5v6b0z', headers: apiKey },
+    },
+  },
+  {
+    code: '404031',
+    message: 'import does not exist',
+    category: 'not_found',
+    suggestion: 'Check the import id (imp_…) that POST /v3/projects/{project_id}/data/imports answered.',
+    commonCauses: ['A typo in the id', 'The id belongs to the other environment (live or sandbox) or another tenant'],
+    solutions: ['Use the id from the answer of the upload', 'Call the base URL of the environment the file was uploaded to'],
+    example: {
+      request: { method: 'GET', path: '/v3/data/imports/imp_0000000000000000000x', headers: apiKey },
+      correct: { method: 'GET', path: '/v3/data/imports/imp_4n2k8q1m7p3x9c5v6b0z', headers: apiKey },
+    },
+  },
 ];

@@ -25,10 +25,12 @@ const NOT_FOUND: Record<string, string> = {
   client_id: '404012',
   batch_id: '404013',
   alarm_id: '404014',
+  profile_id: '404030',
+  import_id: '404031',
 };
 
 /** Parameters whose resource lives in a project: membership and tenant are checked (403001, 403003). */
-const IN_PROJECT = new Set(['project_id', 'task_id', 'point_id', 'data_id', 'batch_id', 'alarm_id', 'report_id']);
+const IN_PROJECT = new Set(['project_id', 'task_id', 'point_id', 'data_id', 'batch_id', 'alarm_id', 'report_id', 'profile_id', 'import_id']);
 
 /** Query parameters whose values a service looks up (an unknown one is 422103). */
 const ENUMERATED_QUERY = new Set(['status', 'priority', 'role', 'type', 'sensor_type']);
@@ -61,6 +63,7 @@ export function errorCodesOf(spec: RouteSpec): string[] {
   if (queryKeys.includes('from') && queryKeys.includes('to')) codes.add('422204');
   // A filter naming a point the caller cannot see is that point's not-found code.
   if (queryKeys.includes('point_id')) codes.add(NOT_FOUND.point_id!);
+  if (spec.rawBody) ['400002', '400005'].forEach((c) => codes.add(c));
   if (spec.body) ['400002', '400003', '400004', '400005', '422101', '422102', '422103'].forEach((c) => codes.add(c));
   // An id of another tenant is 403003 (data isolation).
   if (params.length) ['400003', '400004', '403003'].forEach((c) => codes.add(c));
@@ -269,7 +272,15 @@ function operation(spec: RouteSpec, schemas: SchemaCollector): Json {
               : { 'application/json': { schema: body } },
           },
         }
-      : {}),
+      : spec.rawBody
+        ? {
+            requestBody: {
+              required: true,
+              description: spec.rawBody.description,
+              content: Object.fromEntries(spec.rawBody.contentTypes.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])),
+            },
+          }
+        : {}),
     responses: {
       ...successResponse(spec, schemas),
       ...errorResponses(

@@ -66,7 +66,7 @@ export function routeGuards(deps: RouteGuardDeps): RouteGuards {
       if (!features.has(spec.feature)) features.set(spec.feature, requireFeature(spec.feature));
       checks.push(features.get(spec.feature)!);
     }
-    const readsBody = spec.auth !== 'none' || spec.rateLimit === 'authentication';
+    const readsBody = (spec.auth !== 'none' || spec.rateLimit === 'authentication') && !spec.rawBody;
     return { checks, body: readsBody ? [bodyOf(spec.auth === 'none', spec.form === true)] : [] };
   };
 }

@@ -55,6 +55,11 @@ export interface RouteSpec {
   params?: z.ZodObject;
   query?: z.ZodType;
   body?: z.ZodType;
+  /**
+   * The body is a file the handler streams itself (ctx.req), not JSON: no body reader runs, the
+   * route answers 400002 for another content type and bounds the size itself (logger imports).
+   */
+  rawBody?: { contentTypes: readonly string[]; description: string };
   /** `data` of the success envelope (or the whole body for 'bare'). */
   response?: z.ZodType;
   /** Default 'envelope'. */

@@ -100,4 +100,6 @@ export const PATH_PARAMETERS = [
   'template_id',
   'report_id',
   'schedule_id',
+  'profile_id',
+  'import_id',
 ] as const;
