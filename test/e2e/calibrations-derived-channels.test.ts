@@ -304,6 +304,23 @@ describe('calibrations and derived channels through the gateway', () => {
       expect(b.values.elevation).toBeCloseTo(100 - 102.5 / 9.81, 9);
       const alarms = await t.api('GET', `/projects/${projectId}/alarms?point_id=${pz}`, { headers: h() });
       expect(alarms.body.data.items[0]).toMatchObject({ level: 'warning', channel: 'elevation' });
+      // A derived channel's series and latest value carry the unit the point gives it.
+      const series = await t.api('GET', `/points/${pz}/series?channel=elevation&from=2026-03-01T00:00:00Z&to=2026-03-02T00:00:00Z&interval_seconds=86400`, {
+        headers: h(),
+      });
+      expect(series.status).toBe(200);
+      expect(series.body.data).toMatchObject({ channel: 'elevation', unit: 'm' });
+      expect(series.body.data.buckets).toEqual([
+        {
+          start: '2026-03-01T00:00:00.000Z',
+          count: 2,
+          min: expect.closeTo(100 - 102.5 / 9.81, 6),
+          avg: expect.any(Number),
+          max: expect.closeTo(100 + 177.5 / 9.81, 6),
+        },
+      ]);
+      const latest = (await t.api('GET', `/projects/${projectId}/data/latest?point_id=${pz}`, { headers: h() })).body.data.items;
+      expect(latest.find((r: { point_id: string }) => r.point_id === pz).units).toMatchObject({ pore_pressure: 'kPa', head: 'm', elevation: 'm' });
       // a reading may not send a derived channel itself
       expectError(
         await write([{ point_id: pz, measured_at: '2026-03-01T02:00:00Z', values: { pore_pressure: 1, head: 3 } }]),

@@ -50,7 +50,7 @@ export async function getLatest(deps: DataDeps, req: monitoringData.LatestReques
   );
   const page = toPage(rows, limit, (r) => [r.p]);
   const items = page.items.filter((r) => r.id !== null).map(toRecord);
-  // an instrument record's channels with their units: the point's type's (docs/instruments.md)
+  // an instrument record's channels with their units: the point's type's, and its derived channels' own (docs/instruments.md)
   const instruments = items.filter((r) => r.values?.channels);
   if (instruments.length) {
     const ctx = await deps.contexts.get(
@@ -60,10 +60,10 @@ export async function getLatest(deps: DataDeps, req: monitoringData.LatestReques
       false,
     );
     for (const r of instruments) {
-      const type = ctx.points.get(r.pointId)?.type;
+      const point = ctx.points.get(r.pointId);
       const units: Record<string, string> = {};
       for (const name of Object.keys(r.values!.channels!.values)) {
-        const unit = type?.channels.find((c) => c.name === name)?.unit;
+        const unit = point?.type?.channels.find((c) => c.name === name)?.unit ?? point?.derived.find((d) => d.name === name)?.unit;
         if (unit !== undefined) units[name] = unit;
       }
       r.units = units;

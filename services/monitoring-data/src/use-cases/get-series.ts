@@ -113,11 +113,14 @@ async function seriesChannel(
   }
   const names = geodetic ? GEODETIC_SERIES : (type?.channels.map((c) => c.name) ?? []);
   if (names.includes(name)) return { name, unit: type?.channels.find((c) => c.name === name)?.unit ?? 'mm' };
-  // a derived channel's unit is the point's (not known here yet): left empty
+  // a derived channel of the point, in the unit the point gives it
+  const derived = geodetic ? undefined : point?.derived.find((d) => d.name === name);
+  if (derived) return { name, unit: derived.unit };
+  // a channel the records still hold that the point no longer derives: its unit is not known any more
   if (!geodetic && name.length <= 64 && (await hasChannelRollups(deps.db, pointId, name))) return { name, unit: '' };
   throw new DomainError('400001', {
     field: 'channel',
     detail: `Point ${pointId} has no channel ${JSON.stringify(name.slice(0, 64))}${geodetic ? ' in its rollups' : ''}.`,
-    suggestion: `Use one of: ${names.join(', ')}; or leave channel out for ${geodetic ? 'dx, dy and dz' : `the primary channel (${type?.primary})`}.`,
+    suggestion: `Use one of: ${[...names, ...(point?.derived.map((d) => d.name) ?? [])].join(', ')}; or leave channel out for ${geodetic ? 'dx, dy and dz' : `the primary channel (${type?.primary})`}.`,
   });
 }
