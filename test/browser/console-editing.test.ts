@@ -127,6 +127,38 @@ describe('console: editing points and readings', () => {
     expect((await getPoint(piezoId)).trigger_levels).toEqual([{ level: 'alarm', channel: 'pore_pressure', above: 300, below: null }]);
   });
 
+  it("adds a dated calibration to a piezometer on the project's clock; a refused one stores nothing", async () => {
+    await openPoint(piezoId, 'Point PZ-01 · Piezometer 1');
+    const card = page.locator('.card', { has: page.getByRole('heading', { name: 'Calibrations' }) });
+    await card.getByText('No calibration yet').waitFor();
+    const form = page.getByRole('form', { name: 'Add a calibration' });
+    await form.getByLabel('Gauge factor G (per digit)').fill('-0.25');
+    await form.getByLabel('Zero reading R₀ (digits)').fill('not a number');
+    await form.getByLabel('Valid from (Asia/Shanghai)').fill('2026-03-01T08:00:00');
+    await form.getByRole('button', { name: 'Add calibration' }).click();
+    await form.getByRole('alert').first().waitFor();
+    expect((await t.api('GET', `/points/${piezoId}/calibrations`, { headers: admin })).body.data.items).toEqual([]);
+
+    await form.getByLabel('Zero reading R₀ (digits)').fill('8000');
+    const post = page.waitForRequest((r) => r.method() === 'POST' && r.url().includes(`/v3/points/${piezoId}/calibrations`));
+    await form.getByRole('button', { name: 'Add calibration' }).click();
+    // 08:00 in Shanghai is 00:00 UTC.
+    expect((await post).postDataJSON()).toEqual({ method: 'vibrating_wire', gauge_factor: -0.25, zero_reading: 8000, valid_from: '2026-03-01T00:00:00.000Z' });
+    const row = card
+      .getByRole('table', { name: 'Calibrations of this point, newest first, times in Asia/Shanghai' })
+      .getByRole('row', { name: /^2026-03-01 08:00:00 Asia\/Shanghai/ });
+    await row.waitFor();
+    expect(await row.getByRole('cell').nth(1).textContent()).toBe('gauge_factor -0.25 · zero_reading 8000');
+    // A reading of the frequency alone is converted: 2700 Hz → 7290 digits → −0.25 · (7290 − 8000) = 177.5 kPa.
+    const written = await t.api('POST', `/projects/${projectId}/data`, {
+      headers: admin,
+      body: { records: [{ point_id: piezoId, measured_at: '2026-03-02T00:00:00Z', values: { frequency: 2700 } }] },
+    });
+    expect(written.status).toBe(200);
+    const stored = (await t.api('GET', `/points/${piezoId}/data?limit=1&order=desc`, { headers: admin })).body.data.items[0];
+    expect(stored.values.pore_pressure).toBeCloseTo(177.5, 9);
+  });
+
   it('changes the quality flag and remark of a reading shown at the clock of the project', async () => {
     // Shanghai keeps UTC+8 all year: the row must show the hour 8 hours after UTC.
     const measuredAt = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 2 * 3_600_000).toISOString();

@@ -224,6 +224,10 @@ export const api = {
   /** Replaces every placement of the plan at once. */
   placeOnSitePlan: (projectId: string, positions: { point_id: string; x: number; y: number }[]) =>
     call('PUT /projects/{project_id}/site-plan/positions', { path: { project_id: projectId }, body: { positions } }),
+  /** A point's dated calibrations, newest valid_from first, each with its recomputation's progress. */
+  listCalibrations: (pointId: string): Promise<Page<Json>> =>
+    call('GET /points/{point_id}/calibrations', { path: { point_id: pointId }, query: { limit: 100 } }),
+  addCalibration: (pointId: string, body: Json) => call('POST /points/{point_id}/calibrations', { path: { point_id: pointId }, body }),
   listDevices: (): Promise<Page<Json>> => call('GET /devices', { query: { limit: 100 } }),
   createDevice: (body: Json) => call('POST /devices', { body }),
 

@@ -4,6 +4,7 @@ import { sensorTypeSpec } from '@mp/contracts/vocabulary';
 import { ChannelChart, extremeOf, SeriesChart } from '../chart';
 import { PointEditForm } from './point-edit';
 import { PointReadings } from './point-readings';
+import { PointCalibrations } from './point-calibrations';
 import { inZone } from '../time';
 import { href } from '../router';
 import { label } from '../transitions';
@@ -212,6 +213,7 @@ export function PointDetail({ pointId }: { pointId: string }) {
       </div>
 
       {p && project.data && <PointReadings point={p} zone={zone} tick={tick} onChanged={() => setTick((n) => n + 1)} />}
+      {p && project.data && <PointCalibrations point={p} zone={zone} onChanged={() => setTick((n) => n + 1)} />}
 
       <div class="card">
         <h2 id="alarms">Open alarms</h2>
