@@ -5,7 +5,7 @@ import { assembleCatalogue, catalogueFamilies } from '../src/catalogue/index.js'
 const range = (prefix: string, from: number, to: number): string[] =>
   Array.from({ length: to - from + 1 }, (_, i) => `${prefix}${String(from + i).padStart(3, '0')}`);
 
-/** Every code of the original catalogue plus the extras of docs/adr/0004, 401008, 404009-404015, 404018, 404019, 409006-409011, 502001 and the notification codes 401020, 404020-404021, 409020, and the logger-import codes 404030-404031. */
+/** Every code of the original catalogue plus the extras of docs/adr/0004, 401008, 404009-404015, 404018, 404019, 409006-409011, 502001 and the notification codes 401020, 404020-404021, 409020, the logger-import codes 404030-404031 and the site plan's 404040. */
 const expectedCodes: string[] = [
   ...range('400', 1, 5),
   ...range('401', 1, 8),
@@ -19,9 +19,10 @@ const expectedCodes: string[] = [
   '404020',
   '404021',
   '409020',
-  // logger file imports (ADR 0120): numbered apart like the notification codes
+  // logger file imports (ADR 0120) and the site plan (ADR 0121): numbered apart like the notification codes
   '404030',
   '404031',
+  '404040',
   ...range('422', 101, 105),
   ...range('422', 201, 205),
   ...range('422', 301, 304),
@@ -47,7 +48,7 @@ const allowedStatuses = Object.keys(categoryByStatus);
 
 describe('error catalogue', () => {
   it('contains every original code and the documented extras', () => {
-    expect(expectedCodes).toHaveLength(79);
+    expect(expectedCodes).toHaveLength(80);
     for (const code of expectedCodes) {
       expect(catalogue[code]).toBeDefined();
     }
