@@ -234,6 +234,25 @@ describe('calibrations and derived channels through the gateway', () => {
       expect(list.body.data.items[0]).toMatchObject({ method: 'linear', factor: 1, offset: 0 });
     });
 
+    it('refuses to change the sensor type of a calibrated point, which keeps its type and calibrations', async () => {
+      const pz = await point({
+        number: 'PZ-T',
+        name: 'Typed',
+        sensor_type: 'piezometer',
+        calibration: { method: 'vibrating_wire', gauge_factor: -0.25, zero_reading: 8000 },
+      });
+      const before = (await t.api('GET', `/points/${pz}`, { headers: h() })).body.data;
+      // A strain gauge converts the same frequency channel: the kPa coefficients would give µε.
+      expectError(await t.api('PATCH', `/points/${pz}`, { headers: h(), body: { sensor_type: 'strain_gauge' } }), 422204, 'sensor_type');
+      expect((await t.api('GET', `/points/${pz}`, { headers: h() })).body.data).toEqual(before);
+      expect((await t.api('GET', `/points/${pz}/calibrations`, { headers: h() })).body.data.items).toHaveLength(1);
+      // Without calibrations the type still changes.
+      const plain = await point({ number: 'PZ-U', name: 'Untyped', sensor_type: 'piezometer' });
+      const changed = await t.api('PATCH', `/points/${plain}`, { headers: h(), body: { sensor_type: 'strain_gauge' } });
+      expect(changed.status).toBe(200);
+      expect(changed.body.data.sensor_type).toBe('strain_gauge');
+    });
+
     it('honours Idempotency-Key: the same request again answers the same calibration and adds none', async () => {
       const pt = await point({ number: 'PZ-K', name: 'Keyed', sensor_type: 'piezometer' });
       const send = () =>

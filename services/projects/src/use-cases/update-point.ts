@@ -1,4 +1,5 @@
 import type { projects } from '@mp/contracts';
+import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
 import { checkVersion, projectFor } from '../access.js';
 import { assertInside } from '../bounds.js';
@@ -37,6 +38,18 @@ export async function updatePoint(deps: ProjectsDeps, req: projects.UpdatePointR
       const ref = reference ?? (current.ref_x === null ? null : { x: current.ref_x, y: current.ref_y!, z: current.ref_z! });
       checkTypeFields(type, ref, warning, alarm);
       if (reference) assertInside(project.bounds, reference, 'reference');
+      // A calibration's coefficients are the instrument's: under another type the same raw channel
+      // (a vibrating wire's frequency) would be converted into the new type's unit with them.
+      if (type !== current.sensor_type) {
+        const { rows: kept } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM point_calibrations WHERE point_id = $1', [current.id]);
+        if (kept[0]!.n > 0) {
+          throw new DomainError('422204', {
+            field: 'sensor_type',
+            detail: `Point ${current.id} has ${kept[0]!.n} calibration(s) of its ${current.sensor_type}; they would convert readings of a ${type} wrongly.`,
+            suggestion: 'Create a new point for the other instrument (calibrations cannot be moved to another type).',
+          });
+        }
+      }
       // Trigger levels are checked against the type the point has after the change.
       // Derived channels too; a trigger level may name one of them.
       const derived = checkDerivedChannels(req.derivedChannels ? req.derivedChannels.items : derivedChannelsOf(current.derived_channels), type);
