@@ -5,6 +5,7 @@ import {
   headers,
   type ConsumerConfig,
   type ConsumerMessages,
+  type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
   type NatsConnection,
@@ -79,11 +80,15 @@ export class NatsTransport implements EventTransport {
   /** Made once: every jetstreamManager() call asks the server whether JetStream is there. */
   private jsm: JetStreamManager | null = null;
   private direct: DirectGet | null = null;
+  /** Made once too: a JetStream client per publish was an object and its options per event. */
+  private readonly js: JetStreamClient;
 
   private constructor(
     private readonly nc: NatsConnection,
     private readonly opts: NatsTransportOptions,
-  ) {}
+  ) {
+    this.js = nc.jetstream();
+  }
 
   static async connect(opts: NatsTransportOptions): Promise<NatsTransport> {
     const nc = await connect({
@@ -163,7 +168,7 @@ export class NatsTransport implements EventTransport {
     h.set(EVENT_META, metaJson);
     const inline = inlineData(event.dataJson);
     if (inline !== null) h.set(INLINE_DATA, inline);
-    await this.nc.jetstream().publish(subjectFor(this.opts.subjectPrefix, event.meta.event_type), body, {
+    await this.js.publish(subjectFor(this.opts.subjectPrefix, event.meta.event_type), body, {
       msgID: event.meta.event_id,
       headers: h,
       expect: { streamName: this.opts.stream },
@@ -223,7 +228,7 @@ export class NatsTransport implements EventTransport {
       // A durable made by an earlier build keeps its position; only what it delivers changes.
       await jsm.consumers.update(this.opts.stream, durableName, { headers_only: headersOnly });
     }
-    const consumer = await this.nc.jetstream().consumers.get(this.opts.stream, durableName);
+    const consumer = await this.js.consumers.get(this.opts.stream, durableName);
     const retryDelayMs = this.opts.retryDelayMs ?? 1000;
     let messages: ConsumerMessages | null = null;
     let stopped = false;
