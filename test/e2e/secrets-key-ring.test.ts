@@ -49,11 +49,14 @@ describe('rotating the master key with the key ring and the re-seal command', ()
         await p.restart(r, { MP_SECRETS_KEY: ring });
       }
     }
-    // The gateway's channels reconnect (as a client of a restarted pod would, it retries): an
-    // authenticated read goes through both identity (the API key) and webhooks.
-    await waitUntil(async () => (await p.api(gw, 'GET', '/webhooks', { headers: h() })).status === 200, {
-      message: 'the gateway did not reach the restarted services',
-    });
+    // The gateway's channels reconnect (as a client of a restarted pod would, it retries): a read
+    // of the webhooks reaches the webhooks service, and GET /me reaches identity (an API key's
+    // check alone may be answered by the gateway's credential cache, ADR 0119, so it proves
+    // nothing about identity).
+    await waitUntil(
+      async () => (await p.api(gw, 'GET', '/webhooks', { headers: h() })).status === 200 && (await p.api(gw, 'GET', '/me', { headers: h() })).status === 200,
+      { message: 'the gateway did not reach the restarted services' },
+    );
   }
 
   /** `npm run secrets:reseal` as the operator runs it: both scripts, the services' settings. */
