@@ -1,3 +1,4 @@
+import { PollingWorker } from './polling-worker.js';
 import { monitoringData } from '@mp/contracts';
 import { retryOnConflict } from '@mp/db';
 import { isDomainError } from '@mp/errors';
@@ -42,57 +43,19 @@ const shift = (f: RecordFailure, by: number): RecordFailure => ({
  * and events commit in one transaction guarded by the progress it started from, so a batch taken
  * over after a crash resumes at the first unfinished chunk and no chunk is stored twice.
  */
-export class BatchWorker {
-  private stopped = true;
-  private running: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
-  private pending = false;
-
+export class BatchWorker extends PollingWorker {
   constructor(
     private readonly deps: DataDeps,
-    private readonly pollMs = 1000,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.running = this.loop();
+    pollMs = 1000,
+  ) {
+    super(pollMs, { logger: deps.logger, failure: 'batch processing failed; will retry' });
   }
 
-  wake(): void {
-    this.pending = true;
-    this.wakeUp?.();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.wakeUp?.();
-    await this.running;
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      this.pending = false;
-      let worked = false;
-      try {
-        const batch = await this.claim();
-        if (batch) {
-          worked = true;
-          await this.process(batch);
-        }
-      } catch (err) {
-        this.deps.logger.warn({ err }, 'batch processing failed; will retry');
-      }
-      if (!worked && !this.pending && !this.stopped) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.pollMs);
-          this.wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wakeUp = null;
-      }
-    }
+  protected async step(): Promise<boolean> {
+    const batch = await this.claim();
+    if (!batch) return false;
+    await this.process(batch);
+    return true;
   }
 
   private async claim(): Promise<Claimed | null> {

@@ -1,3 +1,4 @@
+import { PollingWorker } from './polling-worker.js';
 import type { monitoringData } from '@mp/contracts';
 import type { Database } from '@mp/db';
 import { DomainError, isDomainError } from '@mp/errors';
@@ -156,55 +157,18 @@ function sameChannels(a: Record<string, number>, b: Record<string, number>): boo
 }
 
 /** Runs the recompute jobs on this replica: claims one with FOR UPDATE SKIP LOCKED and a lease. */
-export class RecomputeWorker {
-  private stopped = true;
-  private running: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
-  private pending = false;
-
+export class RecomputeWorker extends PollingWorker {
   constructor(
     private readonly deps: Pick<DataDeps, 'db' | 'contexts' | 'clock' | 'logger'>,
-    private readonly pollMs = 1000,
+    pollMs = 1000,
     private readonly batchSize = RECOMPUTE_BATCH,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.running = this.loop();
+  ) {
+    super(pollMs, { logger: deps.logger, failure: 'recomputation failed; will retry' });
   }
 
-  wake(): void {
-    this.pending = true;
-    this.wakeUp?.();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.wakeUp?.();
-    await this.running;
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      this.pending = false;
-      let worked = false;
-      try {
-        const job = await this.claim();
-        if (job) worked = await this.run(job);
-      } catch (err) {
-        this.deps.logger.warn({ err }, 'recomputation failed; will retry');
-      }
-      if (!worked && !this.pending && !this.stopped) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.pollMs);
-          this.wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wakeUp = null;
-      }
-    }
+  protected async step(): Promise<boolean> {
+    const job = await this.claim();
+    return job ? this.run(job) : false;
   }
 
   private async claim(): Promise<JobRow | null> {

@@ -1,3 +1,4 @@
+import { PollingWorker } from '../polling-worker.js';
 import { retryOnConflict } from '@mp/db';
 import { isDomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
@@ -54,69 +55,24 @@ function columnOf(f: RecordFailure, source: { columns: Map<string, string>; time
  * Readings are counted against the tenant's data-record limit before they are stored: past it the
  * worker waits for the next window, so a large file goes in at the plan's rate.
  */
-export class ImportWorker {
-  private stopped = true;
-  private running: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
-  private pending = false;
+export class ImportWorker extends PollingWorker {
   private readonly leaseSeconds: number;
-  private readonly pollMs: number;
   private lastSweep = 0;
 
   constructor(
     private readonly deps: DataDeps,
     private readonly opts: ImportWorkerOptions,
   ) {
+    super(opts.pollMs ?? 1000, { logger: deps.logger, failure: 'import processing failed; will retry' });
     this.leaseSeconds = opts.leaseSeconds ?? 60;
-    this.pollMs = opts.pollMs ?? 1000;
   }
 
-  start(): void {
-    this.stopped = false;
-    this.running = this.loop();
-  }
-
-  wake(): void {
-    this.pending = true;
-    this.wakeUp?.();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.wakeUp?.();
-    await this.running;
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      this.pending = false;
-      let worked = false;
-      try {
-        await this.dropAbandonedUploads();
-        const imp = await this.claim();
-        if (imp) {
-          worked = true;
-          await this.process(imp);
-        }
-      } catch (err) {
-        this.deps.logger.warn({ err }, 'import processing failed; will retry');
-      }
-      if (!worked && !this.pending && !this.stopped) await this.sleep(this.pollMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.wakeUp = null;
-        resolve();
-      }, ms);
-      this.wakeUp = () => {
-        clearTimeout(timer);
-        this.wakeUp = null;
-        resolve();
-      };
-    });
+  protected async step(): Promise<boolean> {
+    await this.dropAbandonedUploads();
+    const imp = await this.claim();
+    if (!imp) return false;
+    await this.process(imp);
+    return true;
   }
 
   /**
