@@ -84,3 +84,19 @@ export const TASK_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 /** What a report template can hold, and the documents a report is rendered as. */
 export const REPORT_SECTIONS = ['summary', 'alarms', 'latest', 'points'] as const;
 export const REPORT_FORMATS = ['pdf', 'csv', 'xlsx'] as const;
+
+/** Logger file imports (docs/imports.md): the file formats, and the timestamp formats a profile may name (`iso` the default). */
+export const IMPORT_FORMATS = ['csv', 'toa5'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+export const IMPORT_TIMESTAMP_FORMATS = [
+  'iso',
+  'YYYY-MM-DD HH:mm:ss',
+  'YYYY-MM-DD HH:mm',
+  'YYYY/MM/DD HH:mm:ss',
+  'DD/MM/YYYY HH:mm:ss',
+  'DD/MM/YYYY HH:mm',
+  'MM/DD/YYYY HH:mm:ss',
+  'MM/DD/YYYY HH:mm',
+  'DD.MM.YYYY HH:mm:ss',
+  'DD.MM.YYYY HH:mm',
+] as const;

@@ -1,3 +1,4 @@
+import { IMPORT_FORMATS, IMPORT_TIMESTAMP_FORMATS } from '@mp/contracts';
 import { z } from 'zod';
 import type { monitoringData } from '@mp/contracts';
 import { DomainError, excerpt } from '@mp/errors';
@@ -17,18 +18,6 @@ import { route, type GatewayRouter } from '../api/route-spec.js';
 const LIMITS = { columns: 500, column: 200, channel: 64 } as const;
 /** The file goes to monitoring-data in pieces of this size: what the gateway holds of it at once. */
 const CHUNK_BYTES = 1024 * 1024;
-const TIMESTAMP_FORMATS = [
-  'iso',
-  'YYYY-MM-DD HH:mm:ss',
-  'YYYY-MM-DD HH:mm',
-  'YYYY/MM/DD HH:mm:ss',
-  'DD/MM/YYYY HH:mm:ss',
-  'DD/MM/YYYY HH:mm',
-  'MM/DD/YYYY HH:mm:ss',
-  'MM/DD/YYYY HH:mm',
-  'DD.MM.YYYY HH:mm:ss',
-  'DD.MM.YYYY HH:mm',
-] as const;
 
 const column = z.object({
   column: text(LIMITS.column).meta({ description: 'The header of the file column.' }),
@@ -37,10 +26,10 @@ const column = z.object({
 });
 const profileFields = {
   name: text(MAX_LENGTH.name),
-  format: z.enum(['csv', 'toa5']),
+  format: z.enum(IMPORT_FORMATS),
   timestamp_column: text(LIMITS.column).meta({ description: 'Header of the time column; TIMESTAMP by default for toa5.' }),
   timestamp_format: z
-    .enum(TIMESTAMP_FORMATS)
+    .enum(IMPORT_TIMESTAMP_FORMATS)
     .nullable()
     .meta({ description: 'How times are written; iso (ISO 8601, an offset optional, T or a space) by default.' }),
   time_zone: timeZoneText().meta({

@@ -1,3 +1,4 @@
+import { IMPORT_FORMATS, type ImportFormat } from '@mp/contracts';
 import type { monitoringData } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import type { CallerContext } from '@mp/grpc';
@@ -20,7 +21,7 @@ export interface ProfileRow {
   environment: string;
   project_id: string;
   name: string;
-  format: 'csv' | 'toa5';
+  format: ImportFormat;
   timestamp_column: string;
   timestamp_format: string | null;
   time_zone: string;
@@ -68,7 +69,8 @@ function checkShape(p: Omit<ProfileRow, 'id' | 'tenant_id' | 'environment' | 'pr
   if (name.length < 1 || name.length > PROFILE_LIMITS.name) {
     throw refuse('400003', 'name', `name must be 1 to ${PROFILE_LIMITS.name} characters.`, 'Give the profile a short name, e.g. the logger and its table.');
   }
-  if (p.format !== 'csv' && p.format !== 'toa5') throw refuse('422103', 'format', `format must be csv or toa5; got ${p.format}.`, 'Use csv or toa5.');
+  if (!(IMPORT_FORMATS as readonly string[]).includes(p.format))
+    throw refuse('422103', 'format', `format must be csv or toa5; got ${p.format}.`, 'Use csv or toa5.');
   if (!p.timestamp_column || p.timestamp_column.length > PROFILE_LIMITS.column) {
     throw refuse(
       '400003',

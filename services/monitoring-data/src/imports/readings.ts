@@ -1,3 +1,4 @@
+import type { ImportFormat } from '@mp/contracts';
 import { isGeodetic } from '@mp/contracts';
 import type { monitoringData } from '@mp/contracts';
 import type { ProfileColumn } from './profiles.js';
@@ -13,7 +14,7 @@ export interface ImportError {
 
 /** What the worker needs of a profile (as stored with the import). */
 export interface ImportProfileSnapshot {
-  format: 'csv' | 'toa5';
+  format: ImportFormat;
   timestamp_column: string;
   timestamp_format: string | null;
   time_zone: string;

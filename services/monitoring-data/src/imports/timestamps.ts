@@ -1,3 +1,4 @@
+import { IMPORT_TIMESTAMP_FORMATS } from '@mp/contracts';
 /**
  * Timestamps of logger files (docs/imports.md#timestamps): a cell is read with the profile's
  * timestamp_format and, when it carries no UTC offset, as a wall time in the profile's IANA
@@ -11,19 +12,8 @@
  *   the timestamp column (code 400004).
  */
 
-/** The formats a profile may name (besides `iso`, the default). */
-export const TIMESTAMP_FORMATS = [
-  'iso',
-  'YYYY-MM-DD HH:mm:ss',
-  'YYYY-MM-DD HH:mm',
-  'YYYY/MM/DD HH:mm:ss',
-  'DD/MM/YYYY HH:mm:ss',
-  'DD/MM/YYYY HH:mm',
-  'MM/DD/YYYY HH:mm:ss',
-  'MM/DD/YYYY HH:mm',
-  'DD.MM.YYYY HH:mm:ss',
-  'DD.MM.YYYY HH:mm',
-] as const;
+/** The formats a profile may name (besides `iso`, the default): the shared vocabulary's. */
+export const TIMESTAMP_FORMATS = IMPORT_TIMESTAMP_FORMATS;
 
 export interface WallTime {
   y: number;
