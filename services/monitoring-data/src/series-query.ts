@@ -49,11 +49,11 @@ const SQL = `SELECT p.start, sum(p.count)::int AS count, ${PARTS.filter((c) => c
   ) p
  GROUP BY p.start HAVING sum(p.count) > 0 ORDER BY p.start`;
 
-/** The buckets of a point's series that hold records: start, count, and per axis min/avg/max. */
-export async function readBuckets(db: Queryable, pointId: string, grid: Grid, pieces: Piece[]): Promise<BucketRow[]> {
+/** $1 … $8 of both series statements: the point, the grid, and the rolled-up and raw pieces' bounds. */
+function pieceParams(pointId: string, grid: Grid, pieces: Piece[]): unknown[] {
   const rolled = pieces.filter((p) => p.seconds > 0);
   const raw = pieces.filter((p) => p.seconds === 0);
-  const { rows } = await db.query<BucketRow>(SQL, [
+  return [
     pointId,
     grid.interval,
     new Date(grid.origin).toISOString(),
@@ -77,7 +77,12 @@ export async function readBuckets(db: Queryable, pointId: string, grid: Grid, pi
       'timestamptz',
       raw.map((p) => p.hi),
     ),
-  ]);
+  ];
+}
+
+/** The buckets of a point's series that hold records: start, count, and per axis min/avg/max. */
+export async function readBuckets(db: Queryable, pointId: string, grid: Grid, pieces: Piece[]): Promise<BucketRow[]> {
+  const { rows } = await db.query<BucketRow>(SQL, pieceParams(pointId, grid, pieces));
   return rows;
 }
 
@@ -114,34 +119,7 @@ const CHANNEL_SQL = `SELECT p.start, sum(p.n)::int AS count, min(p.min) AS min, 
  GROUP BY p.start HAVING sum(p.n) > 0 ORDER BY p.start`;
 
 export async function readChannelBuckets(db: Queryable, pointId: string, channel: string, grid: Grid, pieces: Piece[]): Promise<ChannelBucketRow[]> {
-  const rolled = pieces.filter((p) => p.seconds > 0);
-  const raw = pieces.filter((p) => p.seconds === 0);
-  const { rows } = await db.query<ChannelBucketRow>(CHANNEL_SQL, [
-    pointId,
-    grid.interval,
-    new Date(grid.origin).toISOString(),
-    arrayParam(
-      'float8',
-      rolled.map((p) => p.seconds),
-    ),
-    arrayParam(
-      'timestamptz',
-      rolled.map((p) => p.lo),
-    ),
-    arrayParam(
-      'timestamptz',
-      rolled.map((p) => p.hi),
-    ),
-    arrayParam(
-      'timestamptz',
-      raw.map((p) => p.lo),
-    ),
-    arrayParam(
-      'timestamptz',
-      raw.map((p) => p.hi),
-    ),
-    channel,
-  ]);
+  const { rows } = await db.query<ChannelBucketRow>(CHANNEL_SQL, [...pieceParams(pointId, grid, pieces), channel]);
   return rows;
 }
 
