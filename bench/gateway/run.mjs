@@ -22,6 +22,9 @@
 // BENCH_NETWORK_GRPC=1: a second platform, the same but with MP_GRPC_IN_PROCESS=false (every gRPC
 //   call over loopback HTTP/2 and TLS, as before ADR 0125), in a database, stream and key prefix of
 //   its own, measured with the same client in the same run, its phases right after the first's
+// BENCH_EMBEDDED=1: the platforms as `npm start` runs them with no infrastructure settings (the
+//   embedded PostgreSQL, in-process events, limits in memory) instead of the machine's PostgreSQL,
+//   NATS and Redis
 // CPU µs per request is printed per hop: the serving process (platform or bare), PostgreSQL, Redis and
 // NATS (every process of each on the machine: other work on it counts too).
 // BENCH_SMOKE=1: a second per phase, 4 in flight (bench/support/smoke.mjs); the settings above still win
@@ -60,18 +63,25 @@ const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
 const NETWORK_GRPC = process.env.BENCH_NETWORK_GRPC === '1';
+const EMBEDDED = process.env.BENCH_EMBEDDED === '1';
 const tls = await createSelfSignedCertificate();
 const dbs = [];
 const streams = [];
 const dataDirs = [];
 /** The environment of one platform: a database, stream, Redis prefix and data folder of its own. */
 const platformEnv = async (extra = {}) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mp-bench-gateway-'));
+  dataDirs.push(dataDir);
+  const own = { MP_DATA_DIR: dataDir, MP_OPS_PORT: '0', ...extra };
+  if (EMBEDDED) {
+    const embedded = { ...env, ...own };
+    for (const name of ['MP_DATABASE_URL', 'MP_NATS_URL', 'MP_REDIS_URL']) delete embedded[name];
+    return embedded;
+  }
   const db = await createTestDatabase();
   const stream = createTestStream();
-  const dataDir = mkdtempSync(join(tmpdir(), 'mp-bench-gateway-'));
   dbs.push(db);
   streams.push(stream);
-  dataDirs.push(dataDir);
   return {
     ...env,
     MP_DATABASE_URL: db.url,
@@ -80,10 +90,8 @@ const platformEnv = async (extra = {}) => {
     MP_NATS_SUBJECT_PREFIX: stream.subjectPrefix,
     MP_REDIS_URL: process.env.MP_REDIS_URL ?? 'redis://127.0.0.1:6379',
     MP_REDIS_PREFIX: `mpb:${stream.stream}`,
-    MP_DATA_DIR: dataDir,
-    // Metrics on a free port: two platforms (and other benches on the machine) never collide.
-    MP_OPS_PORT: '0',
-    ...extra,
+    // Metrics on a free port (in `own`): two platforms (and other benches on the machine) never collide.
+    ...own,
   };
 };
 const env = {
@@ -300,7 +308,7 @@ try {
   console.log('');
   console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, ${Math.round(totalmem() / 2 ** 30)} GB RAM, Node ${process.version}.`);
   console.log(
-    `Topology: gateway and services in one process (embedded launcher) on real PostgreSQL, NATS JetStream and Redis${network ? ', gRPC calls between them in-process; a second such platform with every gRPC call over the network (MP_GRPC_IN_PROCESS=false)' : ''}; the bare Koa route in a process of its own; one keep-alive HTTPS client, ${LEVELS.join(' and ')} requests in flight, ${SECONDS} s per phase after ${WARM_UP_SECONDS} s of warm-up, loopback.`,
+    `Topology: gateway and services in one process (embedded launcher) on ${EMBEDDED ? 'the embedded PostgreSQL (PGlite), in-process events and limits in memory, as `npm start` with no settings' : 'real PostgreSQL, NATS JetStream and Redis'}${network ? ', gRPC calls between them in-process; a second such platform with every gRPC call over the network (MP_GRPC_IN_PROCESS=false)' : ''}; the bare Koa route in a process of its own; one keep-alive HTTPS client, ${LEVELS.join(' and ')} requests in flight, ${SECONDS} s per phase after ${WARM_UP_SECONDS} s of warm-up, loopback.`,
   );
   console.log('');
   console.log(
