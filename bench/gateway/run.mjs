@@ -115,14 +115,30 @@ function start(script, label, flags = [], childEnv = env) {
   child.label = label;
   const ready = new Promise((resolve, reject) => {
     let out = '';
-    child.stdout.on('data', (d) => {
+    // The ready line is the one naming the port; a log line the platform writes before it (a
+    // warning of a busy database, say) is passed on to stderr, not taken for it.
+    const onData = (d) => {
       out += d;
-      if (out.includes('\n')) {
-        child.stdout.removeAllListeners('data');
-        child.stdout.resume();
-        resolve(JSON.parse(out.split('\n')[0]));
+      let nl;
+      while ((nl = out.indexOf('\n')) >= 0) {
+        const line = out.slice(0, nl);
+        out = out.slice(nl + 1);
+        let info = null;
+        try {
+          info = JSON.parse(line);
+        } catch {
+          // not JSON: a log line
+        }
+        if (info && typeof info.port === 'number') {
+          child.stdout.off('data', onData);
+          child.stdout.resume();
+          resolve(info);
+          return;
+        }
+        process.stderr.write(`${label}: ${line}\n`);
       }
-    });
+    };
+    child.stdout.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${label} exited with ${code}`)));
   });
   return { child, ready };
