@@ -26,11 +26,15 @@ export class LocalServer {
   private readonly methods = new Map<string, LocalMethod>();
   private inFlight = 0;
   private idle: (() => void) | null = null;
-  /** Calls answered in-process, for tests and metrics: those that never touched a socket. */
-  calls = 0;
+  private answered = 0;
   private readonly scope = new AsyncResource('mp.grpc.in-process');
 
   constructor(private readonly auth: ServiceAuth) {}
+
+  /** Calls taken in-process (none of them touched a socket), for tests and the bench. */
+  get calls(): number {
+    return this.answered;
+  }
 
   add(definition: Record<string, MethodDefinition<unknown, unknown>>, impl: UntypedServiceImplementation): void {
     for (const [name, def] of Object.entries(definition)) {
@@ -105,7 +109,7 @@ export class LocalServer {
           fail(status.INTERNAL, `Response serialization failure: ${(e as Error).message}`);
         }
       };
-      this.calls++;
+      this.answered++;
       this.scope.runInAsyncScope(() => {
         try {
           method.impl({ request: method.definition.requestDeserialize(bytes), metadata, getPeer: () => 'in-process' }, callback);
