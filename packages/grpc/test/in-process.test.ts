@@ -77,7 +77,7 @@ describe('gRPC calls within one process', () => {
       expect(answer).toEqual(project('prj_1'));
       // localhost names the same server.
       const byName = clientOf(undefined, { address: `localhost:${server.port}` });
-      expect((await byName.listProjects({ page: { limit: 1 } }, ctx)).items.map((p) => p.id)).toEqual(['prj_1']);
+      expect((await byName.listProjects({ page: { limit: 1, cursor: '' } }, ctx)).items.map((p) => p.id)).toEqual(['prj_1']);
       byName.close();
       expect(server.inProcessCalls - before).toBe(2);
       expect(seen).toEqual([{ caller: 'gateway', store: undefined }]);
