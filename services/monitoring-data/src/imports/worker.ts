@@ -145,7 +145,8 @@ export class ImportWorker extends PollingWorker {
     const launch = async (chunk: ReadingBuffer, start: number, end: number): Promise<boolean> => {
       if (end === start) return true;
       while (inflight.size >= this.concurrency && !halted) await Promise.race(inflight);
-      if (halted || !(await this.pace(imp, caller, chunk.size, perMinute))) return false;
+      // checked per chunk, not per run of rows (a stored piece of the file holds some 36,000): a stop is seen within a chunk
+      if (halted || this.stopped || !(await this.pace(imp, caller, chunk.size, perMinute))) return false;
       const p: Promise<void> = this.store(imp, caller, chunk, start, end).then(
         (ok) => {
           if (!ok) halted = true;
