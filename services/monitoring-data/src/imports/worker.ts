@@ -186,7 +186,8 @@ export class ImportWorker extends PollingWorker {
             continue;
           }
           reader.readRow(row.cells, row.line, chunk);
-          if (chunk.size >= chunkSize) {
+          // errors bound a chunk too: a file of bad rows is not held whole as errors
+          if (chunk.size >= chunkSize || chunk.errors.length >= chunkSize) {
             if (!(await launch(chunk, chunkStart, dataRows))) return await stop();
             chunk = new ReadingBuffer();
             chunkStart = dataRows;
