@@ -8,7 +8,8 @@
 // 2. writes the same number of readings through the JSON write path, POST /projects/{id}/data with
 //    1,000 records per request and BENCH_IMPORT_JSON_INFLIGHT requests in flight, to other points
 //    of the same types, and times it.
-// It prints rows/s and readings/s of both, and the platform's RSS before and after. The data-write
+// It prints rows/s and readings/s of both, the platform's CPU per reading of both (less sensitive
+// to a shared machine's load), and the platform's RSS before and after. The data-write
 // limit is raised for the run (the import would otherwise go at the plan's rate, 500 a minute).
 //
 // Options (environment): BENCH_IMPORT_ROWS=1000000  BENCH_IMPORT_COLUMNS=1  BENCH_IMPORT_JSON_INFLIGHT=4
@@ -62,6 +63,7 @@ try {
   const rssBefore = procStat(platform.pid).rssMb;
 
   // 1. the import
+  const cpu0 = procStat(platform.pid).cpuS;
   const t0 = performance.now();
   const uploaded = await new Promise((resolve, reject) => {
     const req = https.request(
@@ -104,6 +106,7 @@ try {
   if (result.status !== 'completed' || result.stored !== ROWS * COLUMNS)
     throw new Error(`import: ${JSON.stringify({ ...result, errors: result.errors.slice(0, 3) })}`);
   const rssAfterImport = procStat(platform.pid).rssMb;
+  const cpu1 = procStat(platform.pid).cpuS;
 
   // 2. the JSON write path, the same readings
   const total = ROWS * COLUMNS;
@@ -126,6 +129,10 @@ try {
   };
   await Promise.all(Array.from({ length: INFLIGHT }, worker));
   const jsonS = (performance.now() - t1) / 1000;
+  const cpu2 = procStat(platform.pid).cpuS;
+  // The platform's own CPU per reading (gateway and services, one process; PostgreSQL apart): less
+  // sensitive to a shared machine's load than rows per second.
+  const usPer = (s) => ((s * 1e6) / total).toFixed(1);
 
   console.log(
     `# import bench — ${new Date().toISOString()} — ${cpus().length} cores, ${fmt(totalmem() / 1024 ** 3)} GB, load at start ${loadStart}, at end ${loadavg()
@@ -134,9 +141,11 @@ try {
   );
   console.log(`file: ${fmt(ROWS)} rows × ${COLUMNS} point column(s) = ${fmt(total)} readings, ${fmt(result.bytes / 1024 / 1024)} MB`);
   console.log(
-    `import:     upload ${uploadS.toFixed(1)} s, whole import ${importS.toFixed(1)} s → ${fmt(ROWS / importS)} rows/s, ${fmt(total / importS)} readings/s`,
+    `import:     upload ${uploadS.toFixed(1)} s, whole import ${importS.toFixed(1)} s → ${fmt(ROWS / importS)} rows/s, ${fmt(total / importS)} readings/s; platform CPU ${usPer(cpu1 - cpu0)} µs/reading`,
   );
-  console.log(`JSON write: ${INFLIGHT} × 1,000-record requests in flight, ${jsonS.toFixed(1)} s → ${fmt(total / jsonS)} records/s`);
+  console.log(
+    `JSON write: ${INFLIGHT} × 1,000-record requests in flight, ${jsonS.toFixed(1)} s → ${fmt(total / jsonS)} records/s; platform CPU ${usPer(cpu2 - cpu1)} µs/record`,
+  );
   console.log(`platform RSS: ${fmt(rssBefore)} MB before, ${fmt(rssAfterImport)} MB after the import, ${fmt(procStat(platform.pid).rssMb)} MB at the end`);
 } finally {
   await platform.stop();

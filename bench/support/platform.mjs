@@ -47,7 +47,9 @@ export async function startBenchPlatform(name, env = {}) {
   };
   delete childEnv.MP_REDIS_URL;
   delete childEnv.MP_NATS_URL;
-  const child = spawn(process.execPath, [join(here, '../ingest/platform.mjs')], { env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_PLATFORM_NODE_ARGS: flags for the platform's node only (e.g. --cpu-prof), which NODE_OPTIONS may not carry
+  const nodeArgs = (process.env.BENCH_PLATFORM_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(here, '../ingest/platform.mjs')], { env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
   const agent = new https.Agent({ keepAlive: true, maxSockets: 4, ca: tls.cert });
   const stop = async () => {
     agent.destroy();

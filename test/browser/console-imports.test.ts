@@ -58,4 +58,37 @@ describe('console: logger file imports', () => {
     const records = (await t.api('GET', `/points/${piezoId}/data?order=asc`, { headers: admin })).body.data.items;
     expect(records.map((r: { measured_at: string }) => r.measured_at)).toEqual(['2026-03-10T09:00:00+01:00', '2026-03-10T11:00:00+01:00']);
   });
+
+  it("saves a profile's time format, delimiter and decimal mark, and reads a file written that way", async () => {
+    await page.goto(`${consoleUrl(t)}#/projects/${projectId}`);
+    const profileForm = page.getByRole('form', { name: 'New import profile' });
+    await profileForm.getByLabel('Profile name').fill('Swiss logger');
+    await profileForm.getByLabel('Time column').fill('Zeit');
+    await profileForm.getByLabel('Time zone').fill('Europe/Zurich');
+    await profileForm.getByLabel('Time format').selectOption('DD.MM.YYYY HH:mm');
+    await profileForm.getByLabel('Delimiter').fill(';');
+    await profileForm.getByLabel('Decimal mark').selectOption(',');
+    await profileForm.getByLabel('File column').fill('PZ07');
+    await profileForm.getByLabel('Point').selectOption(piezoId);
+    await profileForm.getByLabel('Channel').fill('pore_pressure');
+    await profileForm.getByRole('button', { name: 'Add column' }).click();
+    await profileForm.getByRole('button', { name: 'Create profile' }).click();
+    const row = page.getByRole('table', { name: 'Import profiles' }).getByRole('row', { name: /Swiss logger/ });
+    await row.getByText('delimiter ; · decimal comma').waitFor();
+    const saved = (await t.api('GET', `/projects/${projectId}/import-profiles`, { headers: admin })).body.data.items.find(
+      (p: { name: string }) => p.name === 'Swiss logger',
+    );
+    expect(saved).toMatchObject({ timestamp_column: 'Zeit', timestamp_format: 'DD.MM.YYYY HH:mm', time_zone: 'Europe/Zurich', delimiter: ';', decimal: ',' });
+
+    const upload = page.getByRole('form', { name: 'Upload a file' });
+    await upload.getByLabel('Profile').selectOption({ label: 'Swiss logger' });
+    const file = ['Zeit;PZ07', '11.03.2026 09:00;130,25'].join('\n');
+    await upload.getByLabel('Logger file').setInputFiles({ name: 'swiss.csv', mimeType: 'text/csv', buffer: Buffer.from(file) });
+    await upload.getByRole('button', { name: 'Import' }).click();
+    await page.locator('#import-progress').getByText('1 readings stored').waitFor();
+    const records = (await t.api('GET', `/points/${piezoId}/data?order=asc&from=2026-03-11T00:00:00Z`, { headers: admin })).body.data.items;
+    expect(records.map((r: { measured_at: string; values: Record<string, number> }) => [r.measured_at, r.values.pore_pressure])).toEqual([
+      ['2026-03-11T09:00:00+01:00', 130.25],
+    ]);
+  });
 });

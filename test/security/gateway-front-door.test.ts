@@ -189,8 +189,9 @@ describe('gateway front door, short deadlines and small caps', () => {
       MP_MAX_CONNECTIONS_PER_ADDRESS: String(PER_ADDRESS),
       MP_BODY_BUFFER_BUDGET_BYTES: String(BUDGET),
       MP_LIMIT_AUTH_PER_MINUTE: '4',
+      MP_UPLOAD_IDLE_TIMEOUT_MS: '2000',
     });
-    key = await t.apiKey(['project:read', 'project:write']);
+    key = await t.apiKey(['project:read', 'project:write', 'data:read', 'data:write']);
   });
   afterAll(() => t?.stop());
   const port = () => t.platform.gateway.port;
@@ -232,6 +233,75 @@ describe('gateway front door, short deadlines and small caps', () => {
     expect(res.body.data.detail).toMatch(/did not arrive within 3 s/);
     expect(res.headers.connection).toBe('close');
     await closedByPeer(socket);
+  });
+
+  /** A project taking data, a piezometer and a CSV profile for it (logger file uploads, docs/imports.md#uploads). */
+  const importTarget = async (): Promise<{ projectId: string; uploadPath: string }> => {
+    const h = { headers: { 'x-api-key': key } };
+    const projectId = (await t.api('POST', '/projects', { ...h, body: { name: 'Uploads', number: `UP-${Date.now()}`, start_date: '2026-01-01' } })).body.data
+      .id;
+    await t.api('PUT', `/projects/${projectId}/status`, { ...h, body: { status: 'in_progress' } });
+    const point = (await t.api('POST', `/projects/${projectId}/points`, { ...h, body: { number: 'PZ-1', name: 'PZ-1', sensor_type: 'piezometer' } })).body.data
+      .id;
+    const profile = await t.api('POST', `/projects/${projectId}/import-profiles`, {
+      ...h,
+      body: { name: 'Minute', format: 'csv', timestamp_column: 'time', columns: [{ column: 'kPa', point_id: point, channel: 'pore_pressure' }] },
+    });
+    return { projectId, uploadPath: `/v3/projects/${projectId}/data/imports?profile_id=${profile.body.data.id}` };
+  };
+  const csvRows = (from: number, n: number) =>
+    Array.from({ length: n }, (_, i) => `${new Date(Date.UTC(2026, 1, 1) + (from + i) * 60_000).toISOString()},${100 + ((from + i) % 50)}\n`).join('');
+
+  it('takes a logger file upload that lasts longer than the request time of other routes while its bytes keep coming', async () => {
+    const { uploadPath } = await importTarget();
+    const socket = await connectTls(port());
+    const answer = readResponse(socket, 30_000);
+    await writeAll(socket, requestHead('POST', uploadPath, { 'X-API-Key': key, 'Content-Type': 'text/csv', 'Transfer-Encoding': 'chunked' }));
+    const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+    await writeAll(socket, chunk('time,kPa\n'));
+    // Six pieces a second apart: past the 4 s other requests get (body 3 s + lingering 1 s), each
+    // within the upload's 2 s without a byte. The pauses are the slow link this test is about.
+    for (let i = 0; i < 6; i++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      await writeAll(socket, chunk(csvRows(i * 10, 10)));
+    }
+    await writeAll(socket, '0\r\n\r\n');
+    const res = await answer;
+    expect([res.status, res.body.data?.status]).toEqual([200, 'processing']);
+    const done = await waitUntil(async () => {
+      const imp = await t.api('GET', `/data/imports/${res.body.data.import_id}`, { headers: { 'x-api-key': key } });
+      return imp.body.data.status !== 'processing' ? imp.body.data : null;
+    });
+    expect(done).toMatchObject({ status: 'completed', rows: 60, stored: 60 });
+    socket.destroy();
+  }, 30_000);
+
+  it('cuts a logger file upload whose client stops sending mid-body with 400002 and closes; the import fails and keeps none of the bytes it had', async () => {
+    const { projectId, uploadPath } = await importTarget();
+    // More than one 1 MiB piece sent (the gateway hands it on), of a body announced at 4 MiB.
+    let sent = 'time,kPa\n';
+    for (let i = 0; Buffer.byteLength(sent) < 1.5 * 1024 * 1024; i += 1000) sent += csvRows(i, 1000);
+    const socket = await connectTls(port());
+    const answer = readResponse(socket);
+    await writeAll(socket, requestHead('POST', uploadPath, { 'X-API-Key': key, 'Content-Type': 'text/csv', 'Content-Length': 4 * 1024 * 1024 }));
+    await writeAll(socket, sent);
+    const res = await answer;
+    expectRawError(res, 400002, 'body');
+    expect(res.body.data.detail).toMatch(/no byte of the file arrived for 2 s/);
+    expect(res.headers.connection).toBe('close');
+    await closedByPeer(socket);
+    const imports = await queryTestDatabase<{ status: string; bytes: string; failure_detail: string; chunks: number }>(
+      t.db.url,
+      `SELECT status, bytes, failure_detail, (SELECT count(*)::int FROM monitoring_data.import_chunks c WHERE c.import_id = i.id) AS chunks
+         FROM monitoring_data.imports i WHERE project_id = $1`,
+      [projectId],
+    );
+    // It had a piece of 1 MiB or more when it stopped; that piece is gone.
+    expect(imports.map((i) => ({ ...i, bytes: Number(i.bytes) >= 1024 * 1024 }))).toEqual([
+      { status: 'failed', bytes: true, failure_detail: 'The upload broke off before the end of the file.', chunks: 0 },
+    ]);
+    // The gateway still serves.
+    expect((await t.api('GET', `/projects/${projectId}`, { headers: { 'x-api-key': key } })).status).toBe(200);
   });
 
   it('closes an idle keep-alive connection', async () => {

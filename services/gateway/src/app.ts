@@ -55,7 +55,7 @@ export function createApp(deps: AppDeps): Koa {
   reportRoutes(v3, deps.clients, deps.limits);
   webhookRoutes(v3, deps.clients);
   notificationRoutes(v3, deps.clients);
-  importRoutes(v3, deps.clients, deps.limits);
+  importRoutes(v3, deps.clients, deps.limits, deps.uploadTimeouts ?? { idleMs: 30_000, totalMs: 3_600_000 });
   mount(v3, errorRoutes);
   mount(v3, systemRoutes(deps));
   mount(v3, sensorTypeRoutes);

@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import { DomainError } from '@mp/errors';
 import { errorBody } from './envelope.js';
+import { REQUEST_DEADLINE } from './request-deadline.js';
 import { newRequestId } from './request-id.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
@@ -37,7 +38,13 @@ function parserRefusal(code: string | undefined): DomainError {
 }
 
 /** The envelope of a request Node refused before it reached Koa. */
-function domainErrorOf(err: Error & { code?: string }, headersTimeoutMs: number): DomainError {
+function domainErrorOf(err: Error & { code?: string; ms?: number }, headersTimeoutMs: number): DomainError {
+  if (err.code === REQUEST_DEADLINE) {
+    return new DomainError('400002', {
+      detail: `The request did not arrive within ${(err.ms ?? 0) / 1000} s of its headers; the connection is closed.`,
+      suggestion: 'Send the whole body at once, right after the headers.',
+    });
+  }
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     return new DomainError('400001', {
       detail: `The request did not arrive in time (its headers are due within ${headersTimeoutMs / 1000} s); the connection is closed.`,

@@ -118,6 +118,13 @@ export const gatewayConfigSchema = z.object({
   MP_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
   /** From the moment the gateway starts reading a body (after authentication) to its last byte. */
   MP_BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * A logger file upload (POST /projects/{id}/data/imports) is not bound by the request time above
+   * (a 200 MB file over a slow link takes longer): it is cut when no byte arrives for
+   * MP_UPLOAD_IDLE_TIMEOUT_MS, or after MP_UPLOAD_TIMEOUT_MS in all (1 h: 200 MB at 0.45 Mbit/s).
+   */
+  MP_UPLOAD_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  MP_UPLOAD_TIMEOUT_MS: z.coerce.number().int().positive().default(3_600_000),
   /** An idle keep-alive connection is closed after this (above a load balancer's usual 60 s). */
   MP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(65_000),
   /** How long an unread body is still drained after the answer, so the client reads it instead of a reset. */

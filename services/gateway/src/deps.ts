@@ -31,4 +31,6 @@ export interface AppDeps {
   trustedProxies?: TrustedProxies;
   /** MP_SEND_STALL_TIMEOUT_MS: a streamed answer whose client takes nothing for this long is closed. */
   sendStallTimeoutMs?: number;
+  /** A logger file upload (docs/imports.md#uploads): cut after idleMs without a byte, or totalMs in all. */
+  uploadTimeouts?: { idleMs: number; totalMs: number };
 }

@@ -164,6 +164,7 @@ export async function startGateway(
       webhookSourceAddresses: config.MP_WEBHOOK_SOURCE_ADDRESSES,
       trustedProxies,
       sendStallTimeoutMs: config.MP_SEND_STALL_TIMEOUT_MS,
+      uploadTimeouts: { idleMs: config.MP_UPLOAD_IDLE_TIMEOUT_MS, totalMs: config.MP_UPLOAD_TIMEOUT_MS },
     });
     const server = createHttpsOnlyServer(tls, app.callback(), docsUrl, frontDoor);
     const setting = environment === 'live' ? 'MP_HTTPS_PORT' : 'MP_SANDBOX_HTTPS_PORT';

@@ -6,6 +6,7 @@ import { DomainError } from '@mp/errors';
 import { answerClientError, errorResponse } from './client-error.js';
 import type { TrustedProxies } from './client-address.js';
 import { perAddressCap } from './connection-limits.js';
+import { armRequestDeadline } from './request-deadline.js';
 import { lingerBeforeClose, noteRequest } from './lingering-close.js';
 import { TLS_POLICY } from './tls-policy.js';
 
@@ -27,11 +28,14 @@ export interface FrontDoorSettings {
   lingeringCloseMs: number;
 }
 
-/** Node's HTTP timeouts for both servers; the connection check runs often enough for short timeouts. */
+/**
+ * Node's HTTP timeouts for both servers; the connection check runs often enough for short timeouts.
+ * The whole-request time is the gateway's own (request-deadline.ts), so a route may leave it.
+ */
 function httpTimeouts(s: FrontDoorSettings) {
   return {
     headersTimeout: s.headersTimeoutMs,
-    requestTimeout: s.headersTimeoutMs + s.bodyTimeoutMs + s.lingeringCloseMs,
+    requestTimeout: 0,
     keepAliveTimeout: s.keepAliveTimeoutMs,
     connectionsCheckingInterval: Math.min(1_000, s.headersTimeoutMs),
   };
@@ -62,6 +66,9 @@ export function createHttpsOnlyServer(
   settings: FrontDoorSettings,
 ): DrainableServer {
   const timeouts = httpTimeouts(settings);
+  // From the headers to the last byte of the body: Node's requestTimeout less its headersTimeout.
+  const requestDeadlineMs = settings.bodyTimeoutMs + settings.lingeringCloseMs;
+  const clientError = answerClientError(docsUrl, settings.headersTimeoutMs);
   let draining = false;
   /** Answers being made; when a drain begins, each closes its connection once it is sent. */
   const inFlight = new Set<http.ServerResponse>();
@@ -75,6 +82,7 @@ export function createHttpsOnlyServer(
     { cert: tls.cert, key: tls.key, ...TLS_POLICY, handshakeTimeout: settings.tlsHandshakeTimeoutMs, ...timeouts },
     (req, res) => {
       noteRequest(req);
+      armRequestDeadline(req, res, requestDeadlineMs, (err) => clientError(err, req.socket));
       // While draining, each answer closes its connection: the client's next request opens a
       // new one, to a gateway that still serves.
       if (draining) res.shouldKeepAlive = false;
@@ -86,7 +94,7 @@ export function createHttpsOnlyServer(
     },
   );
   secure.on('secureConnection', (socket) => lingerBeforeClose(socket, settings.lingeringCloseMs));
-  secure.on('clientError', answerClientError(docsUrl, settings.headersTimeoutMs));
+  secure.on('clientError', clientError);
   const plain = http.createServer(timeouts, (req, res) => {
     noteRequest(req);
     const err = new DomainError('400001', {
@@ -99,9 +107,9 @@ export function createHttpsOnlyServer(
     res.end(body);
   });
   plain.on('connection', (socket: net.Socket) => lingerBeforeClose(socket, settings.lingeringCloseMs));
-  plain.on('clientError', answerClientError(docsUrl, settings.headersTimeoutMs));
+  plain.on('clientError', clientError);
 
-  // Node enforces headersTimeout and requestTimeout, and tracks the connections that
+  // Node enforces headersTimeout, and tracks the connections that
   // closeAllConnections() ends, from a server's 'listening' event on. These two never listen (the
   // port belongs to the net.Server below, which hands them their connections), so they are told.
   secure.emit('listening');

@@ -34,6 +34,7 @@ export function monitoringDataOptionsFrom(config: MonitoringDataConfig, infra: M
     // Imported rows count against the tenant's data-record limit with the gateways' counters.
     imports: {
       maxBytes: config.MP_IMPORT_MAX_BYTES,
+      concurrency: config.MP_IMPORT_CONCURRENCY,
       ...(config.MP_REDIS_URL ? { limits: new RateLimits({ redisUrl: config.MP_REDIS_URL, prefix: config.MP_REDIS_PREFIX }) } : {}),
     },
   };

@@ -36,6 +36,11 @@ export const monitoringDataConfigSchema = infraSchema.extend(alarmConfigSchema).
     .min(1024)
     .max(10 * 1024 * 1024 * 1024)
     .default(200 * 1024 * 1024),
+  /**
+   * Chunks of one import stored at once, each in its own transaction on its own connection
+   * (docs/imports.md#throughput): PostgreSQL stores some while the worker reads the next.
+   */
+  MP_IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(8).default(4),
   /** Prefix of the gateways' rate-limit counters in Redis (MP_REDIS_PREFIX of the gateway): imports count against the same. */
   MP_REDIS_PREFIX: z.string().default('mp:rl'),
 });

@@ -3,7 +3,7 @@ import { outboxMigrations } from '@mp/events';
 import { alarmInboxMigration, alarmsMigration } from './alarms/migration.js';
 import { rebuildChannelStatements, rebuildStatements } from './rollups.js';
 import { RECOMPUTE_MIGRATION } from './recompute-schedule.js';
-import { importsMigration } from './imports/migration.js';
+import { importRangesMigration, importsMigration } from './imports/migration.js';
 
 export const SCHEMA = 'monitoring_data';
 
@@ -194,4 +194,5 @@ export const migrations: Migration[] = [
   },
   RECOMPUTE_MIGRATION,
   importsMigration,
+  importRangesMigration,
 ];

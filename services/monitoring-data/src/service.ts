@@ -56,7 +56,7 @@ export interface MonitoringDataServiceOptions {
    * through Redis when given one; per process otherwise), how often an idle worker looks for work
    * and its lease.
    */
-  imports?: { maxBytes?: number; limits?: RateLimits; pollMs?: number; leaseSeconds?: number };
+  imports?: { maxBytes?: number; limits?: RateLimits; pollMs?: number; leaseSeconds?: number; concurrency?: number };
 }
 
 export interface RunningService {
@@ -122,6 +122,7 @@ export async function startMonitoringDataService(opts: MonitoringDataServiceOpti
     limits: opts.imports?.limits ?? ownLimits!,
     pollMs: opts.imports?.pollMs ?? opts.batchPollMs ?? 1000,
     ...(opts.imports?.leaseSeconds ? { leaseSeconds: opts.imports.leaseSeconds } : {}),
+    ...(opts.imports?.concurrency ? { concurrency: opts.imports.concurrency } : {}),
   });
   const importSettings = { maxBytes: opts.imports?.maxBytes ?? DEFAULT_IMPORT_MAX_BYTES, wake: () => importWorker?.wake() };
   const folder = new RollupFolder(opts.db, opts.logger, opts.rollupFoldMs ?? 1000);

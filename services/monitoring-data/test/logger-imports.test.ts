@@ -341,6 +341,38 @@ describe('logger file imports (CSV, TOA5) through import profiles', () => {
     expect(chunks).toEqual([]);
   });
 
+  it('resumes an import whose chunks committed out of order: every committed range is skipped, only the rows between them are stored, and times read again through the skipped rows keep the daylight-saving rule', async () => {
+    for (const svc of h.services) await svc.importWorker.stop();
+    const profile = await h.data.createImportProfile(profileInput(p.id, { columns: [{ column: 'P', pointId: piezo, channel: 'pore_pressure' }] }), h.caller);
+    // Zurich, 25 October 2026: 02:00–02:59 happens twice (CEST, then CET).
+    const walls = [
+      ...['01:00', '01:10', '01:20', '01:30', '01:40', '01:50', '02:00', '02:10', '02:20', '02:30', '02:40', '02:50'],
+      ...['02:00', '02:10', '02:20', '02:30', '02:40', '02:50'],
+      ...['03:00', '03:10', '03:20', '03:30', '03:40', '03:50'],
+    ];
+    const file = ['time,P', ...walls.map((w, i) => `2026-10-25 ${w},${100 + i}`)].join('\n');
+    const id = await upload(h, h.data, p.id, profile.id, file);
+    // As a worker that stored chunks [0, 14) and [16, 20) and died while [14, 16) was in flight
+    // (its readings are not written here: the check below proves they are not stored again).
+    await h.rows("UPDATE monitoring_data.imports SET done_rows = '{[0,14),[16,20)}', rows_done = 18, stored = 18 WHERE id = $1", [id]);
+    await h.replica({ batchChunk: 2, imports: { concurrency: 3 } });
+    const done = await finished(h, id);
+    expect(done).toMatchObject({ status: 'completed', rows: walls.length, stored: walls.length, duplicates: 0, errorCount: 0 });
+    const rows = await h.rows<{ measured_at: string; p: number }>(
+      "SELECT measured_at, (channels->>'pore_pressure')::float AS p FROM monitoring_data.data_records WHERE point_id = $1 AND measured_at >= '2026-10-24T22:00Z' AND measured_at < '2026-10-25T04:00Z' ORDER BY measured_at",
+      [piezo],
+    );
+    // Rows 14 and 15 are the repeated hour's second 02:20 and 02:30 (CET): the skipped rows before them say so.
+    expect(rows.map((r) => [r.measured_at, r.p])).toEqual([
+      ['2026-10-25T01:20:00.000Z', 114],
+      ['2026-10-25T01:30:00.000Z', 115],
+      ['2026-10-25T02:20:00.000Z', 120],
+      ['2026-10-25T02:30:00.000Z', 121],
+      ['2026-10-25T02:40:00.000Z', 122],
+      ['2026-10-25T02:50:00.000Z', 123],
+    ]);
+  });
+
   it("stores a file larger than what is left of the window at the tenant's rate, its progress visible meanwhile, and counts its readings against the limit", async () => {
     for (const svc of h.services) await svc.importWorker.stop();
     // Windows of 2 s instead of a minute, so the test sees several.

@@ -1,3 +1,4 @@
+import { IMPORT_TIMESTAMP_FORMATS } from '@mp/contracts/vocabulary';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Json, type Page } from '../api';
 import { Badge, ErrorNotice, Field, useAction, useLoad, when } from '../ui';
@@ -12,7 +13,18 @@ const STATUS_TONE: Record<string, string> = { processing: 'info', completed: 'go
  */
 export function Imports({ projectId, points }: { projectId: string; points: { data: Page<Json> | undefined } }) {
   const profiles = useLoad(() => api.listImportProfiles(projectId), [projectId]);
-  const empty = { name: '', format: 'csv', timestamp_column: 'TIMESTAMP', time_zone: 'UTC', column: '', point_id: '', channel: '' };
+  const empty = {
+    name: '',
+    format: 'csv',
+    timestamp_column: 'TIMESTAMP',
+    timestamp_format: 'iso',
+    time_zone: 'UTC',
+    delimiter: '',
+    decimal: '.',
+    column: '',
+    point_id: '',
+    channel: '',
+  };
   const [f, setF] = useState(empty);
   const [columns, setColumns] = useState<{ column: string; point_id: string; channel: string }[]>([]);
   const [profileId, setProfileId] = useState('');
@@ -57,7 +69,11 @@ export function Imports({ projectId, points }: { projectId: string; points: { da
               name: f.name,
               format: f.format,
               timestamp_column: f.timestamp_column,
+              timestamp_format: f.timestamp_format,
               time_zone: f.time_zone,
+              // an empty delimiter leaves the API's default (`,`, or `;` with decimal commas)
+              ...(f.delimiter ? { delimiter: f.delimiter } : {}),
+              decimal: f.decimal,
               columns,
             });
             setF(empty);
@@ -83,6 +99,26 @@ export function Imports({ projectId, points }: { projectId: string; points: { da
           </Field>
           <Field label="Time zone" id="imp-tz" hint="IANA, e.g. Europe/Zurich; Etc/GMT-1 for UTC+1 all year">
             <input id="imp-tz" required maxLength={64} value={f.time_zone} onInput={set('time_zone')} />
+          </Field>
+        </div>
+        <div class="row">
+          <Field label="Time format" id="imp-tsf" hint="How the file writes times; iso: 2026-03-10T09:00:00 or 2026-03-10 09:00:00, an offset optional">
+            <select id="imp-tsf" value={f.timestamp_format} onChange={set('timestamp_format')}>
+              {IMPORT_TIMESTAMP_FORMATS.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Delimiter" id="imp-delim" hint="One character; empty: , (or ; with decimal commas)">
+            <input id="imp-delim" maxLength={1} size={2} value={f.delimiter} onInput={set('delimiter')} />
+          </Field>
+          <Field label="Decimal mark" id="imp-decimal">
+            <select id="imp-decimal" value={f.decimal} onChange={set('decimal')}>
+              <option value=".">. (12.75)</option>
+              <option value=",">, (12,75)</option>
+            </select>
           </Field>
         </div>
         <div class="row">
@@ -141,9 +177,13 @@ export function Imports({ projectId, points }: { projectId: string; points: { da
           {profiles.data?.items.map((p) => (
             <tr key={p.id}>
               <th scope="row">{p.name}</th>
-              <td>{p.format}</td>
               <td>
-                {p.timestamp_column} ({p.time_zone})
+                {p.format}
+                {p.delimiter ? ` · delimiter ${p.delimiter}` : ''}
+                {p.decimal === ',' ? ' · decimal comma' : ''}
+              </td>
+              <td>
+                {p.timestamp_column} ({p.timestamp_format ?? 'iso'}, {p.time_zone})
               </td>
               <td>{(p.columns as Json[]).map((c) => `${c.column} → ${c.channel}`).join(', ')}</td>
             </tr>

@@ -9,6 +9,8 @@ import { idText, integer, MAX_LENGTH, text, timeZoneText } from '../bounds.js';
 import { listData, pageOf, pageQuery, validate } from '../validate.js';
 import { expectedVersion, versionField } from './versioning.js';
 import { route, type GatewayRouter } from '../api/route-spec.js';
+import { exemptFromRequestDeadline } from '../request-deadline.js';
+import { uploadPieces } from '../upload-pieces.js';
 
 // Logger file imports (docs/imports.md, docs/adr/0120-logger-file-imports.md): import profiles of
 // a project and uploads of CSV or Campbell TOA5 files through them. The bounds here are the
@@ -159,7 +161,7 @@ const toInput = (b: ProfileBody): Omit<monitoringData.ImportProfileInput, 'proje
  * them, 403002 on a change). Uploads need data:write; their rows count against the tenant's
  * data-record limit as they are stored, at the plan's rate (docs/imports.md#rate).
  */
-export function importRoutes(router: GatewayRouter, clients: ServiceClients, limits: RateLimits): void {
+export function importRoutes(router: GatewayRouter, clients: ServiceClients, limits: RateLimits, timeouts: { idleMs: number; totalMs: number }): void {
   const md = clients.monitoringData;
   route(
     router,
@@ -303,9 +305,12 @@ export function importRoutes(router: GatewayRouter, clients: ServiceClients, lim
         held = 0;
         await md.appendImportChunk({ id: imp.id, seq: seq++, data }, caller);
       };
+      // A large file over a slow link outlasts the request time of other routes: this upload has
+      // its own (no byte for idleMs, or totalMs in all), docs/imports.md#uploads.
+      exemptFromRequestDeadline(ctx.req);
       try {
-        // for await pauses the request while a piece is handed on: at most a piece and a read are held.
-        for await (const piece of ctx.req as AsyncIterable<Buffer>) {
+        // Each piece is awaited before the next is read: at most a piece and a read are held.
+        for await (const piece of uploadPieces(ctx.req, timeouts)) {
           parts.push(piece);
           held += piece.length;
           if (held >= CHUNK_BYTES) await send();
@@ -313,6 +318,8 @@ export function importRoutes(router: GatewayRouter, clients: ServiceClients, lim
         await send();
       } catch (err) {
         await md.finishImport({ id: imp.id, recordsPerMinute: 0, abandon: true }, caller).catch(() => undefined);
+        // the rest of a body that stopped is not waited for: the answer closes the connection
+        if (err instanceof DomainError && err.code === '400002') ctx.set('Connection', 'close');
         if (err instanceof DomainError) throw err;
         throw new DomainError('400002', { detail: 'The upload broke off before the end of the file.', suggestion: 'Send the file again.' });
       }

@@ -226,7 +226,8 @@ export async function getImport(
   const row = await loadImport(deps, caller, req.id);
   await deps.contexts.get(caller, row.project_id, [], false);
   const { rows } = await deps.db.query<{ row: number; column_name: string | null; code: string; message: string }>(
-    'SELECT row, column_name, code, message FROM import_errors WHERE import_id = $1 ORDER BY n LIMIT $2',
+    // by row: chunks are stored a few at a time, so their errors are numbered in the order they committed
+    'SELECT row, column_name, code, message FROM import_errors WHERE import_id = $1 ORDER BY row, n LIMIT $2',
     [row.id, MAX_STORED_ERRORS],
   );
   return toImport(

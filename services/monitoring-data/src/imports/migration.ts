@@ -74,3 +74,20 @@ export const importsMigration: Migration = {
     );
   `,
 };
+
+/**
+ * Several chunks of an import stored at once (docs/adr/0120-logger-file-imports.md#amendment):
+ * the data rows whose readings are committed are a set of ranges (0-based data-row numbers,
+ * merged as they touch), not a count. A worker taking over skips every committed range; rows_done
+ * stays the number of rows processed, for the progress answered. The instant of the last committed
+ * row (last_ms) goes: a worker taking over reads the skipped rows' times again for the
+ * daylight-saving rule. An import under way when this runs keeps its committed prefix.
+ */
+export const importRangesMigration: Migration = {
+  id: '041_import_done_ranges',
+  sql: `
+    ALTER TABLE imports ADD COLUMN done_rows int4multirange NOT NULL DEFAULT '{}';
+    UPDATE imports SET done_rows = int4multirange(int4range(0, rows_done)) WHERE rows_done > 0;
+    ALTER TABLE imports DROP COLUMN last_ms;
+  `,
+};

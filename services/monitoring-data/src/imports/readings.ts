@@ -23,9 +23,8 @@ export interface ImportProfileSnapshot {
   columns: (ProfileColumn & { sensor_type?: string })[];
 }
 
-/** Where each reading of a chunk came from: its file line, and per field the file column. */
+/** Where a point's readings came from: per field the file column (one per point of the profile, shared by its readings). */
 export interface ReadingSource {
-  line: number;
   pointId: string;
   /** channel → file column */
   columns: Map<string, string>;
@@ -35,6 +34,21 @@ export interface ReadingSource {
 const GEODETIC_KEYS = ['x', 'y', 'z', 'dx', 'dy', 'dz'] as const;
 type GeodeticKey = (typeof GEODETIC_KEYS)[number];
 const MISSING = new Set(['', 'NAN', 'NaN', 'nan', 'NA', 'null', 'NULL', '-INF', 'INF']);
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** One mapped cell of a point: its channel, file column, index in the row, and its geodetic field when it is one. */
+interface PlanCell {
+  channel: string;
+  column: string;
+  at: number;
+  geo: GeodeticKey | null;
+}
+
+interface PointPlan {
+  pointId: string;
+  cells: PlanCell[];
+  source: ReadingSource;
+}
 
 /** Readings of many rows in the write path's columns (RecordColumns), with where each came from. */
 export class ReadingBuffer {
@@ -46,6 +60,8 @@ export class ReadingBuffer {
   channelOffset: number[] = [];
   channelIndex: number[] = [];
   channelValue: number[] = [];
+  /** per reading: its file line, and its point's columns */
+  lines: number[] = [];
   sources: ReadingSource[] = [];
   /** Readings refused while reading the file (a cell that is not a number, a bad time). */
   rejected = 0;
@@ -55,23 +71,30 @@ export class ReadingBuffer {
     return this.pointId.length;
   }
 
-  add(pointId: string, measuredAt: string, geodetic: boolean, values: Map<string, number>, source: ReadingSource): void {
-    this.pointId.push(pointId);
+  /** One reading: the first `n` of `cells` have the values `values` (arrays reused by the reader, copied here). */
+  add(point: PointPlan, measuredAt: string, line: number, cells: PlanCell[], values: number[], n: number): void {
+    const at = this.pointId.length;
+    this.pointId.push(point.pointId);
     this.measuredAt.push(measuredAt);
     this.channelOffset.push(this.channelIndex.length);
-    for (const k of GEODETIC_KEYS) this.geo[k].push(geodetic && values.has(k) ? values.get(k)! : Number.NaN);
-    for (const [name, v] of values) {
-      if (geodetic && (GEODETIC_KEYS as readonly string[]).includes(name)) continue;
-      let idx = this.channelIndexOf.get(name);
+    for (const k of GEODETIC_KEYS) this.geo[k].push(Number.NaN);
+    for (let i = 0; i < n; i++) {
+      const cell = cells[i]!;
+      if (cell.geo) {
+        this.geo[cell.geo][at] = values[i]!;
+        continue;
+      }
+      let idx = this.channelIndexOf.get(cell.channel);
       if (idx === undefined) {
         idx = this.channelNames.length;
-        this.channelNames.push(name);
-        this.channelIndexOf.set(name, idx);
+        this.channelNames.push(cell.channel);
+        this.channelIndexOf.set(cell.channel, idx);
       }
       this.channelIndex.push(idx);
-      this.channelValue.push(v);
+      this.channelValue.push(values[i]!);
     }
-    this.sources.push(source);
+    this.lines.push(line);
+    this.sources.push(point.source);
   }
 
   columns(): monitoringData.RecordColumns {
@@ -103,8 +126,11 @@ export class RowReader {
   private header: Map<string, number> | null = null;
   private readonly parseWall: (cell: string) => WallTime | null;
   private readonly zone: ZoneClock;
-  /** per point: [channel, file column, index in the row] */
-  private plan: { pointId: string; geodetic: boolean; cells: { channel: string; column: string; at: number }[] }[] = [];
+  /** per point: its mapped cells */
+  private plan: PointPlan[] = [];
+  /** scratch of readRow: one reading's cells with a value and their values (reused row after row) */
+  private readonly withValue: PlanCell[] = [];
+  private readonly values: number[] = [];
   private timestampAt = -1;
   private readonly decimalComma: boolean;
   /** The header lines still to come (TOA5: environment, names, units, processing). */
@@ -150,57 +176,80 @@ export class RowReader {
       }
       this.plan = [...byPoint].map(([pointId, cells]) => {
         const type = this.profile.columns.find((c) => c.point_id === pointId)?.sensor_type;
-        return { pointId, geodetic: type ? isGeodetic(type) : cells.every((c) => (GEODETIC_KEYS as readonly string[]).includes(c.channel)), cells };
+        const geodetic = type ? isGeodetic(type) : cells.every((c) => (GEODETIC_KEYS as readonly string[]).includes(c.channel));
+        const geoKey = (channel: string) => (geodetic && (GEODETIC_KEYS as readonly string[]).includes(channel) ? (channel as GeodeticKey) : null);
+        return {
+          pointId,
+          cells: cells.map((c) => ({ ...c, geo: geoKey(c.channel) })),
+          source: { pointId, columns: new Map(cells.map((c) => [c.channel, c.column])), timestampColumn: this.profile.timestamp_column },
+        };
       });
     }
     return { header: true };
   }
 
-  /** The readings of one data row, added to `out`. */
+  /**
+   * The instant of a row that an earlier worker already committed (it is not stored again): read
+   * only for the daylight-saving rule of the rows after it, as readRow would have read it.
+   */
+  skipRow(cells: string[]): void {
+    const wall = this.parseWall((cells[this.timestampAt] ?? '').trim());
+    const at = wall ? this.zone.resolve(wall, this.lastMs) : null;
+    if (at && !('error' in at)) this.lastMs = at.ms;
+  }
+
+  /** The readings of one data row, added to `out`. Runs for every row of a file: no allocation beyond the readings. */
   readRow(cells: string[], line: number, out: ReadingBuffer): void {
     const tsCell = (cells[this.timestampAt] ?? '').trim();
     const wall = this.parseWall(tsCell);
     const at = wall ? this.zone.resolve(wall, this.lastMs) : ({ error: 'invalid' } as const);
-    const withValue = this.plan.filter((p) => p.cells.some((c) => !MISSING.has((cells[c.at] ?? '').trim())));
     if ('error' in at) {
-      if (withValue.length === 0) return;
+      let withValue = 0;
+      for (const p of this.plan) if (p.cells.some((c) => !MISSING.has((cells[c.at] ?? '').trim()))) withValue++;
+      if (withValue === 0) return;
       const message =
         at.error === 'nonexistent'
           ? `${tsCell} does not exist in ${this.profile.time_zone} (clocks went forward): the readings of this row are not stored.`
           : `${tsCell.slice(0, 40) || 'An empty cell'} is not a time in the format ${this.profile.timestamp_format ?? 'iso'}.`;
       out.errors.push({ row: line, column: this.profile.timestamp_column, code: '400004', message });
-      out.rejected += withValue.length;
+      out.rejected += withValue;
       return;
     }
     this.lastMs = at.ms;
-    const measuredAt = isoWithOffset(at.ms, at.offset);
-    for (const p of withValue) {
-      const values = new Map<string, number>();
-      const columns = new Map<string, string>();
-      let bad: ImportError | null = null;
+    let measuredAt: string | null = null;
+    const { withValue, values } = this;
+    for (const p of this.plan) {
+      let n = 0;
+      let bad: PlanCell | null = null;
+      let badRaw = '';
       for (const c of p.cells) {
-        const raw = (cells[c.at] ?? '').trim();
+        const cell = cells[c.at];
+        const raw = cell === undefined ? '' : cell.trim();
         if (MISSING.has(raw)) continue;
         const text = this.decimalComma ? raw.replace(',', '.') : raw;
-        const v = text === '' || !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number.NaN : Number(text);
+        const v = NUMBER.test(text) ? Number(text) : Number.NaN;
         if (!Number.isFinite(v)) {
-          bad = {
-            row: line,
-            column: c.column,
-            code: '400004',
-            message: `${raw.slice(0, 40)} is not a number (point ${p.pointId}, channel ${c.channel}): this reading is not stored.`,
-          };
+          bad = c;
+          badRaw = raw;
           break;
         }
-        values.set(c.channel, v);
-        columns.set(c.channel, c.column);
+        withValue[n] = c;
+        values[n] = v;
+        n++;
       }
       if (bad) {
-        out.errors.push(bad);
+        out.errors.push({
+          row: line,
+          column: bad.column,
+          code: '400004',
+          message: `${badRaw.slice(0, 40)} is not a number (point ${p.pointId}, channel ${bad.channel}): this reading is not stored.`,
+        });
         out.rejected++;
         continue;
       }
-      out.add(p.pointId, measuredAt, p.geodetic, values, { line, pointId: p.pointId, columns, timestampColumn: this.profile.timestamp_column });
+      if (n === 0) continue;
+      measuredAt ??= isoWithOffset(at.ms, at.offset);
+      out.add(p, measuredAt, line, withValue, values, n);
     }
   }
 }

@@ -21,9 +21,8 @@ interface Claimed {
   project_id: string;
   profile: ImportProfileSnapshot | string;
   chunk_count: number;
-  rows_done: number;
-  last_ms: number | null;
-  error_count: number;
+  /** the committed data-row ranges [start, end), in order */
+  done: [number, number][] | string;
   records_per_minute: number;
   caller: CallerContext | string;
 }
@@ -34,6 +33,22 @@ export interface ImportWorkerOptions {
   pollMs?: number;
   /** A replica holds an import this long without progress before another may take it over. */
   leaseSeconds?: number;
+  /** Chunks of one import stored at once, each in its own transaction (MP_IMPORT_CONCURRENCY, 4 by default). */
+  concurrency?: number;
+}
+
+/** A chunk's transaction found its rows committed by another worker, or the import no longer processing: it is rolled back. */
+class NotOurs extends Error {}
+
+/** Data rows (0-based) already committed, asked in increasing order. */
+class DoneRows {
+  private i = 0;
+  constructor(private readonly ranges: [number, number][]) {}
+  has(row: number): boolean {
+    while (this.i < this.ranges.length && this.ranges[this.i]![1] <= row) this.i++;
+    const r = this.ranges[this.i];
+    return r !== undefined && r[0] <= row;
+  }
 }
 
 /** The field of a refusal → the file column it came from. */
@@ -49,14 +64,17 @@ function columnOf(f: RecordFailure, source: { columns: Map<string, string>; time
  * Processes imports (docs/adr/0120-logger-file-imports.md) as the batch worker processes batches:
  * any replica claims one with FOR UPDATE SKIP LOCKED and a lease, reads the stored file through
  * csv-parse, and hands its readings, about a chunk (MP_MONITORING_DATA_BATCH_CHUNK) at a time,
- * to the rules and the store of the JSON write (validateWrite, storeWrite). Each chunk's rows,
- * counts and errors commit in one transaction guarded by the row count it started from, so an
- * import taken over after a crash skips the rows already committed and stores each reading once.
+ * to the rules and the store of the JSON write (validateWrite, storeWrite). Several chunks are
+ * stored at once, each in its own transaction with its range of data rows, counts and errors, so
+ * PostgreSQL stores one chunk while this process reads and checks the next. A chunk commits only
+ * when no committed range overlaps its own: an import taken over after a crash skips exactly the
+ * rows whose readings are committed, stores each reading once and counts each once.
  * Readings are counted against the tenant's data-record limit before they are stored: past it the
  * worker waits for the next window, so a large file goes in at the plan's rate.
  */
 export class ImportWorker extends PollingWorker {
   private readonly leaseSeconds: number;
+  private readonly concurrency: number;
   private lastSweep = 0;
 
   constructor(
@@ -65,6 +83,7 @@ export class ImportWorker extends PollingWorker {
   ) {
     super(opts.pollMs ?? 1000, { logger: deps.logger, failure: 'import processing failed; will retry' });
     this.leaseSeconds = opts.leaseSeconds ?? 60;
+    this.concurrency = Math.max(1, opts.concurrency ?? 4);
   }
 
   protected async step(): Promise<boolean> {
@@ -97,7 +116,8 @@ export class ImportWorker extends PollingWorker {
       `UPDATE imports SET lease_until = now() + make_interval(secs => $1), started_at = coalesce(started_at, now())
         WHERE id = (SELECT id FROM imports WHERE status = 'processing' AND (lease_until IS NULL OR lease_until < now())
                      ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING id, project_id, profile, chunk_count, rows_done, last_ms, error_count, records_per_minute, caller`,
+        RETURNING id, project_id, profile, chunk_count, records_per_minute, caller,
+                  (SELECT coalesce(jsonb_agg(jsonb_build_array(lower(r), upper(r)) ORDER BY lower(r)), '[]'::jsonb) FROM unnest(done_rows) AS r) AS done`,
       [this.leaseSeconds],
     );
     return rows[0] ?? null;
@@ -106,58 +126,88 @@ export class ImportWorker extends PollingWorker {
   private async process(imp: Claimed): Promise<void> {
     const caller: CallerContext = typeof imp.caller === 'string' ? JSON.parse(imp.caller) : imp.caller;
     const profile: ImportProfileSnapshot = typeof imp.profile === 'string' ? JSON.parse(imp.profile) : imp.profile;
-    const reader = new RowReader(profile, imp.last_ms);
+    const done = new DoneRows(typeof imp.done === 'string' ? JSON.parse(imp.done) : imp.done);
+    const reader = new RowReader(profile, null);
     const perMinute = imp.records_per_minute;
     // A chunk never holds more readings than a minute of the plan allows, so it can always pass.
     const chunkSize = Math.max(1, perMinute > 0 ? Math.min(this.deps.batchChunk, perMinute) : this.deps.batchChunk);
-    const state = { rowsDone: imp.rows_done, errorCount: imp.error_count };
+    // Chunks being stored: the next ones are read and checked meanwhile. One that fails or finds
+    // the import no longer ours halts the rest (they finish or roll back; none is started after).
+    const inflight = new Set<Promise<void>>();
+    let halted = false;
+    let failure: unknown = null;
+    const settleAll = async (): Promise<boolean> => {
+      await Promise.all(inflight);
+      if (failure) throw failure;
+      return !halted;
+    };
+    /** Starts storing data rows [start, end) once the limit allows; false when this import halted or this replica stops. */
+    const launch = async (chunk: ReadingBuffer, start: number, end: number): Promise<boolean> => {
+      if (end === start) return true;
+      while (inflight.size >= this.concurrency && !halted) await Promise.race(inflight);
+      // checked per chunk, not per run of rows (a stored piece of the file holds some 36,000): a stop is seen within a chunk
+      if (halted || this.stopped || !(await this.pace(imp, caller, chunk.size, perMinute))) return false;
+      const p: Promise<void> = this.store(imp, caller, chunk, start, end).then(
+        (ok) => {
+          if (!ok) halted = true;
+        },
+        (err: unknown) => {
+          failure ??= err;
+          halted = true;
+        },
+      );
+      inflight.add(p);
+      void p.then(() => inflight.delete(p));
+      return true;
+    };
     let dataRows = 0;
-    let buffer = new ReadingBuffer();
-    let bufferRows = 0;
-    // The next chunk is read from the file while the previous one is being stored: at most one
-    // chunk is stored at a time, in order, and one more is held.
-    let inflight: Promise<boolean> | null = null;
-    const settle = async (): Promise<boolean> => {
-      const p = inflight;
-      inflight = null;
-      return p ? await p : true;
+    let chunk = new ReadingBuffer();
+    let chunkStart = 0;
+    const stop = async (): Promise<void> => {
+      if ((await settleAll()) && this.stopped) await this.release(imp.id);
     };
     try {
-      for await (const row of fileRows(storedChunks(this.deps.db, imp.id, imp.chunk_count), delimiterOf(profile))) {
-        if (this.stopped) {
-          if (await settle()) await this.release(imp.id);
-          return;
-        }
-        const h = reader.takeHeader(row.cells, row.line);
-        if ('error' in h) return await this.fail(imp.id, state.rowsDone, h.error.code, h.error.message, h.error);
-        if (h.header) continue;
-        dataRows++;
-        if (dataRows <= state.rowsDone) continue;
-        reader.readRow(row.cells, row.line, buffer);
-        bufferRows++;
-        if (buffer.size >= chunkSize) {
-          if (!(await settle())) return;
-          inflight = this.flush(imp, caller, buffer, bufferRows, reader.lastMs, state, perMinute, false);
-          // awaited by settle(); a rejection is handled there, not as an unhandled one meanwhile
-          inflight.catch(() => undefined);
-          buffer = new ReadingBuffer();
-          bufferRows = 0;
+      for await (const run of fileRows(storedChunks(this.deps.db, imp.id, imp.chunk_count), delimiterOf(profile))) {
+        if (this.stopped || halted) return await stop();
+        for (const row of run) {
+          const h = reader.takeHeader(row.cells, row.line);
+          if ('error' in h) {
+            await settleAll();
+            return await this.fail(imp.id, h.error.code, h.error.message, h.error);
+          }
+          if (h.header) continue;
+          const at = dataRows++;
+          if (done.has(at)) {
+            // committed by an earlier worker: a chunk is a run of rows, so the one being read ends here
+            if (!(await launch(chunk, chunkStart, at))) return await stop();
+            chunk = new ReadingBuffer();
+            chunkStart = at + 1;
+            reader.skipRow(row.cells);
+            continue;
+          }
+          reader.readRow(row.cells, row.line, chunk);
+          // errors bound a chunk too: a file of bad rows is not held whole as errors
+          if (chunk.size >= chunkSize || chunk.errors.length >= chunkSize) {
+            if (!(await launch(chunk, chunkStart, dataRows))) return await stop();
+            chunk = new ReadingBuffer();
+            chunkStart = dataRows;
+          }
         }
       }
     } catch (err) {
-      const stored = await settle().catch(() => false);
+      const stored = await settleAll().catch(() => false);
       if (this.stopped) return this.release(imp.id);
       // csv-parse refuses a file it cannot read (an unclosed quote): the rows so far stay stored.
       const message = err instanceof Error ? err.message.slice(0, 300) : String(err);
       if (stored && (/^Invalid|CSV_|Quote|quote/.test(message) || (err as { code?: string }).code?.startsWith('CSV_'))) {
         // The rows read before the fault are whole: they are stored, then the import stops.
-        if (buffer.size && !(await this.flush(imp, caller, buffer, bufferRows, reader.lastMs, state, perMinute, false))) return;
-        return await this.fail(imp.id, state.rowsDone, '400002', `The file cannot be read as CSV after row ${state.rowsDone}: ${message}`, null);
+        if (!(await launch(chunk, chunkStart, dataRows)) || !(await settleAll())) return;
+        return await this.fail(imp.id, '400002', `The file cannot be read as CSV after row ${dataRows}: ${message}`, null);
       }
       throw err;
     }
-    if (!(await settle())) return;
-    await this.flush(imp, caller, buffer, bufferRows, reader.lastMs, state, perMinute, true);
+    if (!(await launch(chunk, chunkStart, dataRows)) || !(await settleAll())) return await stop();
+    await this.complete(imp.id, dataRows);
   }
 
   /** Takes `n` records of the tenant's per-minute limit, waiting for the next window while it is spent. */
@@ -176,22 +226,12 @@ export class ImportWorker extends PollingWorker {
     }
   }
 
-  /** Stores one chunk of readings and the progress through its rows; false when the import stopped. */
-  private async flush(
-    imp: Claimed,
-    caller: CallerContext,
-    buffer: ReadingBuffer,
-    rows: number,
-    lastMs: number | null,
-    state: { rowsDone: number; errorCount: number },
-    perMinute: number,
-    last: boolean,
-  ): Promise<boolean> {
+  /**
+   * Stores one chunk of readings, data rows [start, end), with its counts and errors; false when
+   * it cannot (the project no longer takes data: the import failed; the rows are another worker's).
+   */
+  private async store(imp: Claimed, caller: CallerContext, buffer: ReadingBuffer, start: number, end: number): Promise<boolean> {
     const { deps } = this;
-    if (!(await this.pace(imp, caller, buffer.size, perMinute))) {
-      await this.release(imp.id);
-      return false;
-    }
     const cols = buffer.columns();
     let ctx;
     try {
@@ -199,78 +239,70 @@ export class ImportWorker extends PollingWorker {
       checkProjectAcceptsData(ctx);
     } catch (err) {
       if (!isDomainError(err) || err.httpStatus >= 500) throw err;
-      await this.fail(imp.id, state.rowsDone, err.code, err.detail, null);
+      await this.fail(imp.id, err.code, err.detail, null);
       return false;
     }
     const now = deps.clock.now();
     const checked = buffer.size ? await validateWrite(deps, cols, ctx, now.getTime()) : { ok: [], failures: [] };
     await deps.partitions.ensureFor(checked.ok.map((r) => r.ms));
-    const start = state.rowsDone;
-    const end = start + rows;
+    const errors: ImportError[] = [...buffer.errors];
+    for (const f of checked.failures) {
+      const source = buffer.sources[f.index]!;
+      errors.push({ row: buffer.lines[f.index]!, column: columnOf(f, source), code: f.code, message: f.detail });
+    }
+    errors.sort((a, b) => a.row - b.row);
     const result = await retryOnConflict(() =>
       deps.db.transaction(async (tx) => {
-        const lock = await tx.query<{ rows_done: number; error_count: number; status: string }>(
-          'SELECT rows_done, error_count, status FROM imports WHERE id = $1 FOR UPDATE',
-          [imp.id],
-        );
-        if (lock.rows[0]?.rows_done !== start || lock.rows[0].status !== 'processing') return null;
         let duplicates = 0;
         const stored = checked.ok.length
           ? await storeWrite(deps, tx, caller, ctx, checked.ok, { now, batchId: imp.id, onDuplicates: (d) => (duplicates += d.length) })
           : null;
-        const errors: ImportError[] = [...buffer.errors];
-        for (const f of checked.failures) {
-          const source = buffer.sources[f.index]!;
-          errors.push({ row: source.line, column: columnOf(f, source), code: f.code, message: f.detail });
-        }
-        errors.sort((a, b) => a.row - b.row);
-        const errorCount = lock.rows[0].error_count;
-        const kept = errors.slice(0, Math.max(0, MAX_STORED_ERRORS - errorCount));
+        // Last, so the import's row is locked only from here to the commit: the chunks' inserts
+        // run side by side and their progress updates one after another. The guard is what keeps
+        // the counts exact: rows another worker committed are never committed (nor counted) twice.
+        const progress = await tx.query<{ error_count: number }>(
+          `UPDATE imports SET done_rows = done_rows + int4multirange(int4range($2, $3)), rows_done = rows_done + ($3 - $2),
+                  stored = stored + $4, duplicates = duplicates + $5, rejected = rejected + $6, error_count = error_count + $7,
+                  lease_until = now() + make_interval(secs => $8)
+            WHERE id = $1 AND status = 'processing' AND NOT done_rows && int4range($2, $3)
+            RETURNING error_count - $7 AS error_count`,
+          [imp.id, start, end, stored?.records.length ?? 0, duplicates, buffer.rejected + checked.failures.length, errors.length, this.leaseSeconds],
+        );
+        if (!progress.rows[0]) throw new NotOurs();
+        const before = progress.rows[0].error_count;
+        const kept = errors.slice(0, Math.max(0, MAX_STORED_ERRORS - before));
         if (kept.length) {
           await tx.query(
             `INSERT INTO import_errors (import_id, n, row, column_name, code, message)
              SELECT $1, n, r, c, code, m FROM unnest($2::int[], $3::int[], $4::text[], $5::text[], $6::text[]) AS t(n, r, c, code, m)`,
-            [
-              imp.id,
-              kept.map((_, i) => errorCount + i),
-              kept.map((e) => e.row),
-              kept.map((e) => e.column),
-              kept.map((e) => e.code),
-              kept.map((e) => e.message),
-            ],
+            [imp.id, kept.map((_, i) => before + i), kept.map((e) => e.row), kept.map((e) => e.column), kept.map((e) => e.code), kept.map((e) => e.message)],
           );
         }
-        await tx.query(
-          `UPDATE imports SET rows_done = $2, last_ms = $3, stored = stored + $4, duplicates = duplicates + $5, rejected = rejected + $6, error_count = error_count + $7,
-                  lease_until = now() + make_interval(secs => $8),
-                  status = CASE WHEN $9 THEN 'completed' ELSE status END,
-                  completed_at = CASE WHEN $9 THEN $10::timestamptz ELSE NULL END
-            WHERE id = $1`,
-          [
-            imp.id,
-            end,
-            lastMs,
-            stored?.records.length ?? 0,
-            duplicates,
-            buffer.rejected + checked.failures.length,
-            errors.length,
-            this.leaseSeconds,
-            last,
-            now.toISOString(),
-          ],
-        );
-        if (last) await tx.query('DELETE FROM import_chunks WHERE import_id = $1', [imp.id]);
-        return { stored, errors: errors.length };
+        return stored;
       }),
-    );
-    if (!result) return false;
-    state.rowsDone = end;
-    state.errorCount += result.errors;
-    if (result.stored) {
-      deps.knownPoints.remember(result.stored.records.map((r) => r.point.id));
-      deps.relay.kick(result.stored.events);
+    ).catch((err: unknown) => {
+      if (err instanceof NotOurs) return false as const;
+      throw err;
+    });
+    if (result === false) return false;
+    if (result) {
+      deps.knownPoints.remember(result.records.map((r) => r.point.id));
+      deps.relay.kick(result.events);
     }
     return true;
+  }
+
+  /** Every data row is committed: the import is completed and its file dropped. */
+  private async complete(id: string, dataRows: number): Promise<void> {
+    const now = this.deps.clock.now();
+    await this.deps.db.transaction(async (tx) => {
+      const { rowCount } = await tx.query(
+        `UPDATE imports SET status = 'completed', completed_at = $2::timestamptz, lease_until = NULL
+          WHERE id = $1 AND status = 'processing' AND done_rows = int4multirange(int4range(0, $3))`,
+        [id, now.toISOString(), dataRows],
+      );
+      if (rowCount) await tx.query('DELETE FROM import_chunks WHERE import_id = $1', [id]);
+    });
   }
 
   /** Gives the import back at once (this replica stops): another takes it over without waiting for the lease. */
@@ -279,12 +311,12 @@ export class ImportWorker extends PollingWorker {
   }
 
   /** Ends an import that cannot go on (the file's header, the project no longer takes data): the rows stored stay. */
-  private async fail(id: string, rowsDone: number, code: string, detail: string, error: ImportError | null): Promise<void> {
+  private async fail(id: string, code: string, detail: string, error: ImportError | null): Promise<void> {
     await this.deps.db.transaction(async (tx) => {
       const { rowCount } = await tx.query(
-        `UPDATE imports SET status = 'failed', failure_code = $3, failure_detail = $4, completed_at = now(), lease_until = NULL
-          WHERE id = $1 AND rows_done = $2 AND status = 'processing'`,
-        [id, rowsDone, code, detail],
+        `UPDATE imports SET status = 'failed', failure_code = $2, failure_detail = $3, completed_at = now(), lease_until = NULL
+          WHERE id = $1 AND status = 'processing'`,
+        [id, code, detail],
       );
       if (!rowCount) return;
       if (error) {
