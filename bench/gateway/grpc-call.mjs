@@ -1,7 +1,9 @@
 // CPU cost of one gRPC call through @mp/grpc (createClient → startGrpcServer), client and server in
 // one process as in the embedded platform, with mutual TLS and the signed caller context: what the
 // gateway pays per service call before any use case runs. The handler answers ListProjects with
-// one project at once. Prints CPU µs per call (user + system of this process) and calls per second.
+// one project at once. Prints CPU µs per call (user + system of this process) and calls per second,
+// over the network (HTTP/2 on loopback) and in-process (ADR 0125: what the embedded platform does
+// when client and server share a process), one after the other in the same run.
 //   node bench/gateway/grpc-call.mjs [--calls 20000] [--concurrency 32] [--insecure]   (BENCH_SMOKE=1: 200 calls unless --calls is given)
 import { projects } from '@mp/contracts';
 import { bindService, createClient, generatePlatformKeys, startGrpcServer } from '@mp/grpc';
@@ -28,10 +30,12 @@ const server = await startGrpcServer({
   auth: keys.authFor('projects'),
   logger: createLogger('bench', 'warn'),
 });
-const client = createClient(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${server.port}`, {
-  auth: keys.authFor('gateway'),
-  audience: 'projects',
-});
+const clientOf = (inProcess) =>
+  createClient(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${server.port}`, {
+    auth: keys.authFor('gateway'),
+    audience: 'projects',
+    inProcess,
+  });
 const ctx = {
   requestId: 'req_0123456789abcdefghij',
   tenantId: 'ten_0123456789abcdefghij',
@@ -40,7 +44,7 @@ const ctx = {
   principalType: 'api_key',
   permissions: ['project:read', 'project:write', 'data:read', 'data:write'],
 };
-const run = async (n) => {
+const run = async (client, n) => {
   let left = n;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -48,14 +52,20 @@ const run = async (n) => {
     }),
   );
 };
-await run(Math.min(5000, calls)); // warm-up
-const cpu0 = process.cpuUsage();
-const t0 = performance.now();
-await run(calls);
-const seconds = (performance.now() - t0) / 1000;
-const cpu = process.cpuUsage(cpu0);
-console.log(
-  `${calls.toLocaleString('en-US')} calls, ${concurrency} in flight, ${keys.tls ? 'mTLS' : 'insecure'}: ${((cpu.user + cpu.system) / calls).toFixed(1)} CPU µs/call (user ${(cpu.user / calls).toFixed(1)}, system ${(cpu.system / calls).toFixed(1)}), ${Math.round(calls / seconds).toLocaleString('en-US')} calls/s`,
-);
-client.close();
+for (const inProcess of [false, true]) {
+  const client = clientOf(inProcess);
+  const before = server.inProcessCalls;
+  await run(client, Math.min(5000, calls)); // warm-up
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await run(client, calls);
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const way = inProcess ? 'in-process' : 'network';
+  if (server.inProcessCalls > before !== inProcess) throw new Error(`the ${way} client did not go the way it was meant to`);
+  console.log(
+    `${way}: ${calls.toLocaleString('en-US')} calls, ${concurrency} in flight, ${keys.tls ? 'mTLS' : 'insecure'}: ${((cpu.user + cpu.system) / calls).toFixed(1)} CPU µs/call (user ${(cpu.user / calls).toFixed(1)}, system ${(cpu.system / calls).toFixed(1)}), ${Math.round(calls / seconds).toLocaleString('en-US')} calls/s`,
+  );
+  client.close();
+}
 await server.stop();

@@ -19,6 +19,12 @@
 // BENCH_CONCURRENCY=32  BENCH_POINTS=20 (points the writes are spread over)
 // BENCH_PROFILE=<dir> (a V8 CPU profile of the platform process, for finding where its time goes)
 // BENCH_PHASES=read (only the bare GET and the read; `write` for the bare POST and the write)
+// BENCH_NETWORK_GRPC=1: a second platform, the same but with MP_GRPC_IN_PROCESS=false (every gRPC
+//   call over loopback HTTP/2 and TLS, as before ADR 0125), in a database, stream and key prefix of
+//   its own, measured with the same client in the same run, its phases right after the first's
+// BENCH_EMBEDDED=1: the platforms as `npm start` runs them with no infrastructure settings (the
+//   embedded PostgreSQL, in-process events, limits in memory) instead of the machine's PostgreSQL,
+//   NATS and Redis
 // CPU µs per request is printed per hop: the serving process (platform or bare), PostgreSQL, Redis and
 // NATS (every process of each on the machine: other work on it counts too).
 // BENCH_SMOKE=1: a second per phase, 4 in flight (bench/support/smoke.mjs); the settings above still win
@@ -56,25 +62,46 @@ const hops = { PostgreSQL: () => postgresStat().cpuS, Redis: () => namedStat('re
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
-const db = await createTestDatabase();
-const stream = createTestStream();
+const NETWORK_GRPC = process.env.BENCH_NETWORK_GRPC === '1';
+const EMBEDDED = process.env.BENCH_EMBEDDED === '1';
 const tls = await createSelfSignedCertificate();
-const dataDir = mkdtempSync(join(tmpdir(), 'mp-bench-gateway-'));
+const dbs = [];
+const streams = [];
+const dataDirs = [];
+/** The environment of one platform: a database, stream, Redis prefix and data folder of its own. */
+const platformEnv = async (extra = {}) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mp-bench-gateway-'));
+  dataDirs.push(dataDir);
+  const own = { MP_DATA_DIR: dataDir, MP_OPS_PORT: '0', ...extra };
+  if (EMBEDDED) {
+    const embedded = { ...env, ...own };
+    for (const name of ['MP_DATABASE_URL', 'MP_NATS_URL', 'MP_REDIS_URL']) delete embedded[name];
+    return embedded;
+  }
+  const db = await createTestDatabase();
+  const stream = createTestStream();
+  dbs.push(db);
+  streams.push(stream);
+  return {
+    ...env,
+    MP_DATABASE_URL: db.url,
+    MP_NATS_URL: stream.url,
+    MP_NATS_STREAM: stream.stream,
+    MP_NATS_SUBJECT_PREFIX: stream.subjectPrefix,
+    MP_REDIS_URL: process.env.MP_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    MP_REDIS_PREFIX: `mpb:${stream.stream}`,
+    // Metrics on a free port (in `own`): two platforms (and other benches on the machine) never collide.
+    ...own,
+  };
+};
 const env = {
   ...process.env,
   BENCH_TLS: JSON.stringify({ cert: tls.cert, key: tls.key }),
-  MP_DATABASE_URL: db.url,
-  MP_NATS_URL: stream.url,
-  MP_NATS_STREAM: stream.stream,
-  MP_NATS_SUBJECT_PREFIX: stream.subjectPrefix,
-  MP_REDIS_URL: process.env.MP_REDIS_URL ?? 'redis://127.0.0.1:6379',
-  MP_REDIS_PREFIX: `mpb:${stream.stream}`,
   MP_HTTPS_PORT: '0',
   MP_SANDBOX_HTTPS_PORT: '0',
   MP_BIND_HOST: '127.0.0.1',
   MP_ADMIN_USERNAME: 'admin',
   MP_ADMIN_PASSWORD: 'bench password 0123',
-  MP_DATA_DIR: dataDir,
   // Limits counted as in production (Redis) but far above what the run sends, so none refuses.
   MP_LIMIT_API_PER_MINUTE: '1000000000',
   MP_LIMIT_DATA_RECORDS_PER_MINUTE: '1000000000',
@@ -83,27 +110,46 @@ const env = {
 };
 
 /** Starts a process that prints one JSON line when it is ready. */
-function start(script, label, flags = []) {
-  const child = spawn(process.execPath, [...flags, script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+function start(script, label, flags = [], childEnv = env) {
+  const child = spawn(process.execPath, [...flags, script], { env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
   child.label = label;
   const ready = new Promise((resolve, reject) => {
     let out = '';
-    child.stdout.on('data', (d) => {
+    // The ready line is the one naming the port; a log line the platform writes before it (a
+    // warning of a busy database, say) is passed on to stderr, not taken for it.
+    const onData = (d) => {
       out += d;
-      if (out.includes('\n')) {
-        child.stdout.removeAllListeners('data');
-        child.stdout.resume();
-        resolve(JSON.parse(out.split('\n')[0]));
+      let nl;
+      while ((nl = out.indexOf('\n')) >= 0) {
+        const line = out.slice(0, nl);
+        out = out.slice(nl + 1);
+        let info = null;
+        try {
+          info = JSON.parse(line);
+        } catch {
+          // not JSON: a log line
+        }
+        if (info && typeof info.port === 'number') {
+          child.stdout.off('data', onData);
+          child.stdout.resume();
+          resolve(info);
+          return;
+        }
+        process.stderr.write(`${label}: ${line}\n`);
       }
-    });
+    };
+    child.stdout.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${label} exited with ${code}`)));
   });
   return { child, ready };
 }
 const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-const platform = start(join(here, '../ingest/platform.mjs'), 'platform (gateway + services)', profile);
+const platform = start(join(here, '../ingest/platform.mjs'), 'platform (gateway + services)', profile, await platformEnv());
 const bare = start(join(here, 'bare.mjs'), 'bare Koa');
-const children = [platform.child, bare.child];
+const network = NETWORK_GRPC
+  ? start(join(here, '../ingest/platform.mjs'), 'platform, gRPC over the network', [], await platformEnv({ MP_GRPC_IN_PROCESS: 'false' }))
+  : null;
+const children = [platform.child, bare.child, ...(network ? [network.child] : [])];
 const stop = (c) =>
   c.exitCode !== null
     ? Promise.resolve()
@@ -113,8 +159,7 @@ const stop = (c) =>
       });
 
 try {
-  const [platformInfo, bareInfo] = await Promise.all([platform.ready, bare.ready]);
-  const base = `https://127.0.0.1:${platformInfo.port}/v3`;
+  const [platformInfo, bareInfo, networkInfo] = await Promise.all([platform.ready, bare.ready, network?.ready]);
   const bareUrl = `https://127.0.0.1:${bareInfo.port}/bare`;
   // One client for every phase: keep-alive connections, as many as requests in flight.
   const agent = new https.Agent({ keepAlive: true, maxSockets: CONCURRENCY, ca: tls.cert });
@@ -132,40 +177,48 @@ try {
       req.on('error', reject);
       req.end(body);
     });
-  const json = async (method, path, body, headers) => {
-    const res = await call(method, `${base}${path}`, body && JSON.stringify(body), headers);
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return JSON.parse(res.text).data;
-  };
-
-  // A tenant's API key, a project in progress and its points, all through the API.
-  const login = await json('POST', '/auth/login', { username: 'admin', password: 'bench password 0123', grant_type: 'password' });
-  const key = (
-    await json(
-      'POST',
-      '/api-keys',
-      { name: 'bench', permissions: ['project:read', 'project:write', 'data:read', 'data:write'] },
-      { authorization: `Bearer ${login.access_token}` },
-    )
-  ).key;
-  const auth = { 'x-api-key': key };
-  const project = await json('POST', '/projects', { name: 'Benchmark tunnel', number: 'BENCH-1', start_date: '2020-01-01' }, auth);
-  await json('PUT', `/projects/${project.id}/status`, { status: 'in_progress' }, auth);
-  const points = [];
-  for (let i = 0; i < POINTS; i++) {
-    const body = {
-      number: `B-${i}`,
-      name: `Benchmark point ${i}`,
-      sensor_type: 'total_station',
-      reference: { x: 3512345.1, y: 512345.6, z: 45.3 },
-      thresholds: { warning: 10, alarm: 20 },
+  /** A tenant's API key, a project in progress and its points, all through the API of one platform. */
+  const prepare = async (port) => {
+    const base = `https://127.0.0.1:${port}/v3`;
+    const json = async (method, path, body, headers) => {
+      const res = await call(method, `${base}${path}`, body && JSON.stringify(body), headers);
+      if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+      return JSON.parse(res.text).data;
     };
-    points.push((await json('POST', `/projects/${project.id}/points`, body, auth)).id);
-  }
+    const login = await json('POST', '/auth/login', { username: 'admin', password: 'bench password 0123', grant_type: 'password' });
+    const key = (
+      await json(
+        'POST',
+        '/api-keys',
+        { name: 'bench', permissions: ['project:read', 'project:write', 'data:read', 'data:write'] },
+        { authorization: `Bearer ${login.access_token}` },
+      )
+    ).key;
+    const auth = { 'x-api-key': key };
+    const project = await json('POST', '/projects', { name: 'Benchmark tunnel', number: 'BENCH-1', start_date: '2020-01-01' }, auth);
+    await json('PUT', `/projects/${project.id}/status`, { status: 'in_progress' }, auth);
+    const points = [];
+    for (let i = 0; i < POINTS; i++) {
+      const body = {
+        number: `B-${i}`,
+        name: `Benchmark point ${i}`,
+        sensor_type: 'total_station',
+        reference: { x: 3512345.1, y: 512345.6, z: 45.3 },
+        thresholds: { warning: 10, alarm: 20 },
+      };
+      points.push((await json('POST', `/projects/${project.id}/points`, body, auth)).id);
+    }
+    return { base, auth, project, points };
+  };
+  const targets = [
+    { label: 'gateway', info: platformInfo, serving: 0 },
+    ...(network ? [{ label: 'gateway, gRPC over the network,', info: networkInfo, serving: 2 }] : []),
+  ];
+  for (const t of targets) Object.assign(t, await prepare(t.info.port));
   // Every write is one new record: points in turn, one second apart from 2021 on (never a duplicate).
   let written = 0;
   const epoch = Date.UTC(2021, 0, 1);
-  const nextRecord = () => {
+  const nextRecord = (points = targets[0].points) => {
     const n = written++;
     const at = new Date(epoch + Math.floor(n / POINTS) * 1000).toISOString();
     return JSON.stringify({ records: [{ point_id: points[n % POINTS], measured_at: at, values: { dx: 1.2, dy: -0.4, dz: 3.1 } }] });
@@ -173,14 +226,20 @@ try {
 
   const wanted = (process.env.BENCH_PHASES ?? 'read,write').split(',');
   const phases = [
-    { group: 'read', name: 'bare Koa GET /bare', send: () => call('GET', bareUrl) },
-    { group: 'read', name: 'gateway GET /v3/projects?limit=1', send: () => call('GET', `${base}/projects?limit=1`, undefined, auth) },
-    { group: 'write', name: 'bare Koa POST /bare (one record)', send: () => call('POST', bareUrl, nextRecord()) },
-    {
+    { group: 'read', name: 'bare Koa GET /bare', serving: 1, send: () => call('GET', bareUrl) },
+    ...targets.map((t) => ({
+      group: 'read',
+      name: `${t.label} GET /v3/projects?limit=1`,
+      serving: t.serving,
+      send: () => call('GET', `${t.base}/projects?limit=1`, undefined, t.auth),
+    })),
+    { group: 'write', name: 'bare Koa POST /bare (one record)', serving: 1, send: () => call('POST', bareUrl, nextRecord()) },
+    ...targets.map((t) => ({
       group: 'write',
-      name: 'gateway POST /v3/projects/{id}/data (one record)',
-      send: () => call('POST', `${base}/projects/${project.id}/data`, nextRecord(), auth),
-    },
+      name: `${t.label} POST /v3/projects/{id}/data (one record)`,
+      serving: t.serving,
+      send: () => call('POST', `${t.base}/projects/${t.project.id}/data`, nextRecord(t.points), t.auth),
+    })),
   ]
     .filter((p) => wanted.includes(p.group))
     .flatMap((p) => LEVELS.map((inFlight) => ({ ...p, inFlight, name: `${p.name} @${inFlight}` })));
@@ -207,8 +266,8 @@ try {
   // CPU time per answered request of the process that served it (platform or bare) and PostgreSQL:
   // less sensitive than requests/s to what else the shared machine is doing.
   const cpuPerRequest = (r) => {
-    const serving = r.name.startsWith('bare') ? r.cores[1] : r.cores[0];
-    const perHop = Object.keys(hops).map((h, i) => `${h} ${fmt((r.cores[2 + i] / r.perSecond) * 1e6)}`);
+    const serving = r.cores[r.serving];
+    const perHop = Object.keys(hops).map((h, i) => `${h} ${fmt((r.cores[children.length + i] / r.perSecond) * 1e6)}`);
     return `${fmt((serving / r.perSecond) * 1e6)} (+ ${perHop.join(', ')})`;
   };
   // Read and write system calls of a process (/proc/<pid>/io): each socket write or read to
@@ -231,7 +290,7 @@ try {
     }, 100);
     const cpu0 = children.map((c) => procStat(c.pid).cpuS);
     const hop0 = Object.values(hops).map((f) => f());
-    const server = phase.name.startsWith('bare') ? bare.child : platform.child;
+    const server = children[phase.serving];
     const io0 = syscalls(server.pid);
     const r = await drive(phase.send, SECONDS, phase.inFlight);
     const io1 = syscalls(server.pid);
@@ -241,6 +300,7 @@ try {
     for (const [i, f] of Object.values(hops).entries()) cores.push((f() - hop0[i]) / r.seconds);
     const result = {
       name: phase.name,
+      serving: phase.serving,
       perSecond: r.latencies.length / r.seconds,
       p50: pct(r.latencies, 50),
       p99: pct(r.latencies, 99),
@@ -258,16 +318,17 @@ try {
   }
 
   const result = (name, inFlight) => results.find((r) => r.name.startsWith(name) && r.name.endsWith(` @${inFlight}`));
+  const labels = children.map((c) => c.label);
   console.log('');
   console.log(`## Gateway benchmark — ${new Date().toISOString().slice(0, 10)}`);
   console.log('');
   console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, ${Math.round(totalmem() / 2 ** 30)} GB RAM, Node ${process.version}.`);
   console.log(
-    `Topology: gateway and services in one process (embedded launcher) on real PostgreSQL, NATS JetStream and Redis; the bare Koa route in a process of its own; one keep-alive HTTPS client, ${LEVELS.join(' and ')} requests in flight, ${SECONDS} s per phase after ${WARM_UP_SECONDS} s of warm-up, loopback.`,
+    `Topology: gateway and services in one process (embedded launcher) on ${EMBEDDED ? 'the embedded PostgreSQL (PGlite), in-process events and limits in memory, as `npm start` with no settings' : 'real PostgreSQL, NATS JetStream and Redis'}${network ? ', gRPC calls between them in-process; a second such platform with every gRPC call over the network (MP_GRPC_IN_PROCESS=false)' : ''}; the bare Koa route in a process of its own; one keep-alive HTTPS client, ${LEVELS.join(' and ')} requests in flight, ${SECONDS} s per phase after ${WARM_UP_SECONDS} s of warm-up, loopback.`,
   );
   console.log('');
   console.log(
-    '| phase @ in flight | requests/s | p50 ms | p99 ms | errors | peak RSS MB (platform / bare) | CPU cores (platform / bare / PostgreSQL / Redis / NATS) | CPU µs per request (serving process + other hops) | system calls per request (reads + writes) |',
+    `| phase @ in flight | requests/s | p50 ms | p99 ms | errors | peak RSS MB (${labels.join(' / ')}) | CPU cores (${[...labels, ...Object.keys(hops)].join(' / ')}) | CPU µs per request (serving process + other hops) | system calls per request (reads + writes) |`,
   );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
@@ -278,20 +339,31 @@ try {
   }
   console.log('');
   for (const inFlight of LEVELS) {
-    const [bareGet, read, barePost, write] = ['bare Koa GET', 'gateway GET', 'bare Koa POST', 'gateway POST'].map((n) => result(n, inFlight));
-    if (read) {
-      const share = read.perSecond / bareGet.perSecond;
-      console.log(`Read path @${inFlight}: ${(share * 100).toFixed(0)} % of the bare route's requests/s (target ≥ 20 %: ${share >= 0.2 ? 'met' : 'NOT met'}).`);
-    }
-    if (write) {
-      const share = write.perSecond / barePost.perSecond;
-      console.log(
-        `Write path @${inFlight}: ${(share * 100).toFixed(0)} % of the bare POST's requests/s (target ≥ 12 %: ${share >= 0.12 ? 'met' : 'NOT met'}).`,
-      );
+    const [bareGet, barePost] = ['bare Koa GET', 'bare Koa POST'].map((n) => result(n, inFlight));
+    for (const t of targets) {
+      const [read, write] = [`${t.label} GET`, `${t.label} POST`].map((n) => result(n, inFlight));
+      const who = t.serving === 0 ? '' : ` (${t.label.replace(/,$/, '')})`;
+      if (read) {
+        const share = read.perSecond / bareGet.perSecond;
+        console.log(
+          `Read path${who} @${inFlight}: ${(share * 100).toFixed(0)} % of the bare route's requests/s (target ≥ 20 %: ${share >= 0.2 ? 'met' : 'NOT met'}).`,
+        );
+      }
+      if (write) {
+        const share = write.perSecond / barePost.perSecond;
+        console.log(
+          `Write path${who} @${inFlight}: ${(share * 100).toFixed(0)} % of the bare POST's requests/s (target ≥ 12 %: ${share >= 0.12 ? 'met' : 'NOT met'}).`,
+        );
+      }
     }
   }
   console.log(
-    `Memory at the end: platform ${fmt(procStat(platform.child.pid).rssMb)} MB, bare Koa ${fmt(procStat(bare.child.pid).rssMb)} MB, PostgreSQL (all backends) ${fmt(postgresStat().rssMb)} MB, load generator ${fmt(process.memoryUsage().rss / 2 ** 20)} MB.`,
+    `Memory at the end: ${children
+      .filter((c) => c !== bare.child)
+      .map((c) => `${c.label} ${fmt(procStat(c.pid).rssMb)} MB`)
+      .join(
+        ', ',
+      )}, bare Koa ${fmt(procStat(bare.child.pid).rssMb)} MB, PostgreSQL (all backends) ${fmt(postgresStat().rssMb)} MB, load generator ${fmt(process.memoryUsage().rss / 2 ** 20)} MB.`,
   );
   console.log(
     `Load average of the machine (shared with other work): ${loadavg()
@@ -302,7 +374,7 @@ try {
   if (results.some((r) => r.errors.size)) process.exitCode = 1;
 } finally {
   for (const c of children) await stop(c);
-  await db.drop().catch(() => undefined);
-  await stream.drop().catch(() => undefined);
-  rmSync(dataDir, { recursive: true, force: true });
+  for (const db of dbs) await db.drop().catch(() => undefined);
+  for (const stream of streams) await stream.drop().catch(() => undefined);
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 }

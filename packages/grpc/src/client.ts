@@ -2,6 +2,7 @@ import { Metadata, type Client, type ChannelCredentials, type handleUnaryCall, t
 import { CALLER_METADATA_KEY, signCallerContext } from './caller-token.js';
 import type { CallerContext } from './context.js';
 import { fromGrpcError } from './errors.js';
+import { localServerFor, MAX_MESSAGE_BYTES } from './in-process.js';
 import { channelCredentials, type ServiceAuth } from './tls.js';
 
 /** Promise-returning client derived from the same server interface the handlers implement. */
@@ -29,6 +30,11 @@ export interface ClientOptions {
   /** The party the client calls (`identity`, `projects`, …): the audience of its contexts. */
   audience: string;
   deadlineMs?: number;
+  /**
+   * A call to a server of this same process skips the network (default true, ADR 0125): same
+   * encoding, caller context, policy and errors, no HTTP/2 or TLS. False: always the network.
+   */
+  inProcess?: boolean;
 }
 
 /**
@@ -43,21 +49,30 @@ export function createClient<S>(Ctor: GeneratedClientCtor, definition: ServiceDe
     // Kubernetes headless service (dns:///monitoring-data:50053), or a list `host:port,host:port`.
     'grpc.service_config': ROUND_ROBIN,
     'grpc.keepalive_time_ms': 30_000,
-    'grpc.max_receive_message_length': 16 * 1024 * 1024,
+    'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
     ...options,
   }) as unknown as Record<string, (...args: unknown[]) => unknown> & Client;
   const deadlineMs = opts.deadlineMs ?? 35_000;
+  const inProcess = opts.inProcess !== false && !address.includes(',');
   const wrapped: Record<string, unknown> = { close: () => client.close() };
   for (const [method, def] of Object.entries(definition)) {
-    wrapped[method] = (req: unknown, ctx: CallerContext) =>
-      new Promise((resolve, reject) => {
-        const md = new Metadata();
-        md.set(CALLER_METADATA_KEY, signCallerContext(opts.auth.keyring, opts.audience, def.path, ctx));
-        if (ctx.traceparent) md.set('traceparent', ctx.traceparent);
+    wrapped[method] = (req: unknown, ctx: CallerContext) => {
+      const md = new Metadata();
+      md.set(CALLER_METADATA_KEY, signCallerContext(opts.auth.keyring, opts.audience, def.path, ctx));
+      if (ctx.traceparent) md.set('traceparent', ctx.traceparent);
+      // Looked up per call: a server that stops (or starts) later changes the way.
+      const local = inProcess ? localServerFor(address, def.path, opts.auth, opts.audience) : undefined;
+      if (local) {
+        return local
+          .call(def.path, req, md, deadlineMs, def.requestSerialize, def.responseDeserialize)
+          .catch((err: ServiceError) => Promise.reject(fromGrpcError(err)));
+      }
+      return new Promise((resolve, reject) => {
         client[method]!.call(client, req, md, { deadline: Date.now() + deadlineMs }, (err: ServiceError | null, res: unknown) =>
           err ? reject(fromGrpcError(err)) : resolve(res),
         );
       });
+    };
   }
   return wrapped as PromiseClient<S>;
 }

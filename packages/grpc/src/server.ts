@@ -3,6 +3,7 @@ import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
 import { DomainError, isDomainError } from '@mp/errors';
 import { listenError, type Logger } from '@mp/kit';
 import { CALLER_METADATA_KEY, CallerAuthError, verifyCallerContext } from './caller-token.js';
+import { LocalServer, MAX_MESSAGE_BYTES, registerLocalServer } from './in-process.js';
 import type { CallerContext } from './context.js';
 import { toGrpcError } from './errors.js';
 import { observeCall } from './metrics.js';
@@ -87,6 +88,8 @@ function adapt<S>(binding: ServiceBinding<S>, auth: ServiceAuth, logger: Logger)
 export interface GrpcServerHandle {
   port: number;
   health: HealthImplementation;
+  /** Calls this server answered in-process, without a socket (ADR 0125). */
+  readonly inProcessCalls: number;
   /**
    * Stops taking calls and lets those in flight finish (clients are told by GOAWAY); past
    * `graceMs` (default 5 s) the rest are cancelled.
@@ -109,30 +112,49 @@ export async function startGrpcServer(opts: {
   portSetting?: string;
 }): Promise<GrpcServerHandle> {
   routeLibraryLog(opts.logger);
-  const server = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
+  const server = new Server({ 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES });
+  // Clients of this process that call it may skip the network (ADR 0125): the same handlers,
+  // authentication and caller policy, without HTTP/2 and TLS between two parts of one process.
+  const local = new LocalServer(opts.auth);
   const statusMap: ServingStatusMap = { '': 'SERVING' };
   for (const s of opts.services) statusMap[s.name] = 'SERVING';
   // Health says only SERVING or not, so probes (kubelet's gRPC probe) need no credential.
   const health = new HealthImplementation(statusMap);
   health.addToServer(server);
-  for (const s of opts.services) server.addService(s.definition, adapt(s, opts.auth, opts.logger));
+  for (const s of opts.services) {
+    const impl = adapt(s, opts.auth, opts.logger);
+    server.addService(s.definition, impl);
+    local.add(s.definition, impl);
+  }
+  const host = opts.host ?? '127.0.0.1';
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${opts.host ?? '127.0.0.1'}:${opts.port}`, serverCredentials(opts.auth.tls), (err, p) =>
-      err ? reject(listenError(opts.portSetting ?? 'gRPC port', opts.host ?? '127.0.0.1', opts.port, err)) : resolve(p),
+    server.bindAsync(`${host}:${opts.port}`, serverCredentials(opts.auth.tls), (err, p) =>
+      err ? reject(listenError(opts.portSetting ?? 'gRPC port', host, opts.port, err)) : resolve(p),
     ),
   );
+  const unregister = registerLocalServer(host, port, local);
   return {
     port,
     health,
-    stop: (graceMs = 5000) =>
-      new Promise<void>((resolve) => {
-        for (const s of opts.services) health.setStatus(s.name, 'NOT_SERVING');
-        const timer = setTimeout(() => server.forceShutdown(), graceMs);
-        server.tryShutdown(() => {
-          clearTimeout(timer);
+    get inProcessCalls() {
+      return local.calls;
+    },
+    stop: (graceMs = 5000) => {
+      // New calls of this process's clients go over the network from here on, and meet the
+      // shutdown there as every other client does; those already in flight in-process are
+      // waited for within the same grace period as the network's.
+      unregister();
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          server.forceShutdown();
           resolve();
-        });
-      }),
+        }, graceMs);
+      });
+      for (const s of opts.services) health.setStatus(s.name, 'NOT_SERVING');
+      const network = new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      return Promise.race([Promise.all([network, local.drained()]), grace]).then(() => clearTimeout(timer));
+    },
   };
 }
 

@@ -5,7 +5,12 @@ import { createLogger } from '@mp/kit';
 
 const logger = createLogger('test', 'silent');
 const keys = await generatePlatformKeys({ mtls: false });
-const asGateway = (audience: string, deadlineMs?: number) => ({ auth: keys.authFor('gateway'), audience, ...(deadlineMs ? { deadlineMs } : {}) });
+const asGateway = (audience: string, deadlineMs?: number, inProcess = true) => ({
+  auth: keys.authFor('gateway'),
+  audience,
+  inProcess,
+  ...(deadlineMs ? { deadlineMs } : {}),
+});
 const GATEWAY_ONLY = { gateway: '*' } as const;
 const ctx: CallerContext = {
   requestId: 'req_aaaaaaaaaaaaaaaaaaaa',
@@ -17,7 +22,12 @@ const ctx: CallerContext = {
   traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
 };
 
-describe('gRPC helpers', () => {
+// The same client and server over the network (HTTP/2 on loopback) and in-process (ADR 0125): every
+// outcome must be the same either way.
+describe.each([
+  { way: 'over the network', inProcess: false },
+  { way: 'in-process', inProcess: true },
+])('gRPC helpers, $way', ({ inProcess }) => {
   let server: GrpcServerHandle;
   let seen: CallerContext | null = null;
   let client: ReturnType<typeof createClient<projects.ProjectsServer>>;
@@ -55,7 +65,12 @@ describe('gRPC helpers', () => {
         ),
       ],
     });
-    client = createClient<projects.ProjectsServer>(projects.ProjectsClient, projects.ProjectsService, `127.0.0.1:${server.port}`, asGateway('projects'));
+    client = createClient<projects.ProjectsServer>(
+      projects.ProjectsClient,
+      projects.ProjectsService,
+      `127.0.0.1:${server.port}`,
+      asGateway('projects', undefined, inProcess),
+    );
   });
   afterAll(async () => {
     client?.close();
@@ -95,6 +110,11 @@ describe('gRPC helpers', () => {
     dead.close();
     expect(err).toBeInstanceOf(DomainError);
     expect(err.code).toBe('503002');
+  });
+
+  it('went the way it was meant to: in-process calls never touch a socket, network calls never skip it', () => {
+    // The four calls above that reached the server: create ×3 and get (the dead client's reached none).
+    expect(server.inProcessCalls).toBe(inProcess ? 4 : 0);
   });
 });
 

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { envPort, lifecycleSettings, parseConfig, serviceAuthSettings } from '@mp/kit';
+import { envBoolean, envPort, lifecycleSettings, parseConfig, serviceAuthSettings } from '@mp/kit';
 
 /** An address or CIDR block: `203.0.113.7`, `203.0.113.0/24`, `2001:db8::/48`. */
 const isAddressOrBlock = (s: string) => {
@@ -63,6 +63,12 @@ export const gatewayConfigSchema = z.object({
   MP_WEBHOOKS_ADDR: z.string().default('127.0.0.1:50055'),
   MP_MONITORING_DATA_ADDR: z.string().default('127.0.0.1:50053'),
   MP_REPORTS_ADDR: z.string().default('127.0.0.1:50054'),
+  /**
+   * A call to a service in this same process (the embedded default) skips the network: same
+   * encoding, caller context and policy, no HTTP/2 or TLS (ADR 0125). False: every call over the
+   * network, as between pods (for comparing the two; bench/gateway).
+   */
+  MP_GRPC_IN_PROCESS: envBoolean(true),
   /** Redis shared by gateway replicas for rate limits; unset → per-process memory (embedded). */
   MP_REDIS_URL: z.string().optional(),
   MP_REDIS_PREFIX: z.string().default('mp:rl'),

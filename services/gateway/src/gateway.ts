@@ -102,6 +102,7 @@ export async function startGateway(
       reports: config.MP_REPORTS_ADDR,
     },
     opts.auth,
+    config.MP_GRPC_IN_PROCESS,
   );
   const backendHealth = new BackendHealth(
     {

@@ -33,6 +33,9 @@ export function requestContext(opts: { environment: Environment; docsUrl: () => 
     const seconds = (performance.now() - started) / 1000;
     const route = routeOf(ctx);
     observeRequest(opts.environment, ctx.method, route, ctx.status, seconds);
+    const failed = ctx.status >= 500;
+    // The line is built only when it will be written (a level above info writes none).
+    if (!failed && !opts.logger.isLevelEnabled('info')) return;
     const traceId = currentTraceId(ctx.get('traceparent') || undefined);
     const line = {
       request_id: state.requestId,
@@ -45,7 +48,7 @@ export function requestContext(opts: { environment: Environment; docsUrl: () => 
       ...(traceId ? { trace_id: traceId } : {}),
       ...(state.caller?.tenantId ? { tenant_id: state.caller.tenantId } : {}),
     };
-    if (ctx.status >= 500) opts.logger.error(line, 'request');
+    if (failed) opts.logger.error(line, 'request');
     else opts.logger.info(line, 'request');
   };
 }
