@@ -189,7 +189,7 @@ describe('calibrations and derived channels through the gateway', () => {
       );
       // the record before valid_from and the measured-only one untouched; the two recomputed ones at version 2
       expect(after.map((r) => r.version)).toEqual([before[0]!.version, before[1]!.version + 1, before[2]!.version, before[3]!.version + 1]);
-      const job = await queryTestDatabase<{ created_by: string }>(t.db.url, 'SELECT created_by FROM monitoring_data.recompute_jobs WHERE calibration_id = $1', [
+      const job = await queryTestDatabase<{ created_by: string }>(t.db.url, 'SELECT created_by FROM monitoring_data.recompute_jobs WHERE id = $1', [
         calibrationId,
       ]);
       expect(job[0]!.created_by).toBe(added.body.data.created_by);

@@ -2,7 +2,7 @@ import { idempotencyMigration, type Migration } from '@mp/db';
 import { outboxMigrations } from '@mp/events';
 import { alarmInboxMigration, alarmsMigration } from './alarms/migration.js';
 import { rebuildChannelStatements, rebuildStatements } from './rollups.js';
-import { RECOMPUTE_MIGRATION } from './recompute-schedule.js';
+import { RECOMPUTE_CAUSES_MIGRATION, RECOMPUTE_MIGRATION } from './recompute-schedule.js';
 import { importsMigration } from './imports/migration.js';
 
 export const SCHEMA = 'monitoring_data';
@@ -194,4 +194,5 @@ export const migrations: Migration[] = [
   },
   RECOMPUTE_MIGRATION,
   importsMigration,
+  RECOMPUTE_CAUSES_MIGRATION,
 ];
