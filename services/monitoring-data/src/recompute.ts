@@ -225,7 +225,14 @@ export async function recomputeBatch(c: BatchContext, job: JobRow, now: Date, li
       project,
       point,
       replay,
-      { from: new Date(iso(job.valid_from)), first: from === null, last: done, pending: current.pending_alarm, opening: current.opening_alarm },
+      {
+        from: new Date(iso(job.valid_from)),
+        first: from === null,
+        last: done,
+        pending: current.pending_alarm,
+        opening: current.opening_alarm,
+        handedAt: new Date(handedMs),
+      },
       now,
     );
     events.push(...alarms.events);

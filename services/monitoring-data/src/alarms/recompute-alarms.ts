@@ -21,6 +21,8 @@ export interface ReplayStep {
   pending: string | null;
   /** the alarm this job opened (or took over) whose opening run of readings reached the batch's end */
   opening: string | null;
+  /** when the job was handed over: readings stored since were written with the new settings */
+  handedAt: Date;
 }
 
 /**
@@ -37,10 +39,10 @@ export interface ReplayStep {
  * - Every batch: a run over a level opens an alarm (alarm.opened) or updates / escalates the
  *   active one; a run within the limits counts towards clearing it (alarm.cleared after the
  *   point's clear_after_readings), exactly as applyAlarmRules does.
- * - Last batch: a pending alarm the recomputed readings never crossed a level for is cleared; the
- *   active alarm's count of readings back within the limits is set from the newest stored
- *   readings (writes that came in meanwhile counted themselves), clearing it when there are
- *   enough.
+ * - Last batch: a pending alarm that neither the recomputed readings nor a reading written since
+ *   the hand-over crossed a level for is cleared; the active alarm's count of readings back
+ *   within the limits is set from the newest stored readings (writes that came in meanwhile
+ *   counted themselves), clearing it when there are enough.
  *
  * Rate-of-change and stale-data alarms are left alone: a recomputation changes instrument
  * channels, never displacements (which the rate rule reads) nor when readings arrived.
@@ -100,6 +102,9 @@ export async function replayAlarms(
       }
     }
   }
+  // A pending alarm that a reading written since the hand-over crossed a level for (its latest
+  // breaking reading) is justified by that reading: it stays, and is settled as any other.
+  if (step.last && row && row.id === pending && (await brokenSince(tx, row, step.handedAt))) pending = null;
   if (step.last && row) {
     if (row.id === pending) {
       row = plan.clear(row, { dataId: null, reason: 'the recomputed readings no longer cross a level' });
@@ -115,6 +120,17 @@ export async function replayAlarms(
     }
   }
   return { events: await plan.flush(tx), pending, opening: row?.id === opening ? opening : null };
+}
+
+/** Whether the alarm's latest breaking reading was stored at or after `since` and is over a level. */
+async function brokenSince(tx: Queryable, row: AlarmRow, since: Date): Promise<boolean> {
+  if (row.last_data_id === null || row.last_measured_at === null) return false;
+  const { rows } = await tx.query(`SELECT 1 FROM data_records WHERE id = $1 AND measured_at = $2 AND created_at >= $3 AND status <> 'normal'`, [
+    row.last_data_id,
+    new Date(row.last_measured_at).toISOString(),
+    since.toISOString(),
+  ]);
+  return rows.length > 0;
 }
 
 /**
