@@ -17,7 +17,7 @@ import { listTenantAlarms } from './use-cases/list-tenant-alarms.js';
 import { summarizeProjectAlarms } from './use-cases/summarize-project-alarms.js';
 import { getPointStates } from './use-cases/get-point-states.js';
 import { acknowledgeAsRecipient } from './use-cases/acknowledge-as-recipient.js';
-import { getRecomputeStates, listRecomputations } from './recompute.js';
+import { getRecomputeStates, listRecomputations } from './recompute-states.js';
 import { createImportProfile, deleteImportProfile, getImportProfile, listImportProfiles, updateImportProfile } from './imports/profiles.js';
 import { appendImportChunk, createImport, finishImport, getImport, type ImportSettings } from './imports/imports.js';
 

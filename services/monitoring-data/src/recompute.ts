@@ -1,10 +1,8 @@
 import { PollingWorker } from './polling-worker.js';
-import type { monitoringData } from '@mp/contracts';
 import type { Database, Queryable } from '@mp/db';
-import { DomainError, isDomainError } from '@mp/errors';
+import { isDomainError } from '@mp/errors';
 import { appendEvents, type HandedEvent } from '@mp/events';
 import type { CallerContext } from '@mp/grpc';
-import { isId } from '@mp/kit';
 import { lockPoints } from './alarms/alarm-store.js';
 import type { Reading } from './alarms/reading.js';
 import { replayAlarms } from './alarms/recompute-alarms.js';
@@ -19,8 +17,9 @@ import { recomputeRollups } from './rollups.js';
 
 // Recomputation of a point's stored readings after a calibration was added, or its derived
 // channels changed (ADR 0116, 0117): a leased background job, in bounded batches, whose progress
-// GET /points/{id}/calibrations and GET /points/{id}/recomputations show. Any replica may run a job; a job taken over after a crash resumes after the last batch
-// that committed.
+// GET /points/{id}/calibrations and GET /points/{id}/recomputations show (recompute-states.ts).
+// Any replica may run a job; a job taken over after a crash resumes after the last batch that
+// committed.
 
 /** Readings per batch (one transaction each). */
 export const RECOMPUTE_BATCH = 500;
@@ -56,61 +55,7 @@ export interface JobRow {
   finished_at: string | Date | null;
 }
 
-const iso = (v: string | Date) => (v instanceof Date ? v.toISOString() : new Date(v).toISOString());
-
-/** GetRecomputeStates: the jobs of the named calibrations of a point the caller reads. */
-export async function getRecomputeStates(
-  deps: Pick<DataDeps, 'db' | 'contexts'>,
-  req: monitoringData.RecomputeStatesRequest,
-  caller: CallerContext,
-): Promise<monitoringData.RecomputeStates> {
-  if (!isId('point', req.pointId)) throw new DomainError('400004', { field: 'point_id', detail: 'point_id is not a monitoring point id (pt_…).' });
-  if (req.calibrationIds.length > 100) throw new DomainError('400003', { field: 'calibration_ids', detail: 'At most 100 calibrations per call.' });
-  await deps.contexts.forPoint(caller, req.pointId);
-  const { rows } = await deps.db.query<JobRow>(
-    `SELECT ${STATE_COLUMNS} FROM recompute_jobs
-      WHERE point_id = $1 AND id = ANY($2::text[]) AND cause = 'calibration' AND tenant_id = $3 AND environment = $4`,
-    [req.pointId, req.calibrationIds, caller.tenantId, caller.environment],
-  );
-  return { items: rows.map(stateOf) };
-}
-
-const STATE_COLUMNS = 'id, cause, created_by, valid_from, status, records, changed, created_at, started_at, finished_at';
-
-function stateOf(r: JobRow): monitoringData.RecomputeState {
-  return {
-    calibrationId: r.cause === 'calibration' ? r.id : '',
-    id: r.id,
-    cause: r.cause,
-    requestedBy: r.created_by,
-    from: iso(r.valid_from),
-    requestedAt: iso(r.created_at),
-    // a failed job shows as done: it stopped, and changed what it recorded
-    status: r.status === 'failed' ? 'done' : r.status,
-    records: r.records,
-    changed: r.changed,
-    ...(r.started_at ? { startedAt: iso(r.started_at) } : {}),
-    ...(r.finished_at ? { finishedAt: iso(r.finished_at) } : {}),
-  };
-}
-
-/**
- * ListRecomputations: every job of a point the caller reads (calibrations and changes of its
- * derived channels), newest first, at most 100, with who caused it and from when it recomputes.
- */
-export async function listRecomputations(
-  deps: Pick<DataDeps, 'db' | 'contexts'>,
-  req: monitoringData.RecomputationsRequest,
-  caller: CallerContext,
-): Promise<monitoringData.RecomputeStates> {
-  if (!isId('point', req.pointId)) throw new DomainError('400004', { field: 'point_id', detail: 'point_id is not a monitoring point id (pt_…).' });
-  await deps.contexts.forPoint(caller, req.pointId);
-  const { rows } = await deps.db.query<JobRow>(
-    `SELECT ${STATE_COLUMNS} FROM recompute_jobs WHERE point_id = $1 AND tenant_id = $2 AND environment = $3 ORDER BY created_at DESC, id LIMIT 100`,
-    [req.pointId, caller.tenantId, caller.environment],
-  );
-  return { items: rows.map(stateOf) };
-}
+export const iso = (v: string | Date) => (v instanceof Date ? v.toISOString() : new Date(v).toISOString());
 
 interface StoredReading {
   id: string;
