@@ -193,6 +193,38 @@ describe('alarms and events of a recomputation', () => {
     expect(await alarms(pt)).toEqual([expect.objectContaining({ id: open!.id, status: 'cleared' })]);
   });
 
+  it('an alarm the span had opened is taken over by the recomputed crossing: its first crossing moves, its level rises once, no second alarm', async () => {
+    // R₀ = 7950: 2800 Hz → 7840 digits → 27.5 kPa, 2750 Hz → 7562.5 → 96.875 kPa (normal), 2700 Hz → 7290 → 165 kPa (warning)
+    const { project, pt } = await piezometer(7950);
+    const frequencies = [2800, 2750, 2700, 2700, 2700];
+    await h.data.writeRecords(
+      {
+        projectId: project.id,
+        records: readings(
+          pt,
+          frequencies.map((f, i) => ({ at: at(i + 1), frequency: f })),
+        ),
+      },
+      h.caller,
+    );
+    const [open] = await alarms(pt);
+    expect(open).toMatchObject({ level: 'warning', status: 'open', opening_count: 3 });
+    expect(new Date(open!.first_measured_at).toISOString()).toBe('2026-03-03T10:00:00.000Z');
+    const before = (await eventsOf(pt)).length;
+
+    // R₀ = 8400 from day 1: 27.5 → −0.25 · (7840 − 8400) = 140 kPa (normal); 2750 Hz → 209.375 kPa and 2700 Hz → 277.5 kPa (alarm)
+    const cal = await calibrate(pt, 8400, '2026-03-01T00:00:00Z');
+    await finished(pt, cal.id);
+
+    const list = await alarms(pt);
+    const rowIds = await ids(pt);
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ id: open!.id, level: 'alarm', status: 'open', channel: 'pore_pressure', first_data_id: rowIds[1], opening_count: 4 });
+    expect(new Date(list[0]!.first_measured_at).toISOString()).toBe('2026-03-02T10:00:00.000Z');
+    const events = (await eventsOf(pt)).slice(before).filter((e) => e.event_type.startsWith('alarm.'));
+    expect(events.map((e) => [e.event_type, e.data.alarm_id, e.data.level])).toEqual([['alarm.escalated', open!.id, 'alarm']]);
+  });
+
   it('a change of derived channels recomputes the stored derived values, statuses and rollups, and records who made it', async () => {
     const { project, pt } = await piezometer(7800, { derivedChannels: { items: [{ name: 'head', unit: 'm', expression: 'pore_pressure / 10' }] } });
     await write(project.id, pt, [1, 2, 3]);
