@@ -1,4 +1,5 @@
 import type { monitoringData, projects } from '@mp/contracts';
+import { dataAbnormalPayload, dataUpdatedPayload } from '@mp/events';
 import { waitUntil } from '@mp/testing';
 import { NaN_, startHarness, type Harness } from './harness.js';
 
@@ -142,6 +143,9 @@ describe('alarms and events of a recomputation', () => {
     expect(types.filter((t) => t.startsWith('alarm.') && t !== 'alarm.opened')).toEqual([]);
     const opened = events.find((e) => e.event_type === 'alarm.opened')!.data;
     expect(opened).toMatchObject({ alarm_id: list[0]!.id, point_id: pt, level: 'alarm', channel: 'pore_pressure', rule: 'threshold', automatic: true });
+    // the payloads are the published shapes (DataUpdatedPayload, DataAbnormalPayload)
+    for (const e of events.filter((x) => x.event_type === 'data.updated')) dataUpdatedPayload.parse(e.data);
+    for (const e of events.filter((x) => x.event_type === 'data.abnormal')) dataAbnormalPayload.parse(e.data);
     // data.updated: the five recomputed records once each, as they are now
     const updated = events.filter((e) => e.event_type === 'data.updated').flatMap((e) => e.data.records);
     expect(updated.map((r: any) => r.data_id)).toEqual(rowIds.slice(2));
