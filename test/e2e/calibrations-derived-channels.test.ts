@@ -189,7 +189,7 @@ describe('calibrations and derived channels through the gateway', () => {
       );
       // the record before valid_from and the measured-only one untouched; the two recomputed ones at version 2
       expect(after.map((r) => r.version)).toEqual([before[0]!.version, before[1]!.version + 1, before[2]!.version, before[3]!.version + 1]);
-      const job = await queryTestDatabase<{ created_by: string }>(t.db.url, 'SELECT created_by FROM monitoring_data.recompute_jobs WHERE calibration_id = $1', [
+      const job = await queryTestDatabase<{ created_by: string }>(t.db.url, 'SELECT created_by FROM monitoring_data.recompute_jobs WHERE id = $1', [
         calibrationId,
       ]);
       expect(job[0]!.created_by).toBe(added.body.data.created_by);
@@ -346,6 +346,50 @@ describe('calibrations and derived channels through the gateway', () => {
         422101,
         'records[0].values.head',
       );
+    });
+
+    it('recomputes the stored readings after a change of derived channels, visibly, and clears the alarm they no longer justify', async () => {
+      // 100 kPa → head = 100 / 9.81 = 10.19 m: over the alarm level of 10 m
+      const pz = await point({
+        number: 'PZ-DR',
+        name: 'Recomputed',
+        sensor_type: 'piezometer',
+        derived_channels: [{ name: 'head', unit: 'm', expression: 'pore_pressure / 9.81' }],
+        trigger_levels: [{ level: 'alarm', channel: 'head', above: 10 }],
+      });
+      const res = await write([1, 2, 3].map((d) => ({ point_id: pz, measured_at: `2026-03-0${d}T00:00:00Z`, values: { pore_pressure: 100 } })));
+      expect(res.body.data.records.map((r: { status: string }) => r.status)).toEqual(['alarm', 'alarm', 'alarm']);
+      const alarmsOf = async () => (await t.api('GET', `/projects/${projectId}/alarms?point_id=${pz}`, { headers: h() })).body.data.items;
+      const [opened] = await alarmsOf();
+      expect(opened).toMatchObject({ level: 'alarm', channel: 'head' });
+
+      // head in metres above a tip 2 m lower, read as a pressure head in cm: 100 / 9.81 / 100 = 0.1 m
+      const patched = await t.api('PATCH', `/points/${pz}`, {
+        headers: h(),
+        body: { derived_channels: [{ name: 'head', unit: 'm', expression: 'pore_pressure / 981' }] },
+      });
+      expect(patched.status).toBe(200);
+      const list = async () => (await t.api('GET', `/points/${pz}/recomputations`, { headers: h() })).body.data.items;
+      const [job] = await list();
+      expect(job).toMatchObject({ point_id: pz, cause: 'derived_channels', calibration_id: null, from: '1970-01-01T00:00:00.000Z' });
+      expect(typeof job.requested_by).toBe('string');
+      const deadline = Date.now() + 30_000;
+      let state = job;
+      while (state.status !== 'done' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        [state] = await list();
+      }
+      expect(state).toMatchObject({ status: 'done', records: 3, changed: 3 });
+      expect((await values(pz)).map((r: { values: { head: number }; status: string }) => [r.values.head.toFixed(6), r.status])).toEqual(
+        Array(3).fill([(100 / 981).toFixed(6), 'normal']),
+      );
+      // the alarm the old values opened in the span is no longer justified: cleared, by the readings
+      const after = await alarmsOf();
+      expect(after).toHaveLength(1);
+      expect(after[0]).toMatchObject({ alarm_id: opened.alarm_id, status: 'cleared' });
+      // reading a point's recomputations needs project:read
+      expectError(await t.api('GET', `/points/${pz}/recomputations`, { headers: h(await t.apiKey(['data:write'])) }), 401004);
+      expect((await t.api('GET', `/points/${pz}/recomputations`, { headers: h(await t.apiKey(['project:read'])) })).body.data.items).toHaveLength(1);
     });
 
     it('changes derived channels with PATCH, and refuses malicious, oversized and wrong expressions without effect', async () => {

@@ -82,10 +82,16 @@ export const dataUpdatedPayload = z
     ...inProject,
     change: z.enum(['updated', 'deleted']),
     changed_fields: z.array(z.string()).meta({ description: 'values, quality_flag and/or remark; empty for a deletion.' }),
-    records: z.array(eventRecordSchema).meta({ description: 'The record as it is now, or as it was when deleted.' }),
+    records: z.array(eventRecordSchema).meta({
+      description: 'The record as it is now, or as it was when deleted; a recomputation’s batch (ADR 0116): the readings it changed, as they are now.',
+    }),
     remark: z.string().nullable().optional().meta({ description: 'The record’s remark after the change (not on a deletion).' }),
   })
-  .meta({ id: 'DataUpdatedPayload', description: 'A record was changed (PATCH /data/{id}) or deleted (DELETE /data/{id}).' });
+  .meta({
+    id: 'DataUpdatedPayload',
+    description:
+      'A record was changed (PATCH /data/{id}) or deleted (DELETE /data/{id}), or readings were recomputed (a new calibration, changed derived channels).',
+  });
 
 export const dataAbnormalPayload = z
   .object({ ...inProject, alert_level: alertLevel, records: z.array(abnormalRecordSchema) })

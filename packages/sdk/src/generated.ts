@@ -832,6 +832,21 @@ export type ProjectWithAlarms = {
   open_alarms: OpenAlarms | null;
 };
 
+export type Recomputation = {
+  id: string;
+  point_id: string;
+  cause: "calibration" | "derived_channels";
+  calibration_id: string | null;
+  from: string;
+  requested_by: string;
+  requested_at: string;
+  status: "pending" | "running" | "done";
+  records: number;
+  changed: number;
+  started_at: string | null;
+  finished_at: string | null;
+};
+
 export type Report = {
   id: string;
   project_id: string;
@@ -1970,6 +1985,18 @@ export interface Routes {
       has_more: boolean;
     };
   };
+  "GET /points/{point_id}/recomputations": {
+    path: {
+      point_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: {
+      items: Array<Recomputation>;
+      next_cursor: string | null;
+      has_more: boolean;
+    };
+  };
   "GET /points/{point_id}/series": {
     path: {
       point_id: string;
@@ -3078,6 +3105,7 @@ export const ROUTES: { readonly [K in keyof Routes]: { idempotent: boolean; enve
   "GET /points/{point_id}/calibrations": { idempotent: false, envelope: true, auth: true },
   "POST /points/{point_id}/calibrations": { idempotent: true, envelope: true, auth: true },
   "GET /points/{point_id}/data": { idempotent: false, envelope: true, auth: true },
+  "GET /points/{point_id}/recomputations": { idempotent: false, envelope: true, auth: true },
   "GET /points/{point_id}/series": { idempotent: false, envelope: true, auth: true },
   "GET /projects": { idempotent: false, envelope: true, auth: true },
   "POST /projects": { idempotent: true, envelope: true, auth: true },

@@ -91,6 +91,21 @@ export const presentProjects = {
       ? { status: state.status, records: state.records, changed: state.changed, started_at: state.startedAt ?? null, finished_at: state.finishedAt ?? null }
       : { status: 'done', records: 0, changed: 0, started_at: null, finished_at: null },
   }),
+  /** A recomputation of a point's readings (ADR 0116, 0117). */
+  recomputation: (pointId: string, r: monitoringData.RecomputeState) => ({
+    id: r.id,
+    point_id: pointId,
+    cause: r.cause,
+    calibration_id: r.calibrationId || null,
+    from: r.from,
+    requested_by: r.requestedBy,
+    requested_at: r.requestedAt,
+    status: r.status,
+    records: r.records,
+    changed: r.changed,
+    started_at: r.startedAt ?? null,
+    finished_at: r.finishedAt ?? null,
+  }),
   device: (d: projects.Device) => ({
     id: d.id,
     serial_number: d.serialNumber,

@@ -17,7 +17,7 @@ import { listTenantAlarms } from './use-cases/list-tenant-alarms.js';
 import { summarizeProjectAlarms } from './use-cases/summarize-project-alarms.js';
 import { getPointStates } from './use-cases/get-point-states.js';
 import { acknowledgeAsRecipient } from './use-cases/acknowledge-as-recipient.js';
-import { getRecomputeStates } from './recompute.js';
+import { getRecomputeStates, listRecomputations } from './recompute-states.js';
 import { createImportProfile, deleteImportProfile, getImportProfile, listImportProfiles, updateImportProfile } from './imports/profiles.js';
 import { appendImportChunk, createImport, finishImport, getImport, type ImportSettings } from './imports/imports.js';
 
@@ -56,6 +56,7 @@ export function monitoringDataBinding(deps: DataDeps, imports: ImportSettings) {
       getPointStates: (req, ctx) => getPointStates(deps, req, ctx),
       acknowledgeAlarmAsRecipient: (req, ctx) => acknowledgeAsRecipient(deps, req, ctx),
       getRecomputeStates: (req, ctx) => getRecomputeStates(deps, req, ctx),
+      listRecomputations: (req, ctx) => listRecomputations(deps, req, ctx),
       createImportProfile: (req, ctx) => createImportProfile(deps, req, ctx),
       listImportProfiles: (req, ctx) => listImportProfiles(deps, req, ctx),
       getImportProfile: (req, ctx) => getImportProfile(deps, req, ctx),

@@ -2,7 +2,7 @@ import { idempotencyMigration, type Migration } from '@mp/db';
 import { outboxMigrations } from '@mp/events';
 import { alarmInboxMigration, alarmsMigration } from './alarms/migration.js';
 import { rebuildChannelStatements, rebuildStatements } from './rollups.js';
-import { RECOMPUTE_MIGRATION } from './recompute-schedule.js';
+import { RECOMPUTE_CAUSES_MIGRATION, RECOMPUTE_MIGRATION } from './recompute-schedule.js';
 import { importRangesMigration, importsMigration } from './imports/migration.js';
 
 export const SCHEMA = 'monitoring_data';
@@ -195,4 +195,5 @@ export const migrations: Migration[] = [
   RECOMPUTE_MIGRATION,
   importsMigration,
   importRangesMigration,
+  RECOMPUTE_CAUSES_MIGRATION,
 ];

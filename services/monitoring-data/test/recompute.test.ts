@@ -1,5 +1,6 @@
 import type { monitoringData } from '@mp/contracts';
-import { recomputeBatch, type JobRow } from '../src/recompute.js';
+import { recomputeBatch, type BatchContext, type JobRow } from '../src/recompute.js';
+import { DEFAULT_ALARM_SETTINGS } from '../src/alarms/settings.js';
 import { waitUntil } from '@mp/testing';
 import { NaN_, startHarness, type Harness } from './harness.js';
 
@@ -121,7 +122,7 @@ describe('recomputation of stored readings after a new calibration', () => {
     ]);
     // batches of two (three transactions: 2, 2, 1): the cursor stopped at the last reading
     const job = await h.rows<{ cursor_at: Date; created_by: string; records: number }>(
-      'SELECT cursor_at, created_by, records FROM monitoring_data.recompute_jobs WHERE calibration_id = $1',
+      'SELECT cursor_at, created_by, records FROM monitoring_data.recompute_jobs WHERE id = $1',
       [cal.id],
     );
     expect(job[0]).toMatchObject({ created_by: h.caller.principalId, records: 5 });
@@ -154,13 +155,16 @@ describe('recomputation of stored readings after a new calibration', () => {
     // A worker whose lease expired and that kept an older cursor finds other progress under the
     // row lock and does nothing (the job is made unfinished again, its lease held away from the
     // replica's worker; run, the batch would strip every channel of a point without settings).
-    await h.rows(`UPDATE monitoring_data.recompute_jobs SET status = 'running', lease_until = now() + interval '1 hour' WHERE calibration_id = $1`, [cal.id]);
-    const [stale] = await h.rows<JobRow>('SELECT * FROM monitoring_data.recompute_jobs WHERE calibration_id = $1', [cal.id]);
+    await h.rows(`UPDATE monitoring_data.recompute_jobs SET status = 'running', lease_until = now() + interval '1 hour' WHERE id = $1`, [cal.id]);
+    const [stale] = await h.rows<JobRow>('SELECT * FROM monitoring_data.recompute_jobs WHERE id = $1', [cal.id]);
     const before = await h.rows('SELECT id, channels, version FROM monitoring_data.data_records WHERE point_id = $1 ORDER BY measured_at', [pt.id]);
-    const bare = { triggerLevels: [], conversion: null, calibrations: [], derived: [] } as unknown as Parameters<typeof recomputeBatch>[2];
-    expect(await recomputeBatch(h.dataDb, { ...stale!, cursor_at: new Date(at(4)) }, bare, new Date())).toBe(true);
+    const bare = { triggerLevels: [], conversion: null, calibrations: [], derived: [] } as unknown as BatchContext['point'];
+    const project = { id: p.id, name: 'Tunnel', status: 'in_progress', startDate: null };
+    expect(
+      await recomputeBatch({ db: h.dataDb, alarms: DEFAULT_ALARM_SETTINGS, project, point: bare }, { ...stale!, cursor_at: new Date(at(4)) }, new Date()),
+    ).toBe(true);
     expect(await h.rows('SELECT id, channels, version FROM monitoring_data.data_records WHERE point_id = $1 ORDER BY measured_at', [pt.id])).toEqual(before);
-    expect((await h.rows<{ records: number }>('SELECT records FROM monitoring_data.recompute_jobs WHERE calibration_id = $1', [cal.id]))[0]!.records).toBe(5);
+    expect((await h.rows<{ records: number }>('SELECT records FROM monitoring_data.recompute_jobs WHERE id = $1', [cal.id]))[0]!.records).toBe(5);
   });
 
   it('refuses a recomputation state request for a point the caller cannot see, and a malformed point id', async () => {

@@ -36,18 +36,20 @@ export class IngestVersionTarget {
    * `tx` (as `projectFor(..., { lock: 'update' })` does), or two changes of one project holding
    * share locks would deadlock here.
    */
-  async bump(tx: Queryable, ctx: CallerContext, projectId: string): Promise<void> {
+  async bump(tx: Queryable, ctx: CallerContext, projectId: string): Promise<number> {
     const { rows } = await tx.query<{ v: string | number }>(
       'UPDATE projects SET ingest_version = ingest_version + 1 WHERE id = $1 RETURNING ingest_version AS v',
       [projectId],
     );
-    if (!rows[0] || !this.sink) return;
-    await this.sink.advanceIngestVersion({ projectId, version: Number(rows[0].v) }, ctx);
+    const version = rows[0] ? Number(rows[0].v) : 0;
+    if (!rows[0] || !this.sink) return version;
+    await this.sink.advanceIngestVersion({ projectId, version }, ctx);
+    return version;
   }
 
   /**
    * Hands monitoring-data the recomputation of a point's readings after a new calibration
-   * (ADR 0116). Call it in the transaction that adds the calibration, before it commits: when
+   * (ADR 0116) or a change of its derived channels (ADR 0117). Call it in the transaction that adds the calibration, before it commits: when
    * monitoring-data cannot be told, the calibration is refused. A job for a calibration whose
    * transaction then rolls back recomputes with the calibrations that exist, which changes nothing.
    */

@@ -151,6 +151,27 @@ export const calibration = z
   .meta({ id: 'Calibration' });
 
 /**
+ * A recomputation of a point's stored readings (ADR 0116, 0117): after a calibration was added, or
+ * its derived channels changed. Who caused it and its progress.
+ */
+export const recomputation = z
+  .object({
+    id: z.string().meta({ description: 'The calibration’s id (cause calibration); `{point_id}@{n}` for a change of derived channels.' }),
+    point_id: id,
+    cause: z.enum(['calibration', 'derived_channels']),
+    calibration_id: id.nullable().meta({ description: 'The calibration added (cause calibration); null otherwise.' }),
+    from: instant.meta({ description: 'Readings measured from this instant on are recomputed (the epoch: every reading).' }),
+    requested_by: z.string().meta({ description: 'The principal who added the calibration or changed the point.' }),
+    requested_at: instant,
+    status: z.enum(['pending', 'running', 'done']),
+    records: z.number().int().meta({ description: 'Readings recomputed so far.' }),
+    changed: z.number().int().meta({ description: 'Readings whose values or status changed.' }),
+    started_at: instant.nullable(),
+    finished_at: instant.nullable(),
+  })
+  .meta({ id: 'Recomputation' });
+
+/**
  * A point as GET /projects/{id}/points lists it: with its state now (ADR 0088). The three fields
  * are null when the caller lacks data:read (stale too: not known, rather than false).
  */

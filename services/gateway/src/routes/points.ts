@@ -301,7 +301,14 @@ export function pointRoutes(router: GatewayRouter, clients: ServiceClients): voi
       const pointId = ctx.params.point_id!;
       const calibration = await clients.projects.addCalibration({ pointId, calibration: toCalibrationInput(b) }, state.caller!);
       const states = await clients.monitoringData.getRecomputeStates({ pointId, calibrationIds: [calibration.id] }, state.caller!);
-      ok(ctx, present.calibration(calibration, states.items[0] ?? { calibrationId: calibration.id, status: 'pending', records: 0, changed: 0 }));
+      const pending = { calibrationId: calibration.id, id: calibration.id, cause: 'calibration', status: 'pending', records: 0, changed: 0 };
+      ok(
+        ctx,
+        present.calibration(
+          calibration,
+          states.items[0] ?? { ...pending, requestedBy: calibration.createdBy, from: calibration.validFrom, requestedAt: calibration.createdAt },
+        ),
+      );
     },
   );
 
@@ -345,6 +352,30 @@ export function pointRoutes(router: GatewayRouter, clients: ServiceClients): voi
       ok(
         ctx,
         listData(page, (c) => present.calibration(c, byId.get(c.id)), { hasMore, ...(hasMore ? { nextCursor: page[page.length - 1]!.id } : {}) }),
+      );
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/points/:point_id/recomputations',
+      summary:
+        "Recomputations of a point's stored readings (after a calibration, or a change of its derived channels), newest first, at most 100: who caused them and their progress.",
+      tag: 'Points',
+      auth: 'api_key_or_bearer',
+      permission: 'project:read',
+      rateLimit: 'tenant',
+      response: api.listOf(api.recomputation),
+    },
+    async (ctx) => {
+      const state = ctx.state;
+      const pointId = ctx.params.point_id!;
+      const { items } = await clients.monitoringData.listRecomputations({ pointId }, state.caller!);
+      ok(
+        ctx,
+        listData(items, (r) => present.recomputation(pointId, r)),
       );
     },
   );

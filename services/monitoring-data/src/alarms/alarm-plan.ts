@@ -98,6 +98,32 @@ export class AlarmPlan {
     return { row, escalated };
   }
 
+  /**
+   * A recomputation (ADR 0116) takes over an alarm its span had opened: the recomputed readings
+   * cross a level again, so the alarm stays (no second alarm.opened) and says where the crossing
+   * now starts — its first reading over the level, when, and how many of the run were over it.
+   */
+  adopt(current: AlarmRow, b: Breach, readings: number): { row: AlarmRow; escalated: boolean } {
+    const updated = this.breach(current, b, readings);
+    const row = this.set(updated.row, {
+      first_data_id: b.first?.dataId ?? b.dataId,
+      first_measured_at: b.first?.measuredAt ?? b.measuredAt,
+      opening_count: b.first?.count ?? 1,
+      reading_count: readings,
+    });
+    return { row, escalated: updated.escalated };
+  }
+
+  /** More readings of the run that opened the alarm (a recomputation's run going on past its batch). */
+  extendOpening(current: AlarmRow, readings: number): AlarmRow {
+    return this.set(current, { opening_count: current.opening_count + readings });
+  }
+
+  /** The count of readings back within the limits, set from the stored readings (a recomputation). */
+  recount(current: AlarmRow, normalCount: number): AlarmRow {
+    return normalCount === current.normal_count ? current : this.set(current, { normal_count: normalCount, updated_at: this.now });
+  }
+
   /** Readings back under the limits: counted, and the alarm cleared when there are enough. */
   normal(current: AlarmRow, readings: number, clearAfter: number, lastDataId: string | null): { row: AlarmRow; cleared: boolean } {
     const count = current.normal_count + readings;
@@ -159,11 +185,14 @@ async function updateAlarms(tx: Queryable, rows: AlarmRow[]): Promise<void> {
     `UPDATE alarms a SET level = u.level, status = u.status, reason = u.reason, threshold_warning = u.threshold_warning,
             threshold_alarm = u.threshold_alarm, value = u.value, last_data_id = u.last_data_id, last_measured_at = u.last_measured_at,
             reading_count = u.reading_count, normal_count = u.normal_count, updated_at = u.updated_at, cleared_at = u.cleared_at,
-            cleared_by = u.cleared_by, clear_comment = u.clear_comment, version = u.version, channel = u.channel
+            cleared_by = u.cleared_by, clear_comment = u.clear_comment, version = u.version, channel = u.channel,
+            first_data_id = u.first_data_id, first_measured_at = u.first_measured_at, opening_count = u.opening_count
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::float8[], $7::float8[], $8::text[], $9::timestamptz[],
-                   $10::int[], $11::int[], $12::timestamptz[], $13::timestamptz[], $14::text[], $15::text[], $16::int[], $17::text[])
+                   $10::int[], $11::int[], $12::timestamptz[], $13::timestamptz[], $14::text[], $15::text[], $16::int[], $17::text[],
+                   $18::text[], $19::timestamptz[], $20::int[])
          AS u(id, level, status, reason, threshold_warning, threshold_alarm, value, last_data_id, last_measured_at,
-              reading_count, normal_count, updated_at, cleared_at, cleared_by, clear_comment, version, channel)
+              reading_count, normal_count, updated_at, cleared_at, cleared_by, clear_comment, version, channel,
+              first_data_id, first_measured_at, opening_count)
       WHERE a.id = u.id`,
     [
       rows.map((r) => r.id),
@@ -183,6 +212,9 @@ async function updateAlarms(tx: Queryable, rows: AlarmRow[]): Promise<void> {
       rows.map((r) => r.clear_comment),
       rows.map((r) => r.version),
       rows.map((r) => r.channel),
+      rows.map((r) => r.first_data_id),
+      rows.map((r) => r.first_measured_at),
+      rows.map((r) => r.opening_count),
     ],
     { prepare: 'md_alarms_update' },
   );

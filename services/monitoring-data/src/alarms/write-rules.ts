@@ -18,7 +18,7 @@ interface Run {
 }
 
 /** Consecutive readings of a point that are all over its thresholds, or all within them. */
-function runsOf(readings: Reading[]): Run[] {
+export function runsOf(readings: Reading[]): Run[] {
   const runs: Run[] = [];
   for (const r of readings) {
     const breach = r.record.status !== 'normal';
@@ -29,7 +29,7 @@ function runsOf(readings: Reading[]): Run[] {
   return runs;
 }
 
-function thresholdBreach(run: Reading[], measuredAt: (r: Reading) => string): Breach {
+export function thresholdBreach(run: Reading[], measuredAt: (r: Reading) => string): Breach {
   // The alarm shows the highest reading's level and the run's latest reading of that level.
   const level = run.reduce<AlarmLevel>((a, r) => (STATUS_RANK[r.record.status] > STATUS_RANK[a] ? (r.record.status as AlarmLevel) : a), 'warning');
   const top = [...run].reverse().find((r) => r.record.status === level)!;

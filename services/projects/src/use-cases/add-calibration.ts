@@ -27,6 +27,8 @@ export async function addCalibration(deps: ProjectsDeps, req: projects.AddCalibr
       pointId: point.id,
       validFrom: calibration.validFrom,
       createdBy: calibration.createdBy,
+      cause: 'calibration',
+      minVersion: 0,
     });
     await deps.ingestVersions.bump(tx, ctx, project.id);
     return calibration;

@@ -13,6 +13,9 @@ import { loadPoint, POINT_COLUMNS, SENSOR_TYPES, toPoint, type PointRow } from '
 import { checkClear, checkEnum, checkNumber, checkOptionalText, checkText } from '../validation.js';
 import { duplicatePointNumber } from './create-point.js';
 
+/** What decides the derived values a reading holds: each channel's name and expression, in order (a unit is only a label). */
+const computedBy = (list: readonly projects.DerivedChannel[]) => JSON.stringify(list.map((d) => [d.name, d.expression]));
+
 const CLEARABLE = ['abrupt_change_limit', 'precision', 'device_id', 'description', 'alarm_rules'] as const;
 
 /** PATCH /points/{id}: the same rules as creation, applied to the merged point. */
@@ -81,7 +84,20 @@ export async function updatePoint(deps: ProjectsDeps, req: projects.UpdatePointR
           derived.length ? JSON.stringify(derived) : null,
         ],
       );
-      await deps.ingestVersions.bump(tx, ctx, project.id);
+      const version = await deps.ingestVersions.bump(tx, ctx, project.id);
+      // New derived channels change what stored readings hold (ADR 0117): they are recomputed
+      // from the point's first reading, by a job handed over before this change commits.
+      if (req.derivedChannels && computedBy(derived) !== computedBy(derivedChannelsOf(current.derived_channels))) {
+        await deps.ingestVersions.scheduleRecompute(ctx, {
+          calibrationId: '',
+          projectId: project.id,
+          pointId: current.id,
+          validFrom: new Date(0).toISOString(),
+          createdBy: ctx.principalId,
+          cause: 'derived_channels',
+          minVersion: version,
+        });
+      }
       if (clear.has('alarm_rules') || alarmRules !== undefined) return storeAlarmRules(tx, current.id, clear.has('alarm_rules') ? null : alarmRules!);
       return rows[0]!;
     });
