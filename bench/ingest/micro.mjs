@@ -8,7 +8,7 @@ import { encodeBinaryArray } from '../../packages/db/dist/array-param.js';
 import { encodeParams } from '../../packages/db/dist/params.js';
 // the service's own modules, as built (they are not part of its package's API)
 import { checkRecords } from '../../services/monitoring-data/dist/record-rules.js';
-import { dataCreatedJson, formatAll } from '../../services/monitoring-data/dist/events.js';
+import { dataCreatedBytes, formatAll } from '../../services/monitoring-data/dist/events.js';
 import { newDataIds } from '../../services/monitoring-data/dist/ids.js';
 import { insertParams } from '../../services/monitoring-data/dist/store-records.js';
 import { reading, REFERENCE } from './readings.mjs';
@@ -100,7 +100,7 @@ for (let round = 0; round < ROUNDS; round++) {
   time('params', () => encodeParams(insertParams(scope, ok, ids, { batchId: null, now: '2026-01-01T00:00:00.000Z' }).params, { array: encodeBinaryArray }));
   const measuredAt = time('event', () => {
     const m = formatAll(ok);
-    bytes += Buffer.byteLength(dataCreatedJson(ctx.project, ok, ids, m).json);
+    bytes += dataCreatedBytes(ctx.project, ok, ids, m).bytes.length;
     return m;
   });
   time('answer', () =>

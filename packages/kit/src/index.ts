@@ -16,3 +16,4 @@ export * from './startup.js';
 export * from './tracing.js';
 export * from './instrument-math.js';
 export * from './image-header.js';
+export * from './text-bytes.js';

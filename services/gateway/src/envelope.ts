@@ -1,4 +1,5 @@
 import type { DomainError } from '@mp/errors';
+import { TextBytes } from '@mp/kit';
 import type { GatewayContext } from './state.js';
 
 export interface EnvelopeOptions {
@@ -13,15 +14,20 @@ export function ok(ctx: GatewayContext, data: unknown): void {
 }
 
 /**
- * The same envelope with `data` already JSON text, for answers too large to build as objects
- * first (a 1,000-record write); the bytes are those `ok` would send.
+ * The same envelope with `data` written as JSON bytes by `writeData`, for answers too large to
+ * build as objects first (a 1,000-record write); the bytes are those `ok` would send. Written
+ * straight into one buffer (TextBytes, docs/adr/0126): Koa takes Content-Length from it, and no
+ * ~150 KB text is built to be encoded afterwards. `capacity`: the expected size in bytes.
  */
-export function okJson(ctx: GatewayContext, dataJson: string): void {
+export function okBytes(ctx: GatewayContext, capacity: number, writeData: (w: TextBytes) => void): void {
   const state = ctx.state;
+  const w = new TextBytes(capacity);
+  w.text('{"code":200,"data":');
+  writeData(w);
+  w.text(`,"meta":${JSON.stringify({ request_id: state.requestId, timestamp: new Date().toISOString() })}}`);
   ctx.status = 200;
   ctx.type = 'application/json';
-  // As bytes: Koa then takes Content-Length from them instead of measuring ~150 KB of text first.
-  ctx.body = Buffer.from(`{"code":200,"data":${dataJson},"meta":${JSON.stringify({ request_id: state.requestId, timestamp: new Date().toISOString() })}}`);
+  ctx.body = w.finish();
 }
 
 /** Error envelope (docs/rules.md#error-envelope); HTTP status = the code's first three digits. */

@@ -1,4 +1,5 @@
 import type { monitoringData } from '@mp/contracts';
+import type { TextBytes } from '@mp/kit';
 import { pointIdOf } from './record-columns.js';
 
 /** A record's values: x … dz of the geodetic types, the channels by name of the others. */
@@ -29,20 +30,28 @@ export const presentData = {
   /**
    * The answer to a synchronous write, every stored record in request order
    * (`{ project_id, total_count, abnormal_count, records: [{ data_id, point_id, measured_at,
-   * status, quality_flag }] }`), as JSON text without an object per record. Only the project id
-   * comes from the caller unchecked, so only it is escaped: data ids, instants and statuses are
-   * written by the service, and point ids matched /^pt_[0-9a-z]{20}$/ before the write. The
-   * service answers in the dictionary form of the request, or plainly (an older one).
+   * status, quality_flag }] }`), written as JSON bytes into `w` without an object per record nor
+   * a text to encode afterwards (docs/adr/0126). Only the project id comes from the caller
+   * unchecked, so only it is escaped: data ids, instants and statuses are written by the service,
+   * and point ids matched /^pt_[0-9a-z]{20}$/ before the write. The service answers in the
+   * dictionary form of the request, or plainly (an older one).
    */
-  writtenJson: (projectId: string, cols: monitoringData.RecordColumns, res: monitoringData.WriteRecordsResult): string => {
-    const statusOf = res.statusIndex.length ? (i: number) => res.statuses[res.statusIndex[i]!] : (i: number) => res.status[i];
-    const instantOf = res.instantIndex.length ? (i: number) => res.instants[res.instantIndex[i]!] : (i: number) => res.measuredAt[i];
-    const parts = new Array<string>(res.dataId.length);
-    for (let i = 0; i < parts.length; i++) {
-      parts[i] =
-        `{"data_id":"${res.dataId[i]}","point_id":"${pointIdOf(cols, i)}","measured_at":"${instantOf(i)}","status":"${statusOf(i)}","quality_flag":"valid"}`;
+  written: (w: TextBytes, projectId: string, cols: monitoringData.RecordColumns, res: monitoringData.WriteRecordsResult): void => {
+    const statusOf = res.statusIndex.length ? (i: number) => res.statuses[res.statusIndex[i]!]! : (i: number) => res.status[i]!;
+    const instantOf = res.instantIndex.length ? (i: number) => res.instants[res.instantIndex[i]!]! : (i: number) => res.measuredAt[i]!;
+    w.text(`{"project_id":${JSON.stringify(projectId)},"total_count":${res.totalCount},"abnormal_count":${res.abnormalCount},"records":[`);
+    for (let i = 0; i < res.dataId.length; i++) {
+      w.text(i ? ',{"data_id":"' : '{"data_id":"')
+        .text(res.dataId[i]!)
+        .text('","point_id":"')
+        .text(pointIdOf(cols, i))
+        .text('","measured_at":"')
+        .text(instantOf(i))
+        .text('","status":"')
+        .text(statusOf(i))
+        .text('","quality_flag":"valid"}');
     }
-    return `{"project_id":${JSON.stringify(projectId)},"total_count":${res.totalCount},"abnormal_count":${res.abnormalCount},"records":[${parts.join(',')}]}`;
+    w.text(']}');
   },
   batch: (b: monitoringData.Batch) => ({
     batch_id: b.id,

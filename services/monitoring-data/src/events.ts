@@ -1,3 +1,4 @@
+import { TextBytes } from '@mp/kit';
 import { STATUS_RANK } from './channel-rules.js';
 import type { PointInfo, ProjectInfo } from './ingest-context.js';
 import { formatMeasuredAt } from './measured-at.js';
@@ -56,62 +57,89 @@ export function formatAll(records: readonly Pick<CheckedRecord, 'ms' | 'offset'>
 }
 
 /**
- * A finite number's JSON text, the same as String() gives. A value with at most six decimals
- * (coordinates to the micrometre, displacements as the rules round them) is written from integers:
- * the trimmed decimal of i / 10⁶ is then the only shortest text that reads back as the value, which
- * is what String() writes, and integer text costs a fraction of a double's shortest round trip
- * (a test compares the two on random values). Anything else goes through String().
+ * A finite number's JSON text, the same as String() gives, written into `w`. A value with at most
+ * six decimals (coordinates to the micrometre, displacements as the rules round them) is written
+ * from integers: the trimmed decimal of i / 10⁶ is then the only shortest text that reads back as
+ * the value, which is what String() writes, and integer digits cost a fraction of a double's
+ * shortest round trip (a test compares the two on random values). The digits go straight into
+ * the bytes, without a text per number. Anything else goes through String().
  */
-export function numberJson(v: number): string {
+export function writeNumber(w: TextBytes, v: number): void {
   const scaled = Math.round(v * 1e6);
-  if (scaled / 1e6 !== v || !(v > -1e9 && v < 1e9)) return String(v);
+  if (scaled / 1e6 !== v || !(v > -1e9 && v < 1e9)) {
+    w.text(String(v));
+    return;
+  }
   const abs = scaled < 0 ? -scaled : scaled;
   const whole = Math.trunc(abs / 1e6);
-  const frac = abs - whole * 1e6;
-  const sign = scaled < 0 ? '-' : '';
-  if (frac === 0) return `${sign}${whole}`;
-  let digits = String(frac).padStart(6, '0');
-  let end = 6;
-  while (digits.charCodeAt(end - 1) === 48) end--;
-  if (end < 6) digits = digits.slice(0, end);
-  return `${sign}${whole}.${digits}`;
+  let frac = abs - whole * 1e6;
+  if (scaled < 0) w.text('-');
+  w.digits(whole, 1);
+  if (frac === 0) return;
+  // trailing zeros of the six decimals are left out
+  let places = 6;
+  while (frac % 10 === 0) {
+    frac /= 10;
+    places--;
+  }
+  w.text('.').digits(frac, places);
 }
 
-/** `"x":…,"dz":…` of a record: the values it has, in VALUE_KEYS order. */
-function valuesJson(r: CheckedRecord): string {
+/** writeNumber as a text (for callers that want one, and the tests). */
+export function numberJson(v: number): string {
+  const w = new TextBytes(32);
+  writeNumber(w, v);
+  return w.finish().toString('latin1');
+}
+
+const GEODETIC = ['x', 'y', 'z', 'dx', 'dy', 'dz'] as const;
+const KEY_TEXT = { x: '"x":', y: '"y":', z: '"z":', dx: '"dx":', dy: '"dy":', dz: '"dz":' };
+
+/** `"x":…,"dz":…` of a record: the values it has, in this order. */
+function writeValues(w: TextBytes, r: CheckedRecord): void {
   if (r.channels) {
-    let text = '';
-    for (const k in r.channels) text += `${text ? ',' : ''}${JSON.stringify(k)}:${numberJson(r.channels[k]!)}`;
-    return text;
+    let first = true;
+    for (const k in r.channels) {
+      w.text(first ? '' : ',')
+        .text(JSON.stringify(k))
+        .text(':');
+      writeNumber(w, r.channels[k]!);
+      first = false;
+    }
+    return;
   }
-  let out = r.x !== null ? `"x":${numberJson(r.x)}` : '';
-  if (r.y !== null) out += `${out ? ',' : ''}"y":${numberJson(r.y)}`;
-  if (r.z !== null) out += `${out ? ',' : ''}"z":${numberJson(r.z)}`;
-  if (r.dx !== null) out += `${out ? ',' : ''}"dx":${numberJson(r.dx)}`;
-  if (r.dy !== null) out += `${out ? ',' : ''}"dy":${numberJson(r.dy)}`;
-  if (r.dz !== null) out += `${out ? ',' : ''}"dz":${numberJson(r.dz)}`;
-  return out;
+  let sep = '';
+  for (const k of GEODETIC) {
+    const v = r[k];
+    if (v === null) continue;
+    w.text(sep).text(KEY_TEXT[k]);
+    writeNumber(w, v);
+    sep = ',';
+  }
 }
 
 /**
  * data.created (docs/rules.md#event-payloads: every record of the accepted request, as createdRecord shows one) as
- * JSON text, written directly — a test holds it equal to JSON.stringify of the payload object —
- * without building an object per record first: for a 1,000-record
- * write that is most of the event's cost. `records[i]` has id `ids[i]` and `measuredAt[i]`.
+ * the UTF-8 bytes of its JSON text, written directly — a test holds them equal to JSON.stringify
+ * of the payload object — without building an object per record first (for a 1,000-record write
+ * that was most of the event's cost), nor a text to encode afterwards: the outbox stores these
+ * bytes and the relay publishes them (docs/adr/0126). `records[i]` has id `ids[i]` and `measuredAt[i]`.
  */
-export function dataCreatedJson(
+export function dataCreatedBytes(
   project: ProjectInfo,
   records: readonly CheckedRecord[],
   ids: readonly string[],
   measuredAt: readonly string[],
   qualityFlag = 'valid',
-): { json: string; abnormalCount: number } {
+): { bytes: Buffer; abnormalCount: number } {
   // Each point's part of a record, written once per write (keyed by the point object itself).
   const pointJson = new Map<PointInfo, string>();
   const tail = `},"status":"`;
   const flag = `","quality_flag":${JSON.stringify(qualityFlag)}}`;
   let abnormal = 0;
-  let out = `{"project_id":${JSON.stringify(project.id)},"project_name":${JSON.stringify(project.name)},"records":[`;
+  // about 300 bytes per total-station record
+  const w = new TextBytes(256 + records.length * 320);
+  w.text(`{"project_id":${JSON.stringify(project.id)},"project_name":${JSON.stringify(project.name)},"records":[`);
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
     let point = pointJson.get(r.point);
@@ -120,9 +148,16 @@ export function dataCreatedJson(
       pointJson.set(r.point, point);
     }
     if (r.status !== 'normal') abnormal++;
-    out += `${i ? ',' : ''}{"data_id":"${ids[i]}${point}${measuredAt[i]}","values":{${valuesJson(r)}${tail}${r.status}${flag}`;
+    w.text(i ? ',{"data_id":"' : '{"data_id":"')
+      .text(ids[i]!)
+      .text(point)
+      .text(measuredAt[i]!)
+      .text('","values":{');
+    writeValues(w, r);
+    w.text(tail).text(r.status).text(flag);
   }
-  return { json: `${out}],"total_count":${records.length},"abnormal_count":${abnormal}}`, abnormalCount: abnormal };
+  w.text(`],"total_count":${records.length},"abnormal_count":${abnormal}}`);
+  return { bytes: w.finish(), abnormalCount: abnormal };
 }
 
 function reasonOf(r: EventRecord): string {

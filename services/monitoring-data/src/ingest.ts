@@ -3,7 +3,7 @@ import type { Queryable } from '@mp/db';
 import { appendEvent, type HandedEvent } from '@mp/events';
 import type { CallerContext } from '@mp/grpc';
 import type { DataDeps } from './deps.js';
-import { dataAbnormal, dataCreatedJson, formatAll, type EventRecord } from './events.js';
+import { dataAbnormal, dataCreatedBytes, formatAll, type EventRecord } from './events.js';
 import { newDataIds } from './ids.js';
 import type { ProjectContext } from './ingest-context.js';
 import { loadPrevious } from './previous.js';
@@ -49,12 +49,18 @@ export async function storeWrite(
   caller: CallerContext,
   ctx: ProjectContext,
   records: CheckedRecord[],
-  opts: { now: Date; batchId: string | null; onDuplicates: (dups: CheckedRecord[]) => void },
+  opts: {
+    now: Date;
+    batchId: string | null;
+    onDuplicates: (dups: CheckedRecord[]) => void;
+    /** false: a duplicate throws DuplicateRecordsError instead (insertRecords) */
+    savepoint?: boolean;
+  },
 ): Promise<StoredWrite> {
   const scope: Scope = { tenantId: caller.tenantId, environment: caller.environment, projectId: ctx.project.id };
   const nowIso = opts.now.toISOString();
   const ids = newDataIds(records.length, opts.now.getTime());
-  const conflictAt = await insertRecords(tx, scope, records, ids, { batchId: opts.batchId, now: nowIso });
+  const conflictAt = await insertRecords(tx, scope, records, ids, { batchId: opts.batchId, now: nowIso, savepoint: opts.savepoint ?? true });
   let kept = records;
   let keptIds = ids;
   const duplicates = conflictAt.map((i) => records[i]!);
@@ -73,9 +79,9 @@ export async function storeWrite(
     occurredAt: nowIso,
     ...(caller.traceparent ? { traceparent: caller.traceparent } : {}),
   };
-  const created = dataCreatedJson(ctx.project, kept, keptIds, measuredAt);
-  // Encoded once: the outbox stores these bytes as its text, and the relay publishes them.
-  const createdBytes = Buffer.from(created.json);
+  const created = dataCreatedBytes(ctx.project, kept, keptIds, measuredAt);
+  // Written once as bytes: the outbox stores them as its text, and the relay publishes them.
+  const createdBytes = created.bytes;
   const events: HandedEvent[] = [
     { eventId: (await appendEvent(tx, { ...base, type: 'data.created', dataJson: createdBytes })).event_id, dataJson: createdBytes },
   ];

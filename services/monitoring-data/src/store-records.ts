@@ -78,6 +78,17 @@ export function insertParams(scope: Scope, records: CheckedRecord[], ids: string
 }
 
 /**
+ * A record of the write is already stored (the plain insert met the unique constraint) and no
+ * savepoint was taken (`savepoint: false`): the transaction is aborted. The caller runs it again
+ * with the savepoint, which finds which records they were.
+ */
+export class DuplicateRecordsError extends Error {
+  constructor() {
+    super('a record of the write is already stored');
+  }
+}
+
+/**
  * Inserts the records with one multi-row statement (columns passed as arrays and expanded by
  * unnest on the server): one round trip however many records, and a single plan. A record whose
  * point already has data at that instant is skipped by the unique constraint; the indexes of
@@ -88,18 +99,30 @@ export async function insertRecords(
   scope: Scope,
   records: CheckedRecord[],
   ids: string[],
-  opts: { batchId: string | null; now: string },
+  opts: { batchId: string | null; now: string; savepoint?: boolean },
 ): Promise<number[]> {
   const n = records.length;
   if (n === 0) return [];
   const { params, idParam, pointParam, atParam, withChannels } = insertParams(scope, records, ids, opts);
   const sql = withChannels ? INSERT_CHANNELS_SQL : INSERT_SQL;
+  const prepare = withChannels ? 'md_insert_channel_records' : 'md_insert_records';
+  // A write that is refused whole on any duplicate (a synchronous write) needs no savepoint: the
+  // statement alone, and a duplicate aborts the transaction (DuplicateRecordsError). The
+  // savepoint cost two round trips and a subtransaction in PostgreSQL per write (docs/adr/0126).
+  if (opts.savepoint === false) {
+    try {
+      await tx.query(sql, params, { prepare });
+      return [];
+    } catch (err) {
+      throw isUniqueViolation(err) ? new DuplicateRecordsError() : err;
+    }
+  }
   // A plain insert first: ON CONFLICT's speculative insertion costs PostgreSQL about a quarter
   // more per row, and duplicates are rare. One duplicate fails the plain insert, which the
   // savepoint undoes; the same rows then go in with ON CONFLICT DO NOTHING, which skips them.
   await tx.query('SAVEPOINT md_insert');
   try {
-    await tx.query(sql, params, { prepare: withChannels ? 'md_insert_channel_records' : 'md_insert_records' });
+    await tx.query(sql, params, { prepare });
     await tx.query('RELEASE SAVEPOINT md_insert');
     return [];
   } catch (err) {

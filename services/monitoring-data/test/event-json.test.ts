@@ -1,4 +1,4 @@
-import { createdRecord, dataCreatedJson, formatAll, numberJson, type EventRecord } from '../src/events.js';
+import { createdRecord, dataCreatedBytes, formatAll, numberJson, type EventRecord } from '../src/events.js';
 import type { PointInfo, ProjectInfo } from '../src/ingest-context.js';
 import type { CheckedRecord } from '../src/record-rules.js';
 
@@ -57,7 +57,8 @@ describe('data.created written directly as JSON', () => {
     const measuredAt = formatAll(records);
     expect(measuredAt).toEqual(['2026-03-01T08:30:00+08:00', '2026-03-01T00:30:00Z', '2026-03-01T10:30:00.250-03:30', '2026-03-01T00:30:00Z']);
     const asObjects: EventRecord[] = records.map((r, i) => ({ ...r, id: ids[i]!, qualityFlag: 'valid' }));
-    const { json, abnormalCount } = dataCreatedJson(project, records, ids, measuredAt);
+    const { bytes, abnormalCount } = dataCreatedBytes(project, records, ids, measuredAt);
+    const json = bytes.toString('utf8');
     // The data.created payload as an object, the way JSON.stringify would write it.
     const payload = { project_id: project.id, project_name: project.name, records: asObjects.map(createdRecord), total_count: 4, abnormal_count: 2 };
     expect(json).toBe(JSON.stringify(payload));

@@ -4,7 +4,7 @@ import { RECORD_STATUSES, type monitoringData } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import { rateLimitError, rateLimitHeaders, type RateLimits } from '@mp/ratelimit';
 import type { ServiceClients } from '../clients.js';
-import { ok, okJson } from '../envelope.js';
+import { ok, okBytes } from '../envelope.js';
 import { presentData } from '../presenters-data.js';
 import { recordBodies, recordColumns, recordCount, values } from '../record-columns.js';
 import { idText, instantText, MAX_ITEMS, MAX_LENGTH, queryInteger, text } from '../bounds.js';
@@ -96,7 +96,8 @@ export function dataRoutes(router: GatewayRouter, clients: ServiceClients, limit
       await limitRecords(limits, ctx, recordCount(columns));
       const projectId = ctx.params.project_id!;
       const res = await clients.monitoringData.writeRecords({ projectId, records: columns }, state.caller!);
-      okJson(ctx, presentData.writtenJson(projectId, columns, res));
+      // about 130 bytes per record
+      okBytes(ctx, 256 + res.dataId.length * 160, (w) => presentData.written(w, projectId, columns, res));
     },
   );
 

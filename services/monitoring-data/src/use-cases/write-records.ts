@@ -5,6 +5,7 @@ import type { CallerContext } from '@mp/grpc';
 import type { DataDeps } from '../deps.js';
 import { expandColumns, inDictionaryForm, writeResult } from '../columns.js';
 import { storeWrite, validateWrite, type StoredWrite } from '../ingest.js';
+import { DuplicateRecordsError } from '../store-records.js';
 import { formatMeasuredAt } from '../measured-at.js';
 import { countIngested, countRefused } from '../metrics.js';
 import { requireId } from '../project-id.js';
@@ -66,29 +67,38 @@ async function write(deps: DataDeps, req: monitoringData.WriteRecordsRequest, ca
   await deps.partitions.ensureFor(ok.map((r) => r.ms));
   // Set only when this request stored the records (not when a concurrent twin's response is replayed).
   let stored = null as StoredWrite | null;
-  const store = async (tx: Queryable): Promise<monitoringData.WriteRecordsResult> => {
-    const write = await storeWrite(deps, tx, caller, ctx, ok, {
-      now,
-      batchId: null,
-      onDuplicates: (dups) => {
-        const first = dups.reduce((a, b) => (b.index < a.index ? b : a));
-        throw refuse({
-          index: first.index,
-          code: '409003',
-          field: `records[${first.index}].measured_at`,
-          detail: `Point ${first.point.id} already has a record at ${formatMeasuredAt(first.ms, first.offset)}.`,
-        });
-      },
-    });
-    stored = write;
-    return writeResult(
-      { ids: write.ids, statuses: write.records.map((r) => r.status), measuredAt: write.measuredAt, abnormalCount: write.abnormalCount },
-      dictionary,
-    );
-  };
+  const store =
+    (savepoint: boolean) =>
+    async (tx: Queryable): Promise<monitoringData.WriteRecordsResult> => {
+      const write = await storeWrite(deps, tx, caller, ctx, ok, {
+        now,
+        batchId: null,
+        savepoint,
+        onDuplicates: (dups) => {
+          const first = dups.reduce((a, b) => (b.index < a.index ? b : a));
+          throw refuse({
+            index: first.index,
+            code: '409003',
+            field: `records[${first.index}].measured_at`,
+            detail: `Point ${first.point.id} already has a record at ${formatMeasuredAt(first.ms, first.offset)}.`,
+          });
+        },
+      });
+      stored = write;
+      return writeResult(
+        { ids: write.ids, statuses: write.records.map((r) => r.status), measuredAt: write.measuredAt, abnormalCount: write.abnormalCount },
+        dictionary,
+      );
+    };
   // A deadlock or serialization failure PostgreSQL broke by rolling this transaction back is
   // retried here, a few times: the client never sees it.
-  const result = await retryOnConflict(() => (once ? once.run(deps.db, store) : deps.db.transaction(store)));
+  const attempt = (savepoint: boolean) => retryOnConflict(() => (once ? once.run(deps.db, store(savepoint)) : deps.db.transaction(store(savepoint))));
+  // First without the insert's savepoint; a record already stored aborts that transaction, and
+  // the write runs again with it, which names the first duplicate (409003) as before.
+  const result = await attempt(false).catch((err: unknown) => {
+    if (err instanceof DuplicateRecordsError) return attempt(true);
+    throw err;
+  });
   if (stored) {
     countIngested('write', stored.records.length);
     deps.knownPoints.remember(stored.records.map((r) => r.point.id));

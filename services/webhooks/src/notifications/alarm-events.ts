@@ -1,8 +1,32 @@
+import type { Queryable } from '@mp/db';
 import type { DomainEvent, EventPayload } from '@mp/events';
 import { enqueueMails } from './enqueue.js';
 import type { AlarmSnapshot } from './message.js';
 import { RULE_COLUMNS, type RuleRow } from './rule-row.js';
 import type { NotificationDeps } from './settings.js';
+
+/**
+ * Whether the event can change anything: a rule of the project listening to the alarm's level
+ * (opened, escalated), or an alarm a rule told people about (acknowledged, cleared: reminders and
+ * escalation mails only exist for those). Asked first, in one read without a transaction, an event
+ * with nothing to do writes and commits nothing: under writes whose readings cross thresholds, most
+ * alarm events are such (no rule for their project or level), and each cost a transaction with a
+ * synchronous commit (docs/adr/0127). What a later copy of the same event does is unchanged: it
+ * finds nothing to do unless a rule came since, and then it is the first to mail.
+ */
+async function anythingToDo(db: Queryable, event: DomainEvent): Promise<boolean> {
+  if (event.event_type === 'alarm.opened' || event.event_type === 'alarm.escalated') {
+    const alarm = event.data as AlarmSnapshot;
+    const { rows } = await db.query(
+      `SELECT 1 FROM notification_rules
+        WHERE tenant_id = $1 AND environment = $2 AND project_id = $3 AND deleted_at IS NULL AND $4 = ANY (levels) LIMIT 1`,
+      [event.tenant_id, event.environment, alarm.project_id, alarm.level],
+    );
+    return rows.length > 0;
+  }
+  const { rows } = await db.query('SELECT 1 FROM notified_alarms WHERE alarm_id = $1 LIMIT 1', [(event.data as { alarm_id: string }).alarm_id]);
+  return rows.length > 0;
+}
 
 const addSeconds = (d: Date, s: number | null) => (s === null ? null : new Date(d.getTime() + s * 1000).toISOString());
 
@@ -22,6 +46,7 @@ const addSeconds = (d: Date, s: number | null) => (s === null ? null : new Date(
 export async function handleAlarmEvent(deps: Pick<NotificationDeps, 'db' | 'clock' | 'mailer' | 'settings'>, event: DomainEvent): Promise<number> {
   const type = event.event_type;
   if (type !== 'alarm.opened' && type !== 'alarm.escalated' && type !== 'alarm.acknowledged' && type !== 'alarm.cleared') return 0;
+  if (!(await anythingToDo(deps.db, event))) return 0;
   return deps.db.transaction(async (tx) => {
     const fresh = await tx.query('INSERT INTO notification_events (event_id) VALUES ($1) ON CONFLICT DO NOTHING', [event.event_id]);
     if (fresh.rowCount === 0) return 0;
