@@ -1,6 +1,6 @@
 import { Server, status, type handleUnaryCall, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
-import { DomainError, isDomainError } from '@mp/errors';
+import { isDomainError, unexpectedError } from '@mp/errors';
 import { listenError, type Logger } from '@mp/kit';
 import { CALLER_METADATA_KEY, CallerAuthError, verifyCallerContext } from './caller-token.js';
 import { LocalServer, MAX_MESSAGE_BYTES, registerLocalServer } from './in-process.js';
@@ -77,7 +77,7 @@ function adapt<S>(binding: ServiceBinding<S>, auth: ServiceAuth, logger: Logger)
             return;
           }
           logger.error({ err, request_id: ctx.requestId, method }, 'unexpected error');
-          callback(toGrpcError(new DomainError('500001', { detail: `Internal error; quote request ${ctx.requestId} to support.` })));
+          callback(toGrpcError(unexpectedError(err, ctx.requestId)));
         },
       );
     }) as handleUnaryCall<unknown, unknown>;

@@ -1,9 +1,29 @@
 import { identity, projects } from '@mp/contracts';
 import { DomainError } from '@mp/errors';
 import { bindService, createClient, generatePlatformKeys, startGrpcServer, type CallerContext, type GrpcServerHandle } from '@mp/grpc';
-import { createLogger } from '@mp/kit';
+import { createLogger, randomToken } from '@mp/kit';
+import { TEST_PG_ADMIN_URL, queryTestDatabase } from '@mp/testing';
+import pg from 'pg';
 
 const logger = createLogger('test', 'silent');
+
+// A login PostgreSQL admits no connection for (CONNECTION LIMIT 0): connecting as it meets the
+// server's own 53300 "too many connections", as a service does when the server is full.
+const fullRole = `mp_full_${randomToken(8).toLowerCase()}`;
+await queryTestDatabase(TEST_PG_ADMIN_URL, `CREATE ROLE ${fullRole} LOGIN CONNECTION LIMIT 0`);
+afterAll(() => queryTestDatabase(TEST_PG_ADMIN_URL, `DROP ROLE IF EXISTS ${fullRole}`));
+async function queryAsFullRole(): Promise<void> {
+  const url = new URL(TEST_PG_ADMIN_URL);
+  url.username = fullRole;
+  const c = new pg.Client({ connectionString: url.toString() });
+  c.on('error', () => undefined);
+  try {
+    await c.connect();
+    await c.query('SELECT 1');
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
 const keys = await generatePlatformKeys({ mtls: false });
 const asGateway = (audience: string, deadlineMs?: number, inProcess = true) => ({
   auth: keys.authFor('gateway'),
@@ -52,6 +72,7 @@ describe.each([
                   headers: { 'Retry-After': '5' },
                 });
               if (req.name === 'crash') throw new Error('unexpected');
+              if (req.name === 'full') await queryAsFullRole();
               return { id: 'prj_1', number: req.number, name: req.name, status: 'not_started', createdAt: 'a', updatedAt: 'b', version: 1, timeZone: 'UTC' };
             },
             async getProject() {
@@ -104,6 +125,14 @@ describe.each([
     expect(err.detail).not.toContain('unexpected');
   });
 
+  it('answers a database without room (53300 from a real PostgreSQL) with 503002 and Retry-After, not 500001', async () => {
+    const err = await client.createProject({ name: 'full', number: 'X' }, ctx).catch((e) => e);
+    expect(err).toBeInstanceOf(DomainError);
+    expect(err.code).toBe('503002');
+    expect(err.headers).toEqual({ 'Retry-After': '1' });
+    expect(err.detail).toContain('nothing was changed');
+  });
+
   it('maps an unreachable service to 503002', async () => {
     const dead = createClient<identity.IdentityServer>(identity.IdentityClient, identity.IdentityService, '127.0.0.1:1', asGateway('identity', 2000));
     const err = await dead.getJwks({}, ctx).catch((e) => e);
@@ -113,8 +142,8 @@ describe.each([
   });
 
   it('went the way it was meant to: in-process calls never touch a socket, network calls never skip it', () => {
-    // The four calls above that reached the server: create ×3 and get (the dead client's reached none).
-    expect(server.inProcessCalls).toBe(inProcess ? 4 : 0);
+    // The five calls above that reached the server: create ×4 and get (the dead client's reached none).
+    expect(server.inProcessCalls).toBe(inProcess ? 5 : 0);
   });
 });
 

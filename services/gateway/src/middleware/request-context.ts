@@ -1,4 +1,4 @@
-import { isDomainError, DomainError } from '@mp/errors';
+import { isDomainError, unexpectedError } from '@mp/errors';
 import { currentTraceId, type Logger } from '@mp/kit';
 import { errorBody } from '../envelope.js';
 import { requestIdOf } from '../request-id.js';
@@ -22,7 +22,7 @@ export function requestContext(opts: { environment: Environment; docsUrl: () => 
     try {
       await next();
     } catch (err) {
-      const domain = isDomainError(err) ? err : new DomainError('500001', { detail: `Internal error; quote request ${state.requestId} to support.` });
+      const domain = isDomainError(err) ? err : unexpectedError(err, state.requestId);
       if (!isDomainError(err)) opts.logger.error({ err, request_id: state.requestId }, 'unhandled error');
       ctx.status = domain.httpStatus;
       // Every limit refuses with its own 429xxx code, whichever middleware or route applied it.
