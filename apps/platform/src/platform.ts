@@ -170,6 +170,9 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Running
     );
     stops.push(() => gateway.stop());
     later.gateway = gateway;
+    // Without Redis each RateLimits counts in its own memory: imports count in the gateway's, so a
+    // tenant's imports and JSON writes share one data-record limit in this process too.
+    if (!gwConfig.MP_REDIS_URL) monitoringData.importWorker.shareLimits(gateway.limits);
 
     // How `npm run data:backup` copies the embedded database while this process has it open.
     // Only the embedded database lives in the data folder; PostgreSQL is backed up with pg_dump

@@ -28,6 +28,12 @@ export interface RunningGateway {
    * rejects, keeping the pair in use, when the new files cannot be used.
    */
   reloadCertificate(): Promise<{ reloaded: boolean; validUntil: string }>;
+  /**
+   * The rate-limit counters this gateway counts in (Redis, or this process's memory): the
+   * one-process platform without Redis hands them to monitoring-data's import worker, so imports
+   * and JSON writes share a tenant's data-record limit.
+   */
+  readonly limits: RateLimits;
   /** `mp_gateway_backend_up` and the credential cache's counters for the ops server's /metrics. */
   metrics(): Promise<{ contentType: string; text: string }>;
   /**
@@ -192,6 +198,7 @@ export async function startGateway(
       return serving.current.cert;
     },
     certificatePath: serving.path,
+    limits,
     async reloadCertificate() {
       const next = serving.reread();
       if (next) serve(next);

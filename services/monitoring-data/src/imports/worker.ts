@@ -75,6 +75,7 @@ function columnOf(f: RecordFailure, source: { columns: Map<string, string>; time
 export class ImportWorker extends PollingWorker {
   private readonly leaseSeconds: number;
   private readonly concurrency: number;
+  private limits: RateLimits;
   private lastSweep = 0;
 
   constructor(
@@ -84,6 +85,17 @@ export class ImportWorker extends PollingWorker {
     super(opts.pollMs ?? 1000, { logger: deps.logger, failure: 'import processing failed; will retry' });
     this.leaseSeconds = opts.leaseSeconds ?? 60;
     this.concurrency = Math.max(1, opts.concurrency ?? 4);
+    this.limits = opts.limits;
+  }
+
+  /**
+   * Counts readings in `limits` from now on: the one-process platform without Redis hands over its
+   * gateway's counters, so a tenant's JSON writes and imports share one data-record limit there as
+   * they share Redis elsewhere (docs/imports.md#limits). The counters given at construction stay
+   * the caller's to close.
+   */
+  shareLimits(limits: RateLimits): void {
+    this.limits = limits;
   }
 
   protected async step(): Promise<boolean> {
@@ -215,7 +227,7 @@ export class ImportWorker extends PollingWorker {
     if (perMinute <= 0 || n === 0) return true;
     const key = `${caller.tenantId}:${caller.environment}`;
     for (;;) {
-      const verdict = await this.opts.limits.consume('data_records', key, n, perMinute);
+      const verdict = await this.limits.consume('data_records', key, n, perMinute);
       if (verdict.allowed) return true;
       if (this.stopped) return false;
       await this.deps.db.query('UPDATE imports SET lease_until = now() + make_interval(secs => $2) WHERE id = $1', [
