@@ -248,7 +248,9 @@ describe('authentication at the gateway', () => {
       expectError(locked, 401007);
       expect(Number(locked.headers['retry-after'])).toBeGreaterThan(1790);
       expectError(await t.api('POST', '/auth/login', { body: { username: 'lock.me', password: 'the right password', grant_type: 'password' } }), 401007);
-    });
+      // Seven scrypt hashes at 128 MiB each (services/identity/src/passwords.ts): about 25 s at a
+      // load average of 12, past the suite's 60 s on a CI machine busy with other test files.
+    }, 180_000);
 
     it('refuses a disabled account: next login 401006, refresh 401006, and its access tokens from the next request on', async () => {
       const admin = bearer((await signIn()).access_token);
