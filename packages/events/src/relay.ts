@@ -1,5 +1,5 @@
 import { arrayParam, ASYNC_COMMIT_SQL, type Database, type Queryable } from '@mp/db';
-import { contextFrom, counter, failSpan, oncePerScrape, sampledGauge, SpanKind, startSpan, type Logger } from '@mp/kit';
+import { contextFrom, counter, failSpan, inSpan, oncePerScrape, sampledGauge, SpanKind, startSpan, traceparentOf, type Logger } from '@mp/kit';
 import type { EventType } from './catalogue.js';
 import type { OutgoingEvent } from './envelope.js';
 import type { EventTransport } from './transport.js';
@@ -320,34 +320,35 @@ export class OutboxRelay {
  * stored value goes on. Resolves per row with null (taken) or the error; never rejects for a row.
  */
 async function publishRows(transport: EventTransport, rows: readonly OutboxRow[], dataOf: (row: OutboxRow) => string | Uint8Array): Promise<(Error | null)[]> {
-  const spans = rows.map((row) =>
-    startSpan(`publish ${row.event_type}`, {
-      kind: SpanKind.PRODUCER,
-      parent: contextFrom(row.traceparent),
-      attributes: {
-        ...transport.messagingAttributes(row.event_type),
-        'messaging.operation.type': 'send',
-        'messaging.operation.name': 'publish',
-        'messaging.message.id': row.event_id,
-        'mp.event_type': row.event_type,
-      },
-    }),
-  );
-  const events = rows.map((row, i) => toEvent(row, dataOf(row), spans[i]!.traceparent ?? row.traceparent));
-  const outcome = transport.publishMany
-    ? await transport.publishMany(events)
-    : // each on its own, all in flight (the in-process transport, whose publish runs the consumers)
-      await Promise.all(
-        events.map((e) =>
-          transport.publish(e).then(
-            () => null,
-            (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
-          ),
-        ),
-      );
+  // The in-process transport (no publishMany) runs its consumers inside publish: each event on its
+  // own, all in flight, inside its span as before, so what the consumers do is traced under it.
+  if (!transport.publishMany) return Promise.all(rows.map((row) => publishRow(transport, row, dataOf(row)).then(() => null, asError)));
+  const spans = rows.map((row) => startSpan(`publish ${row.event_type}`, publishSpan(transport, row)));
+  const outcome = await transport.publishMany(rows.map((row, i) => toEvent(row, dataOf(row), spans[i]!.traceparent ?? row.traceparent)));
   outcome.forEach((err, i) => (err ? failSpan(spans[i]!.span, err) : spans[i]!.span.end()));
   return outcome;
 }
+
+function publishRow(transport: EventTransport, row: OutboxRow, dataJson: string | Uint8Array): Promise<void> {
+  return inSpan(`publish ${row.event_type}`, publishSpan(transport, row), () => transport.publish(toEvent(row, dataJson, traceparentOf() ?? row.traceparent)));
+}
+
+/** A producer span's options: continuing the trace stored with the row, with the messaging attributes. */
+function publishSpan(transport: EventTransport, row: OutboxRow) {
+  return {
+    kind: SpanKind.PRODUCER,
+    parent: contextFrom(row.traceparent),
+    attributes: {
+      ...transport.messagingAttributes(row.event_type),
+      'messaging.operation.type': 'send',
+      'messaging.operation.name': 'publish',
+      'messaging.message.id': row.event_id,
+      'mp.event_type': row.event_type,
+    },
+  };
+}
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 function toEvent(row: OutboxRow, dataJson: string | Uint8Array, traceparent: string | null): OutgoingEvent {
   return {
