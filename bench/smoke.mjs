@@ -25,6 +25,7 @@ const BENCHES = [
   { name: 'ingest/rollups-cost', bound: 90 },
   { name: 'ingest/channel-rollups-cost', bound: 90 },
   { name: 'outbox/run', bound: 60 },
+  { name: 'outbox/relay', bound: 60 },
   { name: 'startup/run', bound: 120 },
   { name: 'gateway/run', bound: 120 },
   { name: 'gateway/auth-cache', bound: 120 },

@@ -2,7 +2,10 @@ import {
   AckPolicy,
   DeliverPolicy,
   connect,
+  createInbox,
   headers,
+  type Msg,
+  type MsgHdrs,
   type ConsumerConfig,
   type ConsumerMessages,
   type JetStreamClient,
@@ -82,6 +85,11 @@ export class NatsTransport implements EventTransport {
   private direct: DirectGet | null = null;
   /** Made once too: a JetStream client per publish was an object and its options per event. */
   private readonly js: JetStreamClient;
+  /** publishMany's batches waiting for their acknowledgements, by batch number. */
+  private readonly batches = new Map<number, PendingBatch>();
+  private nextBatch = 0;
+  /** Where JetStream acknowledges publishMany's messages (`<inbox>.<batch>.<index>`): one subscription for all. */
+  private ackInbox: string | null = null;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -161,6 +169,93 @@ export class NatsTransport implements EventTransport {
   }
 
   async publish(event: OutgoingEvent): Promise<void> {
+    const { body, h } = this.message(event);
+    await this.js.publish(subjectFor(this.opts.subjectPrefix, event.meta.event_type), body, {
+      msgID: event.meta.event_id,
+      headers: h,
+      expect: { streamName: this.opts.stream },
+    });
+  }
+
+  /**
+   * Publishes events back to back on the connection, in the order given, and waits for all their
+   * acknowledgements together (ADR 0128). Each message carries what `js.publish` sets
+   * (`Nats-Msg-Id` = event_id, so a repeat is dropped by the stream; `Nats-Expected-Stream`) and a
+   * reply subject `<inbox>.<batch>.<index>`; one subscription takes every acknowledgement and one
+   * timer bounds the batch, where `js.publish` paid a request (a reply entry, a timer, a promise)
+   * per event. The server stores the messages of one connection in the order they were sent.
+   * Resolves per event with null (stored, or a duplicate) or the error: a status (503: no stream
+   * takes the subject), a JetStream error, or no acknowledgement within the timeout (the event may
+   * still have been stored; publishing it again is harmless).
+   */
+  async publishMany(events: readonly OutgoingEvent[]): Promise<(Error | null)[]> {
+    const outcome: (Error | null | undefined)[] = new Array<undefined>(events.length).fill(undefined);
+    if (events.length === 0) return [];
+    const inbox = this.acks();
+    const id = this.nextBatch++;
+    let left = events.length;
+    let settle!: PendingBatch;
+    const done = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.batches.delete(id);
+        resolve();
+      }, PUBLISH_TIMEOUT_MS);
+      settle = (index, err) => {
+        if (!(index >= 0 && index < outcome.length) || outcome[index] !== undefined) return;
+        outcome[index] = err;
+        if (--left > 0) return;
+        clearTimeout(timer);
+        this.batches.delete(id);
+        resolve();
+      };
+    });
+    this.batches.set(id, settle);
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!;
+      try {
+        const { body, h } = this.message(event);
+        h.set('Nats-Msg-Id', event.meta.event_id);
+        h.set('Nats-Expected-Stream', this.opts.stream);
+        this.nc.publish(subjectFor(this.opts.subjectPrefix, event.meta.event_type), body, { headers: h, reply: `${inbox}.${id}.${i}` });
+      } catch (err) {
+        // a closed connection refuses at once; the rest of the batch meets the same
+        settle(i, err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+    await done;
+    return outcome.map((o) => (o === undefined ? new Error(`JetStream did not acknowledge the event within ${PUBLISH_TIMEOUT_MS} ms`) : o));
+  }
+
+  /** The acknowledgement subscription of publishMany, made on first use (the client renews it after a reconnect). */
+  private acks(): string {
+    if (this.ackInbox) return this.ackInbox;
+    const inbox = createInbox();
+    this.nc.subscribe(`${inbox}.>`, {
+      callback: (err, m) => {
+        if (!err) this.acknowledged(inbox, m);
+      },
+    });
+    this.ackInbox = inbox;
+    return inbox;
+  }
+
+  private acknowledged(inbox: string, m: Msg): void {
+    const [batch, index] = m.subject.slice(inbox.length + 1).split('.');
+    // a batch that timed out is gone: a late acknowledgement changes nothing
+    const settle = this.batches.get(Number(batch));
+    if (!settle) return;
+    const i = Number(index);
+    if (m.headers?.hasError) return settle(i, new Error(`JetStream refused the event: ${m.headers.code} ${m.headers.description}`));
+    let ack: { error?: { code?: number; description?: string } };
+    try {
+      ack = JSON.parse(utf8.decode(m.data)) as typeof ack;
+    } catch {
+      return settle(i, new Error('JetStream answered a publish with something that is not an acknowledgement'));
+    }
+    settle(i, ack.error ? new Error(`JetStream refused the event: ${ack.error.code} ${ack.error.description}`) : null);
+  }
+
+  private message(event: OutgoingEvent): { body: Uint8Array; h: MsgHdrs } {
     const h = headers();
     if (event.meta.traceparent) h.set('traceparent', event.meta.traceparent);
     const { body, dataOffset, metaJson } = encodeEnvelope(event);
@@ -168,11 +263,7 @@ export class NatsTransport implements EventTransport {
     h.set(EVENT_META, metaJson);
     const inline = inlineData(event.dataJson);
     if (inline !== null) h.set(INLINE_DATA, inline);
-    await this.js.publish(subjectFor(this.opts.subjectPrefix, event.meta.event_type), body, {
-      msgID: event.meta.event_id,
-      headers: h,
-      expect: { streamName: this.opts.stream },
-    });
+    return { body, h };
   }
 
   /**
@@ -313,6 +404,14 @@ export class NatsTransport implements EventTransport {
     return (await jsm.streams.info(this.opts.stream)).state.messages;
   }
 }
+
+/** How long publishMany waits for a batch's acknowledgements (js.publish's own default per event). */
+const PUBLISH_TIMEOUT_MS = 5_000;
+
+/** Records one event's outcome of a publishMany batch: null when stored, else why not. */
+type PendingBatch = (index: number, err: Error | null) => void;
+
+const utf8 = new TextDecoder();
 
 const offsetOf = (header: string | undefined): number | null => (header ? Number(header) : null);
 

@@ -1,5 +1,5 @@
 import { arrayParam, ASYNC_COMMIT_SQL, type Database, type Queryable } from '@mp/db';
-import { contextFrom, counter, inSpan, oncePerScrape, sampledGauge, SpanKind, traceparentOf, type Logger } from '@mp/kit';
+import { contextFrom, counter, failSpan, inSpan, oncePerScrape, sampledGauge, SpanKind, startSpan, traceparentOf, type Logger } from '@mp/kit';
 import type { EventType } from './catalogue.js';
 import type { OutgoingEvent } from './envelope.js';
 import type { EventTransport } from './transport.js';
@@ -277,7 +277,7 @@ export class OutboxRelay {
     // what this claim leaves in the table is what it has here, whatever happens to `held` meanwhile
     const held = new Map<string, string | Uint8Array>();
     for (const [id, entry] of this.held) held.set(id, entry.dataJson);
-    const rows = await this.claimed(async (tx) => {
+    const { rows, taken, failure } = await this.claimed(async (tx) => {
       // The marks commit without waiting for the disk: one forgotten in a crash republishes its
       // event, which JetStream (Nats-Msg-Id) and the consumers (event_id) de-duplicate. The data of
       // events this relay holds stays in the table (PostgreSQL does not even read it).
@@ -289,15 +289,22 @@ export class OutboxRelay {
         [this.batchSize, arrayParam('text', [...held.keys()])],
         { prepare: 'outbox_claim' },
       );
-      if (rows.length === 0) return rows;
-      // Publish in order; JetStream acks each. Concurrency within a batch keeps throughput up.
-      await Promise.all(rows.map((row) => publishRow(transport, row, row.data ?? held.get(row.event_id)!)));
-      await tx.query(`UPDATE outbox SET dispatched_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)], { prepare: 'outbox_mark' });
-      return rows;
+      if (rows.length === 0) return { rows, taken: rows, failure: null };
+      // The claim goes out as one batch in seq order (ADR 0128); only what the transport took is
+      // marked, and an event it did not take stays pending for the next pass, which publishes it
+      // again (a repeat of one that was stored after all is dropped by its event_id).
+      const outcome = await publishRows(transport, rows, (row) => row.data ?? held.get(row.event_id)!);
+      const taken = rows.filter((_, i) => outcome[i] === null);
+      if (taken.length)
+        await tx.query(`UPDATE outbox SET dispatched_at = now() WHERE seq = ANY($1::bigint[])`, [taken.map((r) => r.seq)], { prepare: 'outbox_mark' });
+      const failed = outcome.filter((o) => o !== null);
+      return { rows, taken, failure: failed.length ? { count: failed.length, first: failed[0]! } : null };
     });
     // only once the marks committed: until then a retry may need the data again
-    for (const row of rows) this.release(row.event_id);
-    if (rows.length) published.inc({ service: this.opts.service ?? 'unknown' }, rows.length);
+    for (const row of taken) this.release(row.event_id);
+    if (taken.length) published.inc({ service: this.opts.service ?? 'unknown' }, taken.length);
+    // what was not taken keeps its data here for the retry, which backs off like any failure
+    if (failure) throw new Error(`${failure.count} of ${rows.length} events were not published: ${failure.first.message}`, { cause: failure.first });
     // A claim short of a full batch saw every pending row nobody else had locked, and data is
     // handed over only after its commit: what it was offered and did not get, another replica's
     // relay has published or is publishing, so this one lets go of it now rather than in 60 s.
@@ -307,27 +314,41 @@ export class OutboxRelay {
 }
 
 /**
- * Publishes one row in a producer span that continues the trace stored with it, and sends the
- * span's context on with the event (the transport's `traceparent` header): the consumer continues
- * from the publish, the publish from the write (ADR 0037). Untraced, the stored value goes on.
+ * Publishes claimed rows in their order, each in a producer span that continues the trace stored
+ * with it, and sends the span's context on with the event (the transport's `traceparent` header):
+ * the consumer continues from the publish, the publish from the write (ADR 0037). Untraced, the
+ * stored value goes on. Resolves per row with null (taken) or the error; never rejects for a row.
  */
-function publishRow(transport: EventTransport, row: OutboxRow, dataJson: string | Uint8Array): Promise<void> {
-  return inSpan(
-    `publish ${row.event_type}`,
-    {
-      kind: SpanKind.PRODUCER,
-      parent: contextFrom(row.traceparent),
-      attributes: {
-        ...transport.messagingAttributes(row.event_type),
-        'messaging.operation.type': 'send',
-        'messaging.operation.name': 'publish',
-        'messaging.message.id': row.event_id,
-        'mp.event_type': row.event_type,
-      },
-    },
-    () => transport.publish(toEvent(row, dataJson, traceparentOf() ?? row.traceparent)),
-  );
+async function publishRows(transport: EventTransport, rows: readonly OutboxRow[], dataOf: (row: OutboxRow) => string | Uint8Array): Promise<(Error | null)[]> {
+  // The in-process transport (no publishMany) runs its consumers inside publish: each event on its
+  // own, all in flight, inside its span as before, so what the consumers do is traced under it.
+  if (!transport.publishMany) return Promise.all(rows.map((row) => publishRow(transport, row, dataOf(row)).then(() => null, asError)));
+  const spans = rows.map((row) => startSpan(`publish ${row.event_type}`, publishSpan(transport, row)));
+  const outcome = await transport.publishMany(rows.map((row, i) => toEvent(row, dataOf(row), spans[i]!.traceparent ?? row.traceparent)));
+  outcome.forEach((err, i) => (err ? failSpan(spans[i]!.span, err) : spans[i]!.span.end()));
+  return outcome;
 }
+
+function publishRow(transport: EventTransport, row: OutboxRow, dataJson: string | Uint8Array): Promise<void> {
+  return inSpan(`publish ${row.event_type}`, publishSpan(transport, row), () => transport.publish(toEvent(row, dataJson, traceparentOf() ?? row.traceparent)));
+}
+
+/** A producer span's options: continuing the trace stored with the row, with the messaging attributes. */
+function publishSpan(transport: EventTransport, row: OutboxRow) {
+  return {
+    kind: SpanKind.PRODUCER,
+    parent: contextFrom(row.traceparent),
+    attributes: {
+      ...transport.messagingAttributes(row.event_type),
+      'messaging.operation.type': 'send',
+      'messaging.operation.name': 'publish',
+      'messaging.message.id': row.event_id,
+      'mp.event_type': row.event_type,
+    },
+  };
+}
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 function toEvent(row: OutboxRow, dataJson: string | Uint8Array, traceparent: string | null): OutgoingEvent {
   return {

@@ -50,6 +50,14 @@ export interface EventTransport {
    */
   messagingAttributes(eventType: string): MessagingAttributes;
   publish(event: OutgoingEvent): Promise<void>;
+  /**
+   * Publishes events in the order given, with the promise of `publish` for each, and says which
+   * were taken: per event `null` once it is durably taken (or recognised as a duplicate by its
+   * event_id), or the error that refused it or let it go unacknowledged. It never rejects for one
+   * event, so a caller keeps what was taken and publishes the rest again. Transports without a
+   * cheaper way leave it out, and each event is published on its own.
+   */
+  publishMany?(events: readonly OutgoingEvent[]): Promise<(Error | null)[]>;
   subscribe(durableName: string, handler: (event: DomainEvent) => Promise<HandleResult>, opts?: SubscribeOptions): Promise<Subscription>;
   close(): Promise<void>;
 }
