@@ -392,6 +392,26 @@ describe('calibrations and derived channels through the gateway', () => {
       expect((await t.api('GET', `/points/${pz}/recomputations`, { headers: h(await t.apiKey(['project:read'])) })).body.data.items).toHaveLength(1);
     });
 
+    it("refuses a point's recomputations and calibrations to a user who is not a member of its project (403001), naming nothing of them", async () => {
+      const pz = await point({ number: 'PZ-O', name: 'Outsider', sensor_type: 'piezometer' });
+      expect(
+        (await t.api('PATCH', `/points/${pz}`, { headers: h(), body: { derived_channels: [{ name: 'head', unit: 'm', expression: 'pore_pressure / 10' }] } }))
+          .status,
+      ).toBe(200);
+      const username = 'recompute.outsider';
+      await t.api('POST', '/users', {
+        headers: { authorization: `Bearer ${await t.login()}` },
+        body: { username, password: `${username} password`, name: username, permissions: ['project:read', 'data:read'] },
+      });
+      const login = await t.api('POST', '/auth/login', { body: { username, password: `${username} password`, grant_type: 'password' } });
+      const outsider = { authorization: `Bearer ${login.body.data.access_token}` };
+      for (const path of [`/points/${pz}/recomputations`, `/points/${pz}/calibrations`]) {
+        const res = await t.api('GET', path, { headers: outsider });
+        expectError(res, 403001, 'project_id');
+        expect(res.text).not.toContain('derived_channels');
+      }
+    });
+
     it('changes derived channels with PATCH, and refuses malicious, oversized and wrong expressions without effect', async () => {
       const pz = await point({ number: 'PZ-E', name: 'Expressions', sensor_type: 'piezometer' });
       const patch = (derived: unknown, extra: Record<string, unknown> = {}) =>
