@@ -1,53 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startPlatform, type RunningPlatform } from '@mp/launcher';
-import { createLogger } from '@mp/kit';
-import { httpsRequest, testCertificate, waitUntil } from '@mp/testing';
+import { waitUntil } from '@mp/testing';
+import { startEmbeddedWithKey, type EmbeddedPlatform } from '../support/embedded.js';
 
 // Dated calibrations on the embedded default (PGlite, one database, the projects service handing
 // the recomputation job to monitoring-data in-process inside its transaction, ADR 0116): a
 // back-dated calibration converts the next write and recomputes the stored readings after it.
 describe('calibrations on the embedded default', () => {
-  let platform: RunningPlatform;
-  let dataDir: string;
-  let base: string;
-  let key: string;
-  const api = (method: string, path: string, body?: unknown) =>
-    httpsRequest(`${base}${path}`, { method, headers: { 'x-api-key': key }, ...(body !== undefined ? { body } : {}) });
+  let e: EmbeddedPlatform;
+  const api = (method: string, path: string, body?: unknown) => e.api(method, path, body);
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'mp-calibrations-embedded-'));
-    const admin = { username: 'admin', password: 'correct horse battery staple' };
-    const env: Record<string, string> = {
-      MP_DATA_DIR: dataDir,
-      MP_HTTPS_PORT: '0',
-      MP_SANDBOX_HTTPS_PORT: '0',
-      MP_OPS_PORT: '0',
-      MP_BIND_HOST: '127.0.0.1',
-      MP_IDENTITY_GRPC_PORT: '0',
-      MP_PROJECTS_GRPC_PORT: '0',
-      MP_WEBHOOKS_GRPC_PORT: '0',
-      MP_MONITORING_DATA_GRPC_PORT: '0',
-      MP_ADMIN_USERNAME: admin.username,
-      MP_ADMIN_PASSWORD: admin.password,
-    };
-    platform = await startPlatform({ tls: await testCertificate(), logger: createLogger('test', process.env.MP_LOG_LEVEL ?? 'warn'), env });
-    expect(platform.mode).toBe('embedded');
-    base = `https://127.0.0.1:${platform.gateway.port}/v3`;
-    const login = await httpsRequest(`${base}/auth/login`, { method: 'POST', body: { ...admin, grant_type: 'password' } });
-    const created = await httpsRequest(`${base}/api-keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${login.body.data.access_token}` },
-      body: { name: 'calibrations', permissions: ['project:read', 'project:write', 'data:read', 'data:write'] },
-    });
-    key = created.body.data.key;
+    e = await startEmbeddedWithKey('calibrations', ['project:read', 'project:write', 'data:read', 'data:write']);
+    expect(e.platform.mode).toBe('embedded');
   }, 120_000);
 
-  afterAll(async () => {
-    await platform?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => e?.stop());
 
   it('converts with the calibration valid at measured_at and recomputes the readings after a back-dated one', async () => {
     const projectId = (await api('POST', '/projects', { name: 'Embedded dam', number: 'EMB-C' })).body.data.id;

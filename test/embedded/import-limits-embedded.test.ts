@@ -1,9 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startPlatform, type RunningPlatform } from '@mp/launcher';
-import { createLogger } from '@mp/kit';
-import { httpsRequest, testCertificate, waitUntil } from '@mp/testing';
+import { httpsRequest, waitUntil } from '@mp/testing';
+import { startEmbeddedWithKey, type EmbeddedPlatform } from '../support/embedded.js';
 
 // The embedded default has no Redis: every rate-limit counter lives in the one process's memory.
 // An import's readings must count against the same data-record limit as the tenant's JSON writes
@@ -11,46 +7,17 @@ import { httpsRequest, testCertificate, waitUntil } from '@mp/testing';
 // leaves nothing for a JSON write in that minute.
 describe('imports and JSON writes share the data-record limit on the embedded default', () => {
   const PER_MINUTE = 20;
-  let platform: RunningPlatform;
-  let dataDir: string;
-  let base: string;
-  let key: string;
-  const api = (method: string, path: string, body?: unknown) =>
-    httpsRequest(`${base}${path}`, { method, headers: { 'x-api-key': key }, ...(body !== undefined ? { body } : {}) });
+  let e: EmbeddedPlatform;
+  const api = (method: string, path: string, body?: unknown) => e.api(method, path, body);
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'mp-import-limits-embedded-'));
-    const admin = { username: 'admin', password: 'correct horse battery staple' };
-    const env: Record<string, string> = {
-      MP_DATA_DIR: dataDir,
-      MP_HTTPS_PORT: '0',
-      MP_SANDBOX_HTTPS_PORT: '0',
-      MP_OPS_PORT: '0',
-      MP_BIND_HOST: '127.0.0.1',
-      MP_IDENTITY_GRPC_PORT: '0',
-      MP_PROJECTS_GRPC_PORT: '0',
-      MP_WEBHOOKS_GRPC_PORT: '0',
-      MP_MONITORING_DATA_GRPC_PORT: '0',
-      MP_ADMIN_USERNAME: admin.username,
-      MP_ADMIN_PASSWORD: admin.password,
+    e = await startEmbeddedWithKey('import-limits', ['project:read', 'project:write', 'data:read', 'data:write'], {
       MP_LIMIT_DATA_RECORDS_PER_MINUTE: String(PER_MINUTE),
-    };
-    platform = await startPlatform({ tls: await testCertificate(), logger: createLogger('test', process.env.MP_LOG_LEVEL ?? 'warn'), env });
-    expect(platform.mode).toBe('embedded');
-    base = `https://127.0.0.1:${platform.gateway.port}/v3`;
-    const login = await httpsRequest(`${base}/auth/login`, { method: 'POST', body: { ...admin, grant_type: 'password' } });
-    const created = await httpsRequest(`${base}/api-keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${login.body.data.access_token}` },
-      body: { name: 'import-limits', permissions: ['project:read', 'project:write', 'data:read', 'data:write'] },
     });
-    key = created.body.data.key;
+    expect(e.platform.mode).toBe('embedded');
   }, 120_000);
 
-  afterAll(async () => {
-    await platform?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => e?.stop());
 
   it("counts a file's readings in the gateway's counters: a JSON write after a file that spent the minute is refused 429002, storing nothing", async () => {
     const projectId = (await api('POST', '/projects', { name: 'Embedded loggers', number: 'EMB-L' })).body.data.id;
@@ -66,9 +33,9 @@ describe('imports and JSON writes share the data-record limit on the embedded de
     });
     expect(profile.status).toBe(200);
     const rows = Array.from({ length: PER_MINUTE }, (_, i) => `2026-03-01T00:${String(i).padStart(2, '0')}:00Z,${(101 + i / 100).toFixed(2)}`);
-    const upload = await httpsRequest(`${base}/projects/${projectId}/data/imports?profile_id=${profile.body.data.id}`, {
+    const upload = await httpsRequest(`${e.base}/projects/${projectId}/data/imports?profile_id=${profile.body.data.id}`, {
       method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'text/csv' },
+      headers: { 'x-api-key': e.key, 'content-type': 'text/csv' },
       rawBody: ['time,level', ...rows].join('\n'),
     });
     expect(upload.status).toBe(200);
