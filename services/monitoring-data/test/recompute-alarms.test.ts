@@ -1,7 +1,7 @@
 import type { monitoringData, projects } from '@mp/contracts';
 import { dataAbnormalPayload, dataUpdatedPayload } from '@mp/events';
 import { waitUntil } from '@mp/testing';
-import { NaN_, startHarness, type Harness } from './harness.js';
+import { columns, startHarness, type Harness } from './harness.js';
 
 // What a recomputation does to alarms (ADR 0116, "Alarms") and the recomputation a change of a
 // point's derived channels schedules (ADR 0117), with a real projects service and PostgreSQL:
@@ -30,28 +30,8 @@ describe('alarms and events of a recomputation', () => {
   const at = (day: number) => `2026-03-${String(day).padStart(2, '0')}T10:00:00Z`;
 
   /** Piezometer readings of one frequency each, in the contract's columns. */
-  const readings = (pointId: string, list: { at: string; frequency: number }[]): monitoringData.RecordColumns => {
-    const nan = list.map(() => NaN_);
-    return {
-      pointId: list.map(() => pointId),
-      measuredAt: list.map((r) => r.at),
-      x: nan,
-      y: nan,
-      z: nan,
-      dx: nan,
-      dy: nan,
-      dz: nan,
-      precision: [],
-      pointIds: [],
-      pointIndex: [],
-      instants: [],
-      instantIndex: [],
-      channelNames: ['frequency'],
-      channelOffset: [...list.map((_, i) => i), list.length],
-      channelIndex: list.map(() => 0),
-      channelValue: list.map((r) => r.frequency),
-    };
-  };
+  const readings = (pointId: string, list: { at: string; frequency: number }[]): monitoringData.RecordColumns =>
+    columns(list.map((r) => ({ point_id: pointId, measured_at: r.at, values: {}, channels: { frequency: r.frequency } })));
 
   /** A piezometer: 2700 Hz is 7290 digits; with R₀ = 7800 that is 127.5 kPa, with R₀ = 8000 177.5 kPa (alarm above 170). */
   const piezometer = async (zeroReading: number, extra: Partial<projects.CreatePointRequest> = {}) => {

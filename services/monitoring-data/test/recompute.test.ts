@@ -2,7 +2,7 @@ import type { monitoringData } from '@mp/contracts';
 import { recomputeBatch, type BatchContext, type JobRow } from '../src/recompute.js';
 import { DEFAULT_ALARM_SETTINGS } from '../src/alarms/settings.js';
 import { waitUntil } from '@mp/testing';
-import { NaN_, startHarness, type Harness } from './harness.js';
+import { columns, startHarness, type Harness } from './harness.js';
 
 // The recomputation after a back-dated calibration (ADR 0116) at the service's gRPC surface, with
 // a real projects service and PostgreSQL: bounded batches, statuses and rollups recounted, the
@@ -16,41 +16,15 @@ describe('recomputation of stored readings after a new calibration', () => {
   afterAll(() => h?.stop());
 
   /** Piezometer readings in the contract's columns: the frequency channel (and temperature when given). */
-  const readings = (pointId: string, list: { at: string; frequency: number; temperature?: number }[]): monitoringData.RecordColumns => {
-    const names = ['frequency', 'temperature'];
-    const offset = [0];
-    const index: number[] = [];
-    const value: number[] = [];
-    for (const r of list) {
-      index.push(0);
-      value.push(r.frequency);
-      if (r.temperature !== undefined) {
-        index.push(1);
-        value.push(r.temperature);
-      }
-      offset.push(index.length);
-    }
-    const nan = list.map(() => NaN_);
-    return {
-      pointId: list.map(() => pointId),
-      measuredAt: list.map((r) => r.at),
-      x: nan,
-      y: nan,
-      z: nan,
-      dx: nan,
-      dy: nan,
-      dz: nan,
-      precision: [],
-      pointIds: [],
-      pointIndex: [],
-      instants: [],
-      instantIndex: [],
-      channelNames: names,
-      channelOffset: offset,
-      channelIndex: index,
-      channelValue: value,
-    };
-  };
+  const readings = (pointId: string, list: { at: string; frequency: number; temperature?: number }[]): monitoringData.RecordColumns =>
+    columns(
+      list.map((r) => ({
+        point_id: pointId,
+        measured_at: r.at,
+        values: {},
+        channels: { frequency: r.frequency, ...(r.temperature !== undefined ? { temperature: r.temperature } : {}) },
+      })),
+    );
 
   it('recomputes from valid_from on in bounded batches, statuses and rollups included, and records its progress', async () => {
     const p = await h.project({
