@@ -1,6 +1,8 @@
 import https from 'node:https';
+import { Writable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { createLogger } from '@mp/kit';
 import { testCertificate, waitUntil, type ApiResponse } from '@mp/testing';
 import { expectError, startTestPlatform, type TestPlatform } from '../support/platform.js';
 
@@ -16,17 +18,42 @@ describe('logger file imports through the gateway', () => {
   const h = (k = key) => ({ 'x-api-key': k });
   const csv = (path: string, body: string, headers: Record<string, string> = h()) =>
     t.api('POST', path, { headers: { ...headers, 'content-type': 'text/csv' }, rawBody: body });
-  const done = (id: string, timeoutMs = 30_000) =>
-    waitUntil(
-      async () => {
-        const res = await t.api('GET', `/data/imports/${id}`, { headers: h() });
-        return res.body.data.status !== 'processing' ? res.body.data : null;
-      },
-      { timeoutMs, intervalMs: 100 },
-    );
+  // The platform's warnings, printed as usual and the last ones kept for a failure's message.
+  const warnings: string[] = [];
+  const logs = new Writable({
+    write(line: Buffer, _enc, next) {
+      process.stdout.write(line);
+      warnings.push(line.toString('utf8').slice(0, 400));
+      if (warnings.length > 10) warnings.shift();
+      next();
+    },
+  });
+  /** Waits for the import to leave `processing`; out of time, the error says how far it got when (slow or stalled) and what the platform warned. */
+  const done = async (id: string, timeoutMs = 30_000) => {
+    const started = Date.now();
+    const progress: string[] = [];
+    let last = -1;
+    let res: ApiResponse | null = null;
+    try {
+      return await waitUntil(
+        async () => {
+          res = await t.api('GET', `/data/imports/${id}`, { headers: h() });
+          const stored = res.body?.data?.stored;
+          if (stored !== last) progress.push(`${((Date.now() - started) / 1000).toFixed(1)} s: ${(last = stored)}`);
+          return res.body?.data?.status !== 'processing' ? res.body.data : null;
+        },
+        { timeoutMs, intervalMs: 100 },
+      );
+    } catch (err) {
+      throw new Error(
+        `import ${id} not done in ${timeoutMs} ms; stored at: ${progress.join(', ')}; last answer ${res ? (res as ApiResponse).text.slice(0, 300) : 'none'}; last warnings:\n${warnings.join('')}`,
+        { cause: err },
+      );
+    }
+  };
 
   beforeAll(async () => {
-    t = await startTestPlatform({ MP_IMPORT_MAX_BYTES: String(8 * 1024 * 1024) });
+    t = await startTestPlatform({ MP_IMPORT_MAX_BYTES: String(8 * 1024 * 1024) }, { logger: createLogger('test', 'warn', logs) });
     key = await t.apiKey(['project:read', 'project:write', 'data:read', 'data:write']);
     projectId = (await t.api('POST', '/projects', { headers: h(), body: { name: 'Dam loggers', number: 'DAM-L', start_date: '2026-01-01' } })).body.data.id;
     await t.api('PUT', `/projects/${projectId}/status`, { headers: h(), body: { status: 'in_progress' } });
