@@ -21,10 +21,9 @@ export default {
   // The suite is I/O bound (PostgreSQL, NATS, HTTPS); three workers keep 2 cores busy.
   maxWorkers: process.env.JEST_MAX_WORKERS ?? 3,
   // Under --experimental-vm-modules a worker keeps every file's module graph: its heap grows by
-  // 60–80 MB a file (--logHeapUsage) and in-process platforms share it. A test that collects the
-  // garbage to measure the live heap (data-imports) then paid a full collection of gigabytes each
-  // second and its import crawled past its bound in clean-clone runs. A worker over this is
-  // replaced after the file it ran.
+  // 60–80 MB a file (--logHeapUsage) and in-process platforms share it. A worker over this is
+  // replaced after the file it ran, so late files do not pay collections of gigabytes (the
+  // data-imports test collects the whole heap to measure it; see its sampler).
   workerIdleMemoryLimit: '700MB',
   // rate-limiter-flexible's in-memory store keeps un-unref'd expiry timers (up to an hour for the
   // reports limit); they must not hold a finished run open. Servers and processes are still
