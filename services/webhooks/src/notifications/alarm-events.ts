@@ -5,27 +5,87 @@ import type { AlarmSnapshot } from './message.js';
 import { RULE_COLUMNS, type RuleRow } from './rule-row.js';
 import type { NotificationDeps } from './settings.js';
 
+const ALARM_TYPES = new Set(['alarm.opened', 'alarm.escalated', 'alarm.acknowledged', 'alarm.cleared']);
+
 /**
- * Whether the event can change anything: a rule of the project listening to the alarm's level
- * (opened, escalated), or an alarm a rule told people about (acknowledged, cleared: reminders and
- * escalation mails only exist for those). Asked first, in one read without a transaction, an event
- * with nothing to do writes and commits nothing: under writes whose readings cross thresholds, most
- * alarm events are such (no rule for their project or level), and each cost a transaction with a
- * synchronous commit (docs/adr/0127). What a later copy of the same event does is unchanged: it
- * finds nothing to do unless a rule came since, and then it is the first to mail.
+ * Whether each alarm event can change anything: a rule of the project listening to the alarm's
+ * level (opened, escalated), or an alarm a rule told people about (acknowledged, cleared: reminders
+ * and escalation mails only exist for those). Asked first, in one read without a transaction, an
+ * event with nothing to do writes and commits nothing: under writes whose readings cross
+ * thresholds, most alarm events are such (no rule for their project or level), and each cost a
+ * transaction with a synchronous commit (docs/adr/0127). What a later copy of the same event does
+ * is unchanged: it finds nothing to do unless a rule came since, and then it is the first to mail.
+ * One read answers for every event of `events` (the handlers running at once): a 1,000-record
+ * write crossing thresholds brings some twenty alarm events, which each paid a round trip.
  */
-async function anythingToDo(db: Queryable, event: DomainEvent): Promise<boolean> {
-  if (event.event_type === 'alarm.opened' || event.event_type === 'alarm.escalated') {
-    const alarm = event.data as AlarmSnapshot;
-    const { rows } = await db.query(
-      `SELECT 1 FROM notification_rules
-        WHERE tenant_id = $1 AND environment = $2 AND project_id = $3 AND deleted_at IS NULL AND $4 = ANY (levels) LIMIT 1`,
-      [event.tenant_id, event.environment, alarm.project_id, alarm.level],
-    );
-    return rows.length > 0;
+async function anythingToDo(db: Queryable, events: DomainEvent[]): Promise<boolean[]> {
+  const ruled = (e: DomainEvent) => e.event_type === 'alarm.opened' || e.event_type === 'alarm.escalated';
+  const { rows } = await db.query<{ i: number }>(
+    `SELECT e.i FROM unnest($1::int[], $2::bool[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+                       AS e(i, ruled, tenant_id, environment, project_id, level, alarm_id)
+      WHERE CASE WHEN e.ruled
+                 THEN EXISTS (SELECT 1 FROM notification_rules r
+                               WHERE r.tenant_id = e.tenant_id AND r.environment = e.environment AND r.project_id = e.project_id
+                                 AND r.deleted_at IS NULL AND e.level = ANY (r.levels))
+                 ELSE EXISTS (SELECT 1 FROM notified_alarms n WHERE n.alarm_id = e.alarm_id) END`,
+    [
+      events.map((_, i) => i),
+      events.map(ruled),
+      events.map((e) => e.tenant_id),
+      events.map((e) => e.environment),
+      events.map((e) => (ruled(e) ? (e.data as AlarmSnapshot).project_id : null)),
+      events.map((e) => (ruled(e) ? (e.data as AlarmSnapshot).level : null)),
+      events.map((e) => (ruled(e) ? null : (e.data as { alarm_id: string }).alarm_id)),
+    ],
+  );
+  const yes = events.map(() => false);
+  for (const r of rows) yes[r.i] = true;
+  return yes;
+}
+
+interface Asking {
+  event: DomainEvent;
+  resolve(yes: boolean): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Gathers the alarm events whose handlers start in the same turn of the event loop (the consumer
+ * runs several at once) and asks `anythingToDo` for all of them in one read. A failed read fails
+ * every event of its batch (each is redelivered, as a failed handler's event is).
+ */
+export class AlarmEventGate {
+  private queue: Asking[] = [];
+  private flushing: Promise<void> | null = null;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly maxBatch = 500,
+  ) {}
+
+  anythingToDo(event: DomainEvent): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.queue.push({ event, resolve, reject });
+      this.flushing ??= this.flush();
+    });
   }
-  const { rows } = await db.query('SELECT 1 FROM notified_alarms WHERE alarm_id = $1 LIMIT 1', [(event.data as { alarm_id: string }).alarm_id]);
-  return rows.length > 0;
+
+  private async flush(): Promise<void> {
+    await new Promise((r) => setImmediate(r));
+    while (this.queue.length) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      try {
+        const yes = await anythingToDo(
+          this.db,
+          batch.map((a) => a.event),
+        );
+        batch.forEach((a, i) => a.resolve(yes[i]!));
+      } catch (err) {
+        for (const a of batch) a.reject(err);
+      }
+    }
+    this.flushing = null;
+  }
 }
 
 const addSeconds = (d: Date, s: number | null) => (s === null ? null : new Date(d.getTime() + s * 1000).toISOString());
@@ -41,12 +101,17 @@ const addSeconds = (d: Date, s: number | null) => (s === null ? null : new Date(
  * - alarm.acknowledged / alarm.cleared: reminders and escalation of the alarm stop, and reminder or
  *   escalation mails not yet sent are skipped.
  *
+ * Whether there is anything to do is asked through `gate` first, with the other events at hand.
  * Returns how many mails it added (the caller wakes the sender).
  */
-export async function handleAlarmEvent(deps: Pick<NotificationDeps, 'db' | 'clock' | 'mailer' | 'settings'>, event: DomainEvent): Promise<number> {
+export async function handleAlarmEvent(
+  deps: Pick<NotificationDeps, 'db' | 'clock' | 'mailer' | 'settings'>,
+  gate: AlarmEventGate,
+  event: DomainEvent,
+): Promise<number> {
   const type = event.event_type;
-  if (type !== 'alarm.opened' && type !== 'alarm.escalated' && type !== 'alarm.acknowledged' && type !== 'alarm.cleared') return 0;
-  if (!(await anythingToDo(deps.db, event))) return 0;
+  if (!ALARM_TYPES.has(type)) return 0;
+  if (!(await gate.anythingToDo(event))) return 0;
   return deps.db.transaction(async (tx) => {
     const fresh = await tx.query('INSERT INTO notification_events (event_id) VALUES ($1) ON CONFLICT DO NOTHING', [event.event_id]);
     if (fresh.rowCount === 0) return 0;

@@ -3,7 +3,7 @@ import type { EventTransport, Subscription } from '@mp/events';
 import type { ServiceAuth } from '@mp/grpc';
 import type { Clock, Logger } from '@mp/kit';
 import { AckLinkSigner } from './ack-link.js';
-import { handleAlarmEvent } from './alarm-events.js';
+import { AlarmEventGate, handleAlarmEvent } from './alarm-events.js';
 import { createMailer } from '@mp/mail';
 import type { NotificationDeps, PublicUrls } from './settings.js';
 import { lazySources, type SourceAddresses } from './sources.js';
@@ -61,10 +61,11 @@ export async function startNotifications(
     wake: () => worker?.wake(),
   };
   worker = new NotificationWorker(deps, opts.pollMs ?? 5000);
+  const gate = new AlarmEventGate(base.db);
   const subscription: Subscription = await base.transport.subscribe(
     opts.consumerName ?? 'notifications',
     async (event) => {
-      if ((await handleAlarmEvent(deps, event)) > 0) deps.wake();
+      if ((await handleAlarmEvent(deps, gate, event)) > 0) deps.wake();
     },
     { group: 'alarm', concurrency: 8 },
   );
