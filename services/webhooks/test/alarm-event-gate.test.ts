@@ -83,7 +83,9 @@ describe('alarm events asked together whether they change anything', () => {
     const events = await Promise.all(published);
     await notifications();
 
-    const mails = await t.sql<{ alarm_id: string; recipient: string }>('SELECT alarm_id, recipient FROM webhooks.notification_mails ORDER BY alarm_id, recipient');
+    const mails = await t.sql<{ alarm_id: string; recipient: string }>(
+      'SELECT alarm_id, recipient FROM webhooks.notification_mails ORDER BY alarm_id, recipient',
+    );
     expect(mails).toEqual(
       mailed
         .map((a) => a.alarm_id)
@@ -120,9 +122,10 @@ describe('alarm events asked together whether they change anything', () => {
       t.publish('alarm.cleared', { ...notified!.alarm, alarm_id: newId('alarm'), status: 'cleared' }),
     ]);
     await notifications();
-    const [row] = await t.sql<{ status: string; next_reminder_at: string | null }>('SELECT status, next_reminder_at FROM webhooks.notified_alarms WHERE alarm_id = $1', [
-      notified!.alarm_id,
-    ]);
+    const [row] = await t.sql<{ status: string; next_reminder_at: string | null }>(
+      'SELECT status, next_reminder_at FROM webhooks.notified_alarms WHERE alarm_id = $1',
+      [notified!.alarm_id],
+    );
     expect(row).toEqual({ status: 'cleared', next_reminder_at: null });
   });
 });
