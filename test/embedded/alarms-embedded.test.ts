@@ -1,25 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startPlatform, type RunningPlatform } from '@mp/launcher';
-import { createLogger } from '@mp/kit';
-import { httpsRequest, testCertificate, waitUntil } from '@mp/testing';
+import { waitUntil } from '@mp/testing';
+import { startEmbeddedWithKey, type EmbeddedPlatform } from '../support/embedded.js';
 
 // Alarms on the embedded default (PGlite, in-process events): the same rules, constraint and
 // scheduled stale-data check as on PostgreSQL, through the HTTPS API. The rate and stale-data
 // rules are switched on (MP_ALARM_*); the check runs every 200 ms instead of every minute so the
 // test does not wait a minute for it (the records are months old, so they are long overdue).
 describe('alarms on the embedded default', () => {
-  let platform: RunningPlatform;
-  let dataDir: string;
-  let base: string;
-  let key: string;
+  let e: EmbeddedPlatform;
   let projectId: string;
   let point: string;
   let quiet: string;
   let pt2: (number: string) => Promise<string>;
-  const api = (method: string, path: string, body?: unknown) =>
-    httpsRequest(`${base}${path}`, { method, headers: { 'x-api-key': key }, ...(body !== undefined ? { body } : {}) });
+  const api = (method: string, path: string, body?: unknown) => e.api(method, path, body);
   const write = async (pointId: string, at: string, dz: number) =>
     expect((await api('POST', `/projects/${projectId}/data`, { records: [{ point_id: pointId, measured_at: at, values: { dx: 0, dy: 0, dz } }] })).status).toBe(
       200,
@@ -34,35 +26,13 @@ describe('alarms on the embedded default', () => {
     }[];
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'mp-alarms-embedded-'));
-    const admin = { username: 'admin', password: 'correct horse battery staple' };
-    const env: Record<string, string> = {
-      MP_DATA_DIR: dataDir,
-      MP_HTTPS_PORT: '0',
-      MP_SANDBOX_HTTPS_PORT: '0',
-      MP_OPS_PORT: '0',
-      MP_BIND_HOST: '127.0.0.1',
-      MP_IDENTITY_GRPC_PORT: '0',
-      MP_PROJECTS_GRPC_PORT: '0',
-      MP_WEBHOOKS_GRPC_PORT: '0',
-      MP_MONITORING_DATA_GRPC_PORT: '0',
-      MP_ADMIN_USERNAME: admin.username,
-      MP_ADMIN_PASSWORD: admin.password,
+    e = await startEmbeddedWithKey('alarms', ['project:read', 'project:write', 'data:read', 'data:write'], {
       MP_ALARM_RATE_WARNING_MM_PER_DAY: '2',
       MP_ALARM_RATE_ALARM_MM_PER_DAY: '5',
       MP_ALARM_EXPECTED_INTERVAL_SECONDS: '3600',
       MP_ALARM_STALE_CHECK_MS: '200',
-    };
-    platform = await startPlatform({ tls: await testCertificate(), logger: createLogger('test', process.env.MP_LOG_LEVEL ?? 'warn'), env });
-    expect(platform.mode).toBe('embedded');
-    base = `https://127.0.0.1:${platform.gateway.port}/v3`;
-    const login = await httpsRequest(`${base}/auth/login`, { method: 'POST', body: { ...admin, grant_type: 'password' } });
-    const created = await httpsRequest(`${base}/api-keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${login.body.data.access_token}` },
-      body: { name: 'alarms', permissions: ['project:read', 'project:write', 'data:read', 'data:write'] },
     });
-    key = created.body.data.key;
+    expect(e.platform.mode).toBe('embedded');
     projectId = (await api('POST', '/projects', { name: 'Embedded dam', number: 'EMB-1' })).body.data.id;
     expect((await api('PUT', `/projects/${projectId}/status`, { status: 'in_progress' })).status).toBe(200);
     const pt = async (number: string) =>
@@ -80,10 +50,7 @@ describe('alarms on the embedded default', () => {
     quiet = await pt('E-2');
   }, 120_000);
 
-  afterAll(async () => {
-    await platform?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => e?.stop());
 
   it('opens, escalates, acknowledges, clears and auto-clears threshold and rate alarms, and the scheduled check raises stale-data alarms', async () => {
     await write(point, '2026-03-01T00:00:00Z', 0);

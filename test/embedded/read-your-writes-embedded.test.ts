@@ -1,22 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startPlatform, type RunningPlatform } from '@mp/launcher';
-import { createLogger } from '@mp/kit';
-import { httpsRequest, testCertificate } from '@mp/testing';
+import { startEmbeddedWithKey, type EmbeddedPlatform } from '../support/embedded.js';
 
 // Read after write (ADR 0022) on the embedded default: PGlite and the in-process transport, one
 // process, default settings. The launcher connects projects to monitoring-data once both listen,
 // so a change answered through the API is seen by the very next data write, as in production.
 describe('read-your-writes on the embedded default', () => {
-  let dataDir: string;
-  let platform: RunningPlatform;
-  let base: string;
-  let ca: string;
-  let key: string;
-  const admin = { username: 'admin', password: 'correct horse battery staple' };
-  const call = (method: string, path: string, body?: unknown) =>
-    httpsRequest(`${base}${path}`, { method, ca, headers: key ? { 'x-api-key': key } : {}, ...(body !== undefined ? { body } : {}) });
+  let e: EmbeddedPlatform;
+  const call = (method: string, path: string, body?: unknown) => e.api(method, path, body);
   let minute = 0;
   const write = (projectId: string, pointId: string, values = { x: 3512345.103, y: 512345.6, z: 45.3 }) =>
     call('POST', `/projects/${projectId}/data`, {
@@ -28,39 +17,11 @@ describe('read-your-writes on the embedded default', () => {
   };
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'mp-ryw-embedded-'));
-    const tls = await testCertificate();
-    ca = tls.cert;
     // Nothing but the data folder and ports: no database, broker or cache settings.
-    platform = await startPlatform({
-      tls,
-      logger: createLogger('test', process.env.MP_LOG_LEVEL ?? 'warn'),
-      env: {
-        MP_DATA_DIR: dataDir,
-        MP_HTTPS_PORT: '0',
-        MP_SANDBOX_HTTPS_PORT: '0',
-        MP_OPS_PORT: '0',
-        MP_BIND_HOST: '127.0.0.1',
-        MP_ADMIN_USERNAME: admin.username,
-        MP_ADMIN_PASSWORD: admin.password,
-      },
-    });
-    expect(platform.mode).toBe('embedded');
-    base = `https://127.0.0.1:${platform.gateway.port}/v3`;
-    key = '';
-    const login = await call('POST', '/auth/login', { ...admin, grant_type: 'password' });
-    const created = await httpsRequest(`${base}/api-keys`, {
-      method: 'POST',
-      ca,
-      headers: { authorization: `Bearer ${login.body.data.access_token}` },
-      body: { name: 'read-your-writes', permissions: ['project:read', 'project:write', 'data:read', 'data:write'] },
-    });
-    key = created.body.data.key;
+    e = await startEmbeddedWithKey('read-your-writes', ['project:read', 'project:write', 'data:read', 'data:write']);
+    expect(e.platform.mode).toBe('embedded');
   }, 180_000);
-  afterAll(async () => {
-    await platform?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => e?.stop());
 
   it('start, threshold change and archive each reach the very next write', async () => {
     const project = await call('POST', '/projects', {

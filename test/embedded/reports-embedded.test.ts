@@ -1,53 +1,20 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startPlatform, type RunningPlatform } from '@mp/launcher';
-import { createLogger } from '@mp/kit';
-import { httpsRequest, testCertificate, waitUntil } from '@mp/testing';
+import { waitUntil } from '@mp/testing';
+import { startEmbeddedWithKey, type EmbeddedPlatform } from '../support/embedded.js';
 
 // Reports on the embedded default (`npm start`: PGlite, in-process events): the generation job is
 // claimed (FOR UPDATE SKIP LOCKED), its documents stored as bytea parts and downloaded through the
 // HTTPS API, on PGlite's single connection.
 describe('reports on the embedded default', () => {
-  let platform: RunningPlatform;
-  let dataDir: string;
-  let base: string;
-  let key: string;
-  const api = (method: string, path: string, body?: unknown) =>
-    httpsRequest(`${base}${path}`, { method, headers: { 'x-api-key': key }, ...(body !== undefined ? { body } : {}) });
+  let e: EmbeddedPlatform;
+  const api = (method: string, path: string, body?: unknown) => e.api(method, path, body);
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'mp-reports-embedded-'));
-    const admin = { username: 'admin', password: 'correct horse battery staple' };
-    platform = await startPlatform({
-      tls: await testCertificate(),
-      logger: createLogger('test', process.env.MP_LOG_LEVEL ?? 'warn'),
-      env: {
-        MP_DATA_DIR: dataDir,
-        MP_HTTPS_PORT: '0',
-        MP_SANDBOX_HTTPS_PORT: '0',
-        MP_OPS_PORT: '0',
-        MP_BIND_HOST: '127.0.0.1',
-        MP_ADMIN_USERNAME: admin.username,
-        MP_ADMIN_PASSWORD: admin.password,
-      },
-    });
-    expect(platform.mode).toBe('embedded');
-    base = `https://127.0.0.1:${platform.gateway.port}/v3`;
-    const login = await httpsRequest(`${base}/auth/login`, { method: 'POST', body: { ...admin, grant_type: 'password' } });
-    const created = await httpsRequest(`${base}/api-keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${login.body.data.access_token}` },
-      body: { name: 'reports', permissions: ['project:read', 'project:write', 'data:read', 'data:write', 'report:read', 'report:write'] },
-    });
-    key = created.body.data.key;
+    e = await startEmbeddedWithKey('reports', ['project:read', 'project:write', 'data:read', 'data:write', 'report:read', 'report:write']);
+    expect(e.platform.mode).toBe('embedded');
   }, 120_000);
 
-  afterAll(async () => {
-    await platform?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => e?.stop());
 
   it('generates, serves and approves a report', async () => {
     const projectId = (await api('POST', '/projects', { name: 'Embedded dam', number: 'ED-1', start_date: '2026-01-01' })).body.data.id;
