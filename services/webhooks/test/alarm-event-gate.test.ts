@@ -1,6 +1,5 @@
 import type { Database } from '@mp/db';
 import { newId } from '@mp/kit';
-import { waitUntil } from '@mp/testing';
 import { startTestWebhooks, type TestWebhooks } from './support/service.js';
 
 // The notifications consumer asks whether alarm events can change anything with one read for the
@@ -23,20 +22,7 @@ describe('alarm events asked together whether they change anything', () => {
   });
   afterAll(() => t?.stop());
 
-  const notifications = async () => {
-    const { stream } = t;
-    const { connect } = await import('nats');
-    const nc = await connect({ servers: stream.url });
-    try {
-      const jsm = await nc.jetstreamManager();
-      await waitUntil(async () => {
-        const info = await jsm.consumers.info(stream.stream, 'notifications');
-        return info.num_pending === 0 && info.num_ack_pending === 0;
-      });
-    } finally {
-      await nc.close();
-    }
-  };
+  const notifications = () => t.consumed('notifications');
 
   it('mails the alarms of the ruled project and level only, records nothing for the rest, in fewer reads than events', async () => {
     const ruled = newId('project');

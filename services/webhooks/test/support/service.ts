@@ -26,8 +26,8 @@ export interface TestWebhooks {
   logs: LogLine[];
   /** Publishes a domain event of the test tenant to the service's stream (as a producer's relay would). */
   publish(type?: EventType, data?: Record<string, unknown>): Promise<DomainEvent>;
-  /** Resolves once the service's consumer has acknowledged every event on the stream. */
-  consumed(): Promise<void>;
+  /** Resolves once the service's consumer (`webhooks` unless named: `notifications`) has acknowledged every event it takes from the stream. */
+  consumed(consumer?: string): Promise<void>;
   /** A query on the service's database (tables are in schema `webhooks`). */
   sql<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
   stop(): Promise<void>;
@@ -109,12 +109,12 @@ export async function startTestWebhooks(opts: Partial<WebhooksServiceOptions> = 
       return event;
     },
     sql: (text, params = []) => queryTestDatabase(db.url, text, params),
-    async consumed() {
+    async consumed(consumer = 'webhooks') {
       const nc = await connect({ servers: stream.url });
       try {
         const jsm = await nc.jetstreamManager();
         await waitUntil(async () => {
-          const info = await jsm.consumers.info(stream.stream, 'webhooks');
+          const info = await jsm.consumers.info(stream.stream, consumer);
           return info.num_pending === 0 && info.num_ack_pending === 0;
         });
       } finally {
