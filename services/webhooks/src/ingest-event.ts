@@ -2,6 +2,7 @@ import type { Database } from '@mp/db';
 import { contextFrom, failSpan, SpanKind, startSpan } from '@mp/kit';
 import { dataAtHand, dataJsonOf, dataSizeOf, loadEventData, type DomainEvent } from '@mp/events';
 import type { WebhooksDeps } from './deps.js';
+import { TurnBatch } from './turn-batch.js';
 
 /** (tenant, environment, event type) as one string, for matching events to subscriptions. */
 const routeKey = (tenant: string, environment: string, type: string) => `${tenant}\u0000${environment}\u0000${type}`;
@@ -93,12 +94,10 @@ export async function ingestEvents(
   return rows[0]!;
 }
 
-interface Waiting {
+interface Arrived {
   event: DomainEvent;
   /** The consumer span's context, stored with the event for its deliveries. */
   traceparent: string | undefined;
-  resolve(): void;
-  reject(err: unknown): void;
 }
 
 /**
@@ -108,13 +107,14 @@ interface Waiting {
  * handler's promise settles with its batch, so an event is acknowledged only once committed.
  */
 export class EventIngester {
-  private queue: Waiting[] = [];
-  private flushing: Promise<void> | null = null;
+  private readonly batches: TurnBatch<Arrived, void>;
 
   constructor(
     private readonly deps: Pick<WebhooksDeps, 'db' | 'wakeWorker' | 'metrics'>,
-    private readonly maxBatch = 500,
-  ) {}
+    maxBatch = 500,
+  ) {
+    this.batches = new TurnBatch((arrived) => this.store(arrived), maxBatch);
+  }
 
   /** `messaging` holds the transport's attributes of the event (system, destination, consumer group). */
   ingest(event: DomainEvent, messaging: Record<string, string> = {}): Promise<void> {
@@ -130,10 +130,7 @@ export class EventIngester {
         'mp.event_type': event.event_type,
       },
     });
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ event, traceparent, resolve, reject });
-      if (!this.flushing) this.flushing = this.flush();
-    }).then(
+    return this.batches.add({ event, traceparent }).then(
       () => span.end(),
       (err: unknown) => {
         failSpan(span, err);
@@ -142,29 +139,19 @@ export class EventIngester {
     );
   }
 
-  private async flush(): Promise<void> {
-    // Let the handlers called in this turn of the event loop join the batch.
-    await new Promise((r) => setImmediate(r));
-    while (this.queue.length) {
-      const batch = this.queue.splice(0, this.maxBatch);
-      // A redelivered event can sit in the same batch as its first copy; keep one.
-      const unique = [...new Map(batch.map((w) => [w.event.event_id, w])).values()];
-      try {
-        const { stored, created } = await ingestEvents(
-          this.deps.db,
-          unique.map((w) => w.event),
-          unique.map((w) => w.traceparent),
-        );
-        this.deps.metrics.eventsIngested.inc(stored);
-        if (created > 0) {
-          this.deps.metrics.deliveriesCreated.inc(created);
-          this.deps.wakeWorker();
-        }
-        for (const w of batch) w.resolve();
-      } catch (err) {
-        for (const w of batch) w.reject(err);
-      }
+  private async store(arrived: Arrived[]): Promise<void[]> {
+    // A redelivered event can sit in the same batch as its first copy; keep one.
+    const unique = [...new Map(arrived.map((a) => [a.event.event_id, a])).values()];
+    const { stored, created } = await ingestEvents(
+      this.deps.db,
+      unique.map((a) => a.event),
+      unique.map((a) => a.traceparent),
+    );
+    this.deps.metrics.eventsIngested.inc(stored);
+    if (created > 0) {
+      this.deps.metrics.deliveriesCreated.inc(created);
+      this.deps.wakeWorker();
     }
-    this.flushing = null;
+    return arrived.map(() => undefined);
   }
 }

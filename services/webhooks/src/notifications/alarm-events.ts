@@ -1,5 +1,6 @@
 import type { Queryable } from '@mp/db';
 import type { DomainEvent, EventPayload } from '@mp/events';
+import { TurnBatch } from '../turn-batch.js';
 import { enqueueMails } from './enqueue.js';
 import type { AlarmSnapshot } from './message.js';
 import { RULE_COLUMNS, type RuleRow } from './rule-row.js';
@@ -43,48 +44,20 @@ async function anythingToDo(db: Queryable, events: DomainEvent[]): Promise<boole
   return yes;
 }
 
-interface Asking {
-  event: DomainEvent;
-  resolve(yes: boolean): void;
-  reject(err: unknown): void;
-}
-
 /**
  * Gathers the alarm events whose handlers start in the same turn of the event loop (the consumer
  * runs several at once) and asks `anythingToDo` for all of them in one read. A failed read fails
  * every event of its batch (each is redelivered, as a failed handler's event is).
  */
 export class AlarmEventGate {
-  private queue: Asking[] = [];
-  private flushing: Promise<void> | null = null;
+  private readonly batches: TurnBatch<DomainEvent, boolean>;
 
-  constructor(
-    private readonly db: Queryable,
-    private readonly maxBatch = 500,
-  ) {}
-
-  anythingToDo(event: DomainEvent): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => {
-      this.queue.push({ event, resolve, reject });
-      this.flushing ??= this.flush();
-    });
+  constructor(db: Queryable) {
+    this.batches = new TurnBatch((events) => anythingToDo(db, events));
   }
 
-  private async flush(): Promise<void> {
-    await new Promise((r) => setImmediate(r));
-    while (this.queue.length) {
-      const batch = this.queue.splice(0, this.maxBatch);
-      try {
-        const yes = await anythingToDo(
-          this.db,
-          batch.map((a) => a.event),
-        );
-        batch.forEach((a, i) => a.resolve(yes[i]!));
-      } catch (err) {
-        for (const a of batch) a.reject(err);
-      }
-    }
-    this.flushing = null;
+  anythingToDo(event: DomainEvent): Promise<boolean> {
+    return this.batches.add(event);
   }
 }
 
