@@ -53,7 +53,7 @@ describe('logger file imports through the gateway', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestPlatform({ MP_IMPORT_MAX_BYTES: String(8 * 1024 * 1024) }, { logger: createLogger('test', 'warn', logs) });
+    t = await startTestPlatform({ MP_IMPORT_MAX_BYTES: String(8 * 1024 * 1024) }, { logger: createLogger('test', process.env.MP_LOG_LEVEL ?? 'warn', logs) });
     key = await t.apiKey(['project:read', 'project:write', 'data:read', 'data:write']);
     projectId = (await t.api('POST', '/projects', { headers: h(), body: { name: 'Dam loggers', number: 'DAM-L', start_date: '2026-01-01' } })).body.data.id;
     await t.api('PUT', `/projects/${projectId}/status`, { headers: h(), body: { status: 'in_progress' } });
